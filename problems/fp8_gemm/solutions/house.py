@@ -1,0 +1,81 @@
+"""House FP8 GEMM: C = (A @ B^T) * a_scale * b_scale, A (M x K) and B (N x K) float8 e4m3, C bf16.
+
+One Triton kernel: TMA tensor descriptors load both operands K-major (the layout fp8 wgmma wants),
+fp32 accumulation on the tensor cores' fp8 path, both per-tensor scales folded into one multiply in
+the epilogue, and the bf16 tile stored through TMA. The kernel is persistent (one program per SM
+walking output tiles), with tiles visited in GROUP_M-row bands so that consecutive programs share
+B tiles in L2. Out-of-bounds rows and columns (M, N or K not a multiple of the tile) are zero-filled
+by the TMA unit on load and clipped on store, so no shape is special-cased.
+
+Configurations are picked by a small rule from the shape (no autotuning: the choice is reproducible
+and costs no warm-up), measured on an H100 (see problems/fp8_gemm/NOTES.md).
+"""
+
+import torch
+import triton
+import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
+
+LABEL = "house Triton kernel (persistent, TMA, fp8 wgmma)"
+
+
+@triton.jit
+def _fp8_gemm_kernel(a_desc, b_desc, c_desc, a_scale_ptr, b_scale_ptr, M, N, K,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                     GROUP_M: tl.constexpr, NUM_PROGRAMS: tl.constexpr):
+    scale = tl.load(a_scale_ptr) * tl.load(b_scale_ptr)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    k_steps = tl.cdiv(K, BLOCK_K)
+    tiles_per_band = GROUP_M * tiles_n
+    for tile in tl.range(tl.program_id(0), tiles_m * tiles_n, NUM_PROGRAMS):
+        band = tile // tiles_per_band
+        first_m = band * GROUP_M
+        band_height = min(tiles_m - first_m, GROUP_M)
+        tile_m = first_m + (tile % tiles_per_band) % band_height
+        tile_n = (tile % tiles_per_band) // band_height
+        offset_m = tile_m * BLOCK_M
+        offset_n = tile_n * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k_step in range(k_steps):
+            a = a_desc.load([offset_m, k_step * BLOCK_K])
+            b = b_desc.load([offset_n, k_step * BLOCK_K])
+            acc = tl.dot(a, b.T, acc)
+        c_desc.store([offset_m, offset_n], (acc * scale).to(tl.bfloat16))
+
+
+def pick_config(M: int, N: int, K: int) -> dict:
+    """Tile shape and pipeline depth by problem shape (rules measured on an H100, NOTES.md)."""
+    if M <= 64:  # decode: memory-bound on B; narrow N tiles spread B over every SM
+        return dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=256, GROUP_M=1, num_warps=4, num_stages=4)
+    if M <= 256:
+        return dict(BLOCK_M=64, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=4, num_stages=5)
+    return dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, GROUP_M=8, num_warps=8, num_stages=3)
+
+
+def _sm_count(device: torch.device) -> int:
+    if device.type == "cuda":
+        return torch.cuda.get_device_properties(device).multi_processor_count
+    return 4  # Triton's CPU interpreter: a few programs are enough to exercise the persistent loop
+
+
+def fp8_gemm(a: torch.Tensor, b: torch.Tensor, a_scale: torch.Tensor, b_scale: torch.Tensor,
+             config: dict | None = None) -> torch.Tensor:
+    M, K = a.shape
+    N = b.shape[0]
+    cfg = dict(config or pick_config(M, N, K))
+    c = torch.empty((M, N), dtype=torch.bfloat16, device=a.device)
+    bm, bn, bk = cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
+    a_desc = TensorDescriptor.from_tensor(a, [bm, bk])
+    b_desc = TensorDescriptor.from_tensor(b, [bn, bk])
+    c_desc = TensorDescriptor.from_tensor(c, [bm, bn])
+    num_tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+    programs = min(num_tiles, _sm_count(a.device))
+    _fp8_gemm_kernel[(programs,)](a_desc, b_desc, c_desc, a_scale, b_scale, M, N, K,
+                                  NUM_PROGRAMS=programs, **cfg)
+    return c
+
+
+def run(state, a, a_scale):
+    """Per-call entry point: state holds the static weight B (N x K) and its scale."""
+    return fp8_gemm(a, state["b"], a_scale, state["b_scale"])

@@ -1,0 +1,130 @@
+"""Hardware-counter audits through Nsight Compute: what the tensor pipe really executed.
+
+fp8 values are exact in bf16, so no numeric check tells an fp8 GEMM from a bf16 GEMM on fp8 data (X20);
+the tensor pipe's per-source-precision operation counters do, and their total against the problem's
+FLOP formula shows skipped work (X22). Outcomes are `passed`, `failed (Xnn: detail)` or
+`not verified (why)`: an audit that could not run is never reported as passed.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from scoring.isolation import REPO_ROOT
+
+# Tensor-pipe operation counters by source precision (Hopper; HARDWARE.md). Each counts FLOPs.
+PRECISION_METRICS = {
+    "fp8": "sm__ops_path_tensor_src_fp8.sum",
+    "bf16": "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+    "fp16": "sm__ops_path_tensor_op_hgmma_src_fp16.sum",
+    "tf32": "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum",
+}
+EXTRA_METRICS = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum")
+# Executed tensor FLOPs may exceed the formula by tile padding; below this share of it, work was skipped.
+MIN_EXECUTED_SHARE = 0.99
+# Tensor work on another precision path above this share of the formula means the kernel widened (X20).
+MAX_OTHER_PATH_SHARE = 0.01
+NCU_TIMEOUT_S = 900
+
+
+def find_ncu() -> str | None:
+    found = shutil.which("ncu")
+    if found:
+        return found
+    candidates = sorted(glob.glob("/usr/local/cuda*/bin/ncu") + glob.glob("/opt/nvidia/nsight-compute/*/ncu"))
+    return candidates[-1] if candidates else None
+
+
+def parse_ncu_csv(text: str) -> list[dict]:
+    """Rows of `ncu --csv --page raw`: one per profiled kernel, metric name -> value (units row dropped)."""
+    lines = [line for line in text.splitlines() if line.startswith('"')]
+    rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+    kernels = []
+    for row in rows:
+        if row.get("ID", "").strip() == "" or not row["ID"].strip().isdigit():
+            continue  # the units row
+        kernels.append(row)
+    return kernels
+
+
+def _number(value: str) -> float:
+    value = (value or "").replace(",", "").strip()
+    try:
+        return float(value)
+    except ValueError:
+        return 0.0
+
+
+def judge_tensor_precision(kernels: list[dict], expect: str, formula_flops: int) -> tuple[str, dict]:
+    """Outcome and evidence from profiled kernels for a problem whose tensor work must use `expect`."""
+    totals = {precision: sum(_number(k.get(metric, "")) for k in kernels)
+              for precision, metric in PRECISION_METRICS.items()}
+    evidence = {
+        "kernels": [k.get("Kernel Name", "?") for k in kernels],
+        "tensor_ops_by_source_precision": totals,
+        "formula_flops": formula_flops,
+        "executed_share_of_formula": totals.get(expect, 0.0) / formula_flops,
+        "kernel_time_ms": sum(_number(k.get("gpu__time_duration.sum", "")) for k in kernels) / 1e6,
+    }
+    if not kernels:
+        return "not verified (ncu profiled no kernel inside the audit range)", evidence
+    others = {p: v for p, v in totals.items() if p != expect and v > MAX_OTHER_PATH_SHARE * formula_flops}
+    if others:
+        detail = ", ".join(f"{p} {v / formula_flops:.2f}x" for p, v in others.items())
+        return f"failed (X20: tensor work on the {detail} of the formula path(s), expected {expect})", evidence
+    share = evidence["executed_share_of_formula"]
+    if share < MIN_EXECUTED_SHARE:
+        x = "X20" if share == 0 else "X22"
+        return f"failed ({x}: {expect} tensor ops executed = {share:.3f} of the formula's {formula_flops:.4g})", evidence
+    return "passed", evidence
+
+
+def run_tensor_precision_audit(problem, solution_path: Path, audit, device: str, seed: int, log_path: Path) -> dict:
+    record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect, "shape": dict(audit.shape),
+              "tool": None}
+    ncu = find_ncu()
+    if ncu is None:
+        return dict(record, outcome="not verified (Nsight Compute `ncu` not found on this machine)")
+    record["tool"] = ncu
+    metrics = ",".join(list(PRECISION_METRICS.values()) + list(EXTRA_METRICS))
+    with tempfile.TemporaryDirectory(prefix="ceiling-audit-") as tmp:
+        task_path = Path(tmp) / "task.json"
+        task_path.write_text(json.dumps({"problem_dir": str(problem.spec.directory), "solution_path": str(solution_path),
+                                         "shape": dict(audit.shape), "device": device, "seed": seed}))
+        report = Path(tmp) / "ncu.csv"
+        command = [ncu, "--clock-control", "none", "--nvtx", "--nvtx-include", "ceiling_audit/",
+                   "--metrics", metrics, "--csv", "--page", "raw", "--print-units", "base",
+                   "--log-file", str(report), sys.executable, "-m", "scoring.audit_target", str(task_path)]
+        env = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        try:
+            with open(log_path, "ab") as log:
+                completed = subprocess.run(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL, timeout=NCU_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return dict(record, outcome=f"not verified (ncu did not finish within {NCU_TIMEOUT_S} s)")
+        text = report.read_text(errors="replace") if report.exists() else ""
+    if completed.returncode != 0 or "==ERROR==" in text:
+        reason = next((line for line in text.splitlines() if "ERROR" in line), f"exit code {completed.returncode}")
+        return dict(record, outcome=f"not verified (ncu failed: {reason.strip()[:300]})")
+    outcome, evidence = judge_tensor_precision(parse_ncu_csv(text), audit.expect, problem.flops(audit.shape))
+    return dict(record, outcome=outcome, evidence=evidence)
+
+
+def run_audits(problem, solution_path: Path, hardware, seed: int, log_path: Path) -> list[dict]:
+    audits = []
+    for audit in problem.spec.audits:
+        if hardware.profile == "cpu":
+            audits.append({"id": audit.kind, "classes": ["X20", "X22"], "expect": audit.expect,
+                           "outcome": "not verified (CPU profile: no GPU counters to read)"})
+        else:
+            audits.append(run_tensor_precision_audit(problem, solution_path, audit, hardware.device, seed, log_path))
+    return audits

@@ -1,0 +1,194 @@
+"""Which machine a run is on, and the peak (roofline) numbers that apply to it.
+
+GPUs are identified through NVML (board name, clocks, driver) and torch (SM count, L2 size, CUDA);
+the peak row comes from scoring/peaks.toml, or from `peak_tflops=`/`peak_gbps=` overrides for a GPU not
+in the table. The CPU profile measures its own ceilings (an fp32 matmul and a large copy) so that the
+whole pipeline runs on a machine without a GPU; its fractions are labelled and are not scores.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+PEAKS_PATH = Path(__file__).with_name("peaks.toml")
+
+
+class HardwareError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Peak:
+    key: str  # row in peaks.toml, "override" or "cpu-measured"
+    label: str
+    source: str
+    tflops: dict[str, float]
+    bandwidth_gbps: float
+    verified: bool
+
+    def tflops_for(self, precision: str) -> float:
+        if precision not in self.tflops:
+            raise HardwareError(f"no {precision} peak for {self.label} in {PEAKS_PATH}: pass peak_tflops=<dense "
+                                f"{precision} TFLOPS> on the command line, or add {precision} to its row")
+        return self.tflops[precision]
+
+
+@dataclass(frozen=True)
+class Hardware:
+    profile: str  # "gpu" or "cpu"
+    name: str
+    device: str
+    sm_count: int
+    l2_bytes: int
+    sm_clock_max_mhz: int | None
+    mem_clock_max_mhz: int | None
+    memory_bytes: int
+    driver: str | None
+    cuda: str | None
+    torch: str
+    triton: str | None
+    python: str
+    peak: Peak
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def slug(self) -> str:
+        """Folder name under results/: 'cpu' or the peak row key (e.g. 'h100_sxm')."""
+        return "cpu" if self.profile == "cpu" else self.peak.key if self.peak.key != "override" else \
+            "".join(c if c.isalnum() else "_" for c in self.name.lower()).strip("_")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def load_peak_table(path: Path = PEAKS_PATH) -> dict[str, dict]:
+    with open(path, "rb") as f:
+        return tomllib.load(f)["gpu"]
+
+
+def match_peak(name: str, sm_count: int, table: dict[str, dict] | None = None) -> Peak | None:
+    table = table if table is not None else load_peak_table()
+    for key, row in table.items():
+        if name in row["names"] and row["sm_count"] == sm_count:
+            return Peak(key, row["label"], f"{PEAKS_PATH.name} (datasheet)", dict(row["tflops"]),
+                        float(row["bandwidth_gbps"]), bool(row.get("verified", False)))
+    return None
+
+
+def _triton_version() -> str | None:
+    try:
+        import triton
+        return triton.__version__
+    except Exception:  # absent, or present but broken: either way not usable
+        return None
+
+
+def _nvml_facts(index: int) -> dict:
+    try:
+        import pynvml
+    except ImportError:
+        return {"notes": ("nvidia-ml-py not installed: clocks and driver not recorded",)}
+    try:
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        name = pynvml.nvmlDeviceGetName(handle)
+        facts = {
+            "name": name.decode() if isinstance(name, bytes) else name,
+            "sm_clock_max_mhz": pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM),
+            "mem_clock_max_mhz": pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_MEM),
+            "driver": pynvml.nvmlSystemGetDriverVersion(),
+        }
+        if isinstance(facts["driver"], bytes):
+            facts["driver"] = facts["driver"].decode()
+        pynvml.nvmlShutdown()
+        return facts
+    except pynvml.NVMLError as exc:
+        return {"notes": (f"NVML unavailable ({exc}): clocks and driver not recorded",)}
+
+
+def _override_peak(base: Peak | None, peak_tflops: float | None, peak_gbps: float | None, precision: str,
+                   label: str) -> Peak | None:
+    if peak_tflops is None and peak_gbps is None:
+        return base
+    if base is None and (peak_tflops is None or peak_gbps is None):
+        raise HardwareError("a GPU not in the peak table needs both peak_tflops= and peak_gbps=")
+    tflops = dict(base.tflops) if base else {}
+    if peak_tflops is not None:
+        tflops[precision] = float(peak_tflops)
+    bandwidth = float(peak_gbps) if peak_gbps is not None else base.bandwidth_gbps
+    return Peak("override", label, "command-line override", tflops, bandwidth, False)
+
+
+def detect_gpu(index: int, precision: str, peak_tflops: float | None = None,
+               peak_gbps: float | None = None) -> Hardware:
+    import torch
+
+    props = torch.cuda.get_device_properties(index)
+    nvml = _nvml_facts(index)
+    name = nvml.get("name", props.name)
+    peak = match_peak(name, props.multi_processor_count)
+    peak = _override_peak(peak, peak_tflops, peak_gbps, precision, name)
+    if peak is None:
+        raise HardwareError(
+            f"GPU '{name}' with {props.multi_processor_count} SMs is not in {PEAKS_PATH}. Pass its dense peaks: "
+            f"peak_tflops=<{precision} TFLOPS> peak_gbps=<memory GB/s>, or add a row to the table.")
+    return Hardware(
+        profile="gpu", name=name, device=f"cuda:{index}", sm_count=props.multi_processor_count,
+        l2_bytes=int(props.L2_cache_size), sm_clock_max_mhz=nvml.get("sm_clock_max_mhz"),
+        mem_clock_max_mhz=nvml.get("mem_clock_max_mhz"), memory_bytes=int(props.total_memory),
+        driver=nvml.get("driver"), cuda=torch.version.cuda, torch=torch.__version__, triton=_triton_version(),
+        python=platform.python_version(), peak=peak, notes=tuple(nvml.get("notes", ())))
+
+
+def measure_cpu_peak() -> Peak:
+    """The CPU profile's own ceilings: best of a few fp32 matmuls and large copies on this machine."""
+    import torch
+
+    size = 1024
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    best_matmul_s = min(_timed(lambda: torch.mm(a, b)) for _ in range(5))
+    src = torch.empty(32 * 2**20 // 4, dtype=torch.float32).fill_(1.0)
+    dst = torch.empty_like(src)
+    best_copy_s = min(_timed(lambda: dst.copy_(src)) for _ in range(5))
+    matmul_tflops = 2 * size**3 / best_matmul_s / 1e12
+    copy_gbps = 2 * src.numel() * 4 / best_copy_s / 1e9
+    precisions = ("fp8", "bf16", "fp16", "tf32", "fp32", "fp64")
+    return Peak("cpu-measured", "CPU (measured)", "measured on this CPU: fp32 1024^3 matmul and a 32 MiB copy; "
+                "one rate for every precision. CPU-profile fractions are not scores",
+                {p: matmul_tflops for p in precisions}, copy_gbps, False)
+
+
+def _timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def detect_cpu() -> Hardware:
+    import torch
+
+    return Hardware(
+        profile="cpu", name=f"CPU profile: {platform.processor() or platform.machine()}", device="cpu",
+        sm_count=0, l2_bytes=0, sm_clock_max_mhz=None, mem_clock_max_mhz=None, memory_bytes=0, driver=None,
+        cuda=None, torch=torch.__version__, triton=_triton_version(), python=platform.python_version(),
+        peak=measure_cpu_peak(),
+        notes=("CPU profile: the pipeline runs end to end without a GPU; times are host times and are not scores",))
+
+
+def detect(device: str, precision: str, peak_tflops: float | None = None, peak_gbps: float | None = None) -> Hardware:
+    """`device` is 'auto', 'cpu', 'cuda' or 'cuda:N'."""
+    import torch
+
+    if device == "cpu":
+        return detect_cpu()
+    if not torch.cuda.is_available():
+        if device == "auto":
+            return detect_cpu()
+        raise HardwareError(f"device={device} asked for, but torch {torch.__version__} sees no CUDA GPU "
+                            "(use device=cpu for the CPU profile)")
+    index = int(device.split(":", 1)[1]) if device.startswith("cuda:") else 0
+    return detect_gpu(index, precision, peak_tflops, peak_gbps)
+

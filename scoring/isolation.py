@@ -1,0 +1,200 @@
+"""Run one solution in child processes, surviving whatever it does.
+
+The parent starts `python -m scoring.worker` with a private pipe for results and the solution's output
+sent to a log file. It enforces an import deadline and a per-shape deadline (killing the whole process
+group), and turns every way a child can end into a classified per-shape status: a crash, a CUDA error
+or an early exit ends only the shape in flight; the next shapes run in a fresh child.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from scoring.spec import Shape
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+LOG_TAIL_BYTES = 4000
+
+
+@dataclass
+class SystemOutcome:
+    shapes: list[dict]
+    import_status: str = "ok"  # "ok", "import_error", "forbidden_op", "integrity", "timeout"
+    import_detail: str = ""
+    import_ms: float | None = None
+    timer: dict = field(default_factory=dict)
+    processes_started: int = 0
+    log_tail: str = ""
+
+
+def _log_tail(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - LOG_TAIL_BYTES))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _signal_name(returncode: int) -> str:
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _child_env(device: str) -> dict[str, str]:
+    env = dict(os.environ)
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"  # Triton kernels run in its interpreter in the CPU profile
+    env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def _unfinished(shape: Shape, status: str, detail: str) -> dict:
+    return {"name": shape.name, "shape_set": shape.shape_set, "params": dict(shape.params),
+            "status": status, "detail": detail}
+
+
+def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_timeout_s: float,
+               shape_timeout_s: float, on_progress: Callable[[int, dict], None] = lambda i, r: None) -> SystemOutcome:
+    """Score `shapes` for the solution named in base_task; never raises for anything the solution does."""
+    outcome = SystemOutcome(shapes=[None] * len(shapes))  # type: ignore[list-item]
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    next_index = 0
+    with open(log_path, "ab") as log:
+        while next_index < len(shapes):
+            task = dict(base_task, first_index=next_index,
+                        shapes=[{"name": s.name, "shape_set": s.shape_set, "params": dict(s.params)}
+                                for s in shapes[next_index:]])
+            next_index = _one_child(task, shapes, next_index, log, outcome, import_timeout_s, shape_timeout_s,
+                                    on_progress)
+            if outcome.import_status != "ok":
+                break
+    outcome.log_tail = _log_tail(log_path)
+    for i, shape in enumerate(shapes):
+        if outcome.shapes[i] is None:
+            status = outcome.import_status if outcome.import_status != "ok" else "not_run"
+            outcome.shapes[i] = _unfinished(shape, status, outcome.import_detail or "not run")
+    return outcome
+
+
+def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: SystemOutcome, import_timeout_s: float,
+               shape_timeout_s: float, on_progress) -> int:
+    """Run one child from shape `first`; return the index the next child should start at."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="ceiling-task-", delete=False) as f:
+        json.dump(task, f)
+        task_path = f.name
+    read_fd, write_fd = os.pipe()
+    log.write(f"\n=== worker start at shape {first} ({time.strftime('%H:%M:%S')}) ===\n".encode())
+    log.flush()
+    proc = subprocess.Popen([sys.executable, "-m", "scoring.worker", task_path, str(write_fd)],
+                            pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                            cwd=REPO_ROOT, env=_child_env(task["device"]), start_new_session=True)
+    os.close(write_fd)
+    outcome.processes_started += 1
+    selector = selectors.DefaultSelector()
+    selector.register(read_fd, selectors.EVENT_READ)
+    buffer = b""
+    imported = False
+    in_flight: int | None = None
+    deadline = time.monotonic() + import_timeout_s
+    next_index = first
+    finished = False
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                _kill(proc)
+                if not imported:
+                    outcome.import_status, outcome.import_detail = "timeout", f"import took over {import_timeout_s:g} s"
+                    return len(shapes)
+                index = in_flight if in_flight is not None else next_index
+                outcome.shapes[index] = _unfinished(shapes[index], "timeout",
+                                                    f"no result within {shape_timeout_s:g} s; process group killed")
+                on_progress(index, outcome.shapes[index])
+                return index + 1
+            if not selector.select(timeout=min(remaining, 1.0)):
+                continue
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break  # the child closed the pipe: it exited
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                try:
+                    message = json.loads(line)
+                    event = message["event"]
+                except (ValueError, KeyError, TypeError):
+                    _kill(proc)
+                    index = in_flight if in_flight is not None else next_index
+                    if index < len(shapes):
+                        outcome.shapes[index] = _unfinished(shapes[index], "integrity",
+                                                            "malformed message on the result channel (X14)")
+                    return index + 1
+                if event == "imported":
+                    imported = True
+                    outcome.import_ms = message["import_ms"]
+                    outcome.timer = message["timer"]
+                    deadline = time.monotonic() + shape_timeout_s
+                elif event == "import_failed":
+                    outcome.import_status, outcome.import_detail = message["status"], message["detail"]
+                    finished = True
+                elif event == "shape_start":
+                    in_flight = message["index"]
+                    deadline = time.monotonic() + shape_timeout_s
+                elif event == "shape_result":
+                    outcome.shapes[message["index"]] = message["result"]
+                    on_progress(message["index"], message["result"])
+                    in_flight = None
+                    next_index = message["index"] + 1
+                elif event == "done":
+                    finished = True
+    finally:
+        selector.close()
+        os.close(read_fd)
+        returncode = _wait(proc)
+        os.unlink(task_path)
+    if finished:
+        return len(shapes) if outcome.import_status != "ok" else next_index
+    how = f"exit code {returncode}" if returncode >= 0 else f"killed by {_signal_name(returncode)}"
+    if not imported:
+        outcome.import_status = "import_error"
+        outcome.import_detail = f"the process ended during import ({how}) without reporting; see the log"
+        return len(shapes)
+    if in_flight is not None:
+        early = " before reporting a result (early exit, X14)" if returncode == 0 else ""
+        outcome.shapes[in_flight] = _unfinished(shapes[in_flight], "runtime_error", f"process ended ({how}){early}")
+        on_progress(in_flight, outcome.shapes[in_flight])
+        return in_flight + 1
+    if next_index == first and first < len(shapes):  # died between shapes: never retry the same start forever
+        outcome.shapes[first] = _unfinished(shapes[first], "runtime_error", f"process ended ({how}) before the shape")
+        return first + 1
+    return next_index
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _wait(proc: subprocess.Popen) -> int:
+    try:
+        return proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        return proc.wait()

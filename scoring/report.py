@@ -1,0 +1,68 @@
+"""Human-readable output of a scoring run: progress lines and the closing summary table. Torch-free."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+
+def _fmt(value, spec: str, missing: str = "-") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return missing
+    return format(value, spec)
+
+
+def progress_line(system: str, index: int, total: int, shape: dict) -> str:
+    status = shape["status"]
+    if status == "passed" and "fraction" in shape:
+        what = (f"{shape['timing']['median_ms']:.4g} ms, {shape['achieved_tflops']:.1f} TFLOPS, "
+                f"{shape['achieved_gbps']:.0f} GB/s, {shape['fraction']:.3f} of roofline")
+    elif status == "passed":
+        what = "correct (not timed)"
+    else:
+        what = (shape.get("detail") or "").splitlines()[0][:140] if shape.get("detail") else ""
+    return f"[{system}] {index + 1}/{total} {shape['name']:<18} {status:<13} {what}"
+
+
+def print_progress(system: str, index: int, total: int, shape: dict) -> None:
+    print(progress_line(system, index, total, shape), file=sys.stderr, flush=True)
+
+
+def summary_table(result: dict) -> str:
+    hw = result["hardware"]
+    peak = hw["peak"]
+    precision = result["problem"]["precision"]
+    systems = result["systems"]
+    solution, lines = systems[0], systems[1:]
+    out = [f"{result['problem']['name']} on {hw['name']} [{hw['profile']} profile] -- peak {precision} "
+           f"{peak['tflops'][precision]:.1f} TFLOPS, {peak['bandwidth_gbps']:.0f} GB/s ({peak['source']})"]
+    if hw["profile"] == "cpu":
+        out.append("CPU PROFILE: host timings against measured CPU ceilings; these fractions are not scores.")
+    header = (f"{'shape':<18} {'set':<9} {'status':<13} {'median_ms':>10} {'±rse%':>6} {'TFLOPS':>9} "
+              f"{'GB/s':>8} {'bound':>7} {'frac':>6}")
+    header += "".join(f" {line['name'][:9]:>9}" for line in lines)
+    out += [f"solution: {solution['name']} ({solution['path']})", header, "-" * len(header)]
+    for i, shape in enumerate(solution["shapes"]):
+        timing = shape.get("timing") or {}
+        row = (f"{shape['name']:<18} {shape['shape_set']:<9} {shape['status']:<13} "
+               f"{_fmt(timing.get('median_ms'), '10.4f'):>10} {_fmt(timing.get('rse', None) and timing['rse'] * 100, '6.2f'):>6} "
+               f"{_fmt(shape.get('achieved_tflops'), '9.1f'):>9} {_fmt(shape.get('achieved_gbps'), '8.0f'):>8} "
+               f"{shape.get('bound', '-'):>7} {_fmt(shape.get('fraction'), '6.3f'):>6}")
+        for line in lines:
+            other = line["shapes"][i] if i < len(line["shapes"]) else {}
+            cell = _fmt(other.get("fraction"), "9.3f") if other.get("status") == "passed" else other.get("status", "-")
+            row += f" {cell[:9]:>9}"
+        out.append(row)
+    out.append("-" * len(header))
+    for system in systems:
+        s = system["score"]
+        out.append(f"{system['role']:<9} {system['name']:<10} {system['status']:<13} score {_fmt(s['fraction'], '.3f')}"
+                   f"  (visible {_fmt(s['visible_fraction'], '.3f')}, held-out {_fmt(s['held_out_fraction'], '.3f')},"
+                   f" {s['shapes_passed']}/{s['shapes_total']} shapes passed)  {system.get('label', '')}")
+    for system in systems:
+        for audit in system.get("audits", []):
+            out.append(f"audit {audit['id']} [{system['name']}]: {audit['outcome']}")
+    failures = [(sh["name"], sh.get("detail", "")) for sh in solution["shapes"] if sh["status"] != "passed"]
+    for name, detail in failures[:6]:
+        out.append(f"  {name}: {(detail or '').splitlines()[0][:200] if detail else ''}")
+    return "\n".join(out)

@@ -1,0 +1,104 @@
+"""Result files: scoring a system's shapes, and writing the run's JSON once, atomically. Torch-free.
+
+A result file (schema `ceiling.result/1`, documented in docs/results.md) describes itself: problem and
+content hash, solution path and hash, agent metadata, hardware and the peak row used, the config, the
+seeds, per-shape timings, roofline numbers and checks for the solution and for the reference lines
+measured in the same run, audits with their outcomes, and the scores. Readers need neither torch nor
+the problem's code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from scoring.roofline import MAX_PLAUSIBLE_FRACTION, geomean, point
+
+SCHEMA = "ceiling.result/1"
+SCORED_SETS = ("visible", "held_out")
+# When several shapes fail differently, the system's status is the most serious one.
+STATUS_SEVERITY = ("integrity", "forbidden_op", "import_error", "timeout", "runtime_error", "incorrect",
+                   "rejected", "not_available", "not_run", "passed")
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def add_roofline(shape: dict, flops: int, bytes_moved: int, peak_tflops: float, peak_gbps: float) -> dict:
+    """Attach the roofline numbers to a passed, timed shape; reject physically impossible speed."""
+    shape = dict(shape, flops=flops, bytes_moved=bytes_moved)
+    timing = shape.get("timing")
+    if shape.get("status") != "passed" or not timing:
+        return shape
+    roof = point(flops, bytes_moved, timing["median_ms"], peak_tflops, peak_gbps)
+    shape.update(roof.as_dict())
+    if roof.fraction > MAX_PLAUSIBLE_FRACTION:
+        shape["status"] = "rejected"
+        shape["detail"] = (f"fraction of peak {roof.fraction:.3f} is above {MAX_PLAUSIBLE_FRACTION}: physically "
+                           "impossible (a wrong peak, or an exploit such as L2 residency, X12); not scored")
+    return shape
+
+
+def system_status(shapes: list[dict], audits: list[dict]) -> str:
+    statuses = {s["status"] for s in shapes}
+    if any(a["outcome"].startswith("failed") for a in audits):
+        statuses.add("integrity")
+    for status in STATUS_SEVERITY:
+        if status in statuses:
+            return status
+    return "passed"
+
+
+def score(shapes: list[dict], status: str) -> dict:
+    """Geomean fractions: headline over visible + held-out; property shapes must pass but are not timed."""
+    def fractions(sets: tuple[str, ...]) -> list[float]:
+        chosen = [s for s in shapes if s["shape_set"] in sets]
+        return [s.get("fraction", 0.0) if s["status"] == "passed" else 0.0 for s in chosen]
+
+    visible, held_out = geomean(fractions(("visible",))), geomean(fractions(("held_out",)))
+    headline = geomean(fractions(SCORED_SETS)) if status == "passed" else 0.0
+    gap = None if (visible != visible or held_out != held_out) else visible - held_out  # NaN-safe
+    return {
+        "fraction": headline,  # the problem score: 0.0 unless every shape passed and no audit failed
+        "visible_fraction": visible,
+        "held_out_fraction": held_out,
+        "generalisation_gap": gap,  # visible minus held-out geomean: large when shapes were hard-coded
+        "shapes_passed": sum(s["status"] == "passed" for s in shapes),
+        "shapes_total": len(shapes),
+    }
+
+
+def write_result(result: dict, out_dir: Path) -> Path:
+    """Write `<out_dir>/<run_id>.json` once: temp file, fsync, rename; never overwrite an earlier result."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{result['run_id']}.json"
+    if path.exists():
+        raise FileExistsError(f"{path} exists: results are written once; choose another run id")
+    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(result, f, indent=1, sort_keys=False, allow_nan=True)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.link(tmp, path)  # atomic, and fails instead of replacing if the name appeared meanwhile
+    finally:
+        os.unlink(tmp)
+    return path
+
+
+def load_result(path: Path) -> dict:
+    """Read a result file and check the fields every reader relies on (ValueError names the field)."""
+    data = json.loads(Path(path).read_text())
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: field 'schema' is {data.get('schema')!r}, expected {SCHEMA!r}")
+    for key in ("run_id", "problem", "hardware", "systems"):
+        if key not in data:
+            raise ValueError(f"{path}: field '{key}' is missing")
+    return data

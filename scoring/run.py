@@ -1,0 +1,193 @@
+"""`python -m scoring.run problem=NAME [key=value ...]`: score a solution and its reference lines.
+
+One run: load and validate the problem, detect the hardware and its peak row, score the solution (the
+problem's house kernel by default) in isolated child processes, then the eager / compiled / library
+lines on the same shapes, run the problem's counter audits, write one result file and print a summary.
+Exit status: 0 when the solution passed everything, 1 when it did not (the result is written either
+way), 2 for a usage or problem-data error.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from scoring.audit import run_audits
+from scoring.config import ConfigError, RunConfig, help_text, parse_args
+from scoring.hardware import Hardware, HardwareError, detect
+from scoring.isolation import REPO_ROOT, run_system
+from scoring.problem import Problem, load_problem
+from scoring.report import print_progress, summary_table
+from scoring.result import SCHEMA, add_roofline, score, sha256_file, system_status, write_result
+from scoring.seeds import mix, new_secret
+from scoring.spec import Shape, SpecError, discover_problems, find_problem
+from scoring.timing import TimingPolicy
+
+TIMED_SETS = ("visible", "held_out")  # property-drawn shapes are checked for correctness, not timed
+VERSION = "0.1.0"
+
+
+def _git_state() -> dict:
+    def git(*args: str) -> str | None:
+        try:
+            return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
+                                  timeout=10).stdout.strip() or None
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    commit = git("rev-parse", "HEAD")
+    return {"commit": commit, "dirty": bool(git("status", "--porcelain")) if commit else None}
+
+
+def _display_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path.resolve())
+
+
+def _module_constant(path: Path, name: str) -> str | None:
+    """A string constant such as LABEL from a solution file, read without importing it."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text())
+    except (OSError, SyntaxError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                return node.value.value
+    return None
+
+
+def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], hardware: Hardware,
+                 config: RunConfig, mixed_seed: int, log_dir: Path) -> dict:
+    name = path.stem if role == "solution" else role
+    entry = {"role": role, "name": name, "path": _display_path(path), "label": _module_constant(path, "LABEL") or "",
+             "audits": []}
+    if not path.is_file():
+        entry.update(status="not_available", detail=f"{path} does not exist", shapes=[], sha256=None,
+                     score=score([], "not_available"))
+        return entry
+    entry["sha256"] = sha256_file(path)
+    policy = TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls, max_calls=config.max_calls,
+                          target_rse=config.target_rse, budget_s=config.budget_s)
+    task = {"problem_dir": str(problem.spec.directory), "solution_path": str(path.resolve()), "device": hardware.device,
+            "l2_bytes": hardware.l2_bytes, "seed": mixed_seed, "check_seeds": config.check_seeds,
+            "timed_check_rate": config.timed_check_rate, "timed_sets": list(TIMED_SETS),
+            "enforce_forbidden": role == "solution", "timing": policy.__dict__}
+    peak_tflops = hardware.peak.tflops_for(problem.spec.precision)
+
+    def progress(index: int, shape: dict) -> None:
+        if config.progress:
+            shape = add_roofline(shape, problem.flops(shape["params"]), problem.bytes_moved(shape["params"]),
+                                 peak_tflops, hardware.peak.bandwidth_gbps)
+            print_progress(name, index, len(shapes), shape)
+
+    started = time.perf_counter()
+    outcome = run_system(task, shapes, log_dir / f"{name}.log", import_timeout_s=config.import_timeout_s,
+                         shape_timeout_s=config.shape_timeout_s, on_progress=progress)
+    entry["shapes"] = [add_roofline(s, problem.flops(s["params"]), problem.bytes_moved(s["params"]), peak_tflops,
+                                    hardware.peak.bandwidth_gbps) for s in outcome.shapes]
+    entry.update(import_status=outcome.import_status, import_detail=outcome.import_detail,
+                 import_ms=outcome.import_ms, timer=outcome.timer, processes_started=outcome.processes_started,
+                 wall_s=time.perf_counter() - started, log_tail=outcome.log_tail)
+    return entry
+
+
+def finish_system(entry: dict) -> dict:
+    if "score" in entry:
+        return entry
+    entry["status"] = system_status(entry["shapes"], entry["audits"])
+    entry["score"] = score(entry["shapes"], entry["status"])
+    return entry
+
+
+def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
+    problem = load_problem(find_problem(config.problem))
+    hardware = detect(config.device, problem.spec.precision, config.peak_tflops, config.peak_gbps)
+    secret = config.seed_secret or new_secret()
+    mixed_seed = mix(config.seed, secret)
+    shapes = list(problem.spec.shapes_for(hardware.profile).select(config.shapes, mixed_seed))
+    solution_path = Path(config.solution) if config.solution else problem.spec.directory / "solutions" / "house.py"
+    if not solution_path.is_file():
+        raise ConfigError(f"solution={solution_path}: no such file (give a path to a .py file, or leave it empty "
+                          "for the house kernel)")
+    created = datetime.now(timezone.utc)
+    run_id = f"{created:%Y%m%dT%H%M%SZ}-{problem.name}-{solution_path.stem}-{secret[:6]}"
+    out_dir = Path(config.out) / hardware.slug()
+    log_dir = out_dir / f"{run_id}.logs"
+    agent = json.loads(Path(config.agent).read_text()) if config.agent else None
+    if hardware.profile == "cpu" and config.progress:
+        print("CPU profile: no GPU in use; timings are host timings and not scores.", file=sys.stderr)
+
+    systems = [score_system("solution", solution_path, problem, shapes, hardware, config, mixed_seed, log_dir)]
+    if config.audits and systems[0]["shapes"] and all(s["status"] == "passed" for s in systems[0]["shapes"]):
+        systems[0]["audits"] = run_audits(problem, solution_path, hardware, mixed_seed, log_dir / "audits.log")
+    for line in config.line_names():
+        path = problem.spec.directory / "solutions" / "baselines" / f"{line}.py"
+        systems.append(score_system(line, path, problem, shapes, hardware, config, mixed_seed, log_dir))
+    systems = [finish_system(s) for s in systems]
+
+    result = {
+        "schema": SCHEMA,
+        "run_id": run_id,
+        "created_utc": created.isoformat(),
+        "command": "python -m scoring.run " + " ".join(argv),
+        "ceiling": {"version": VERSION, **_git_state()},
+        "config": config.snapshot(),
+        "problem": {"name": problem.name, "title": problem.spec.title, "precision": problem.spec.precision,
+                    "content_sha256": problem.spec.content_sha256, "tolerance": problem.spec.tolerance.__dict__,
+                    "forbidden_ops": list(problem.spec.forbidden_ops)},
+        "hardware": {**hardware.as_dict(), "host": platform.node()},
+        "seeds": {"public": config.seed, "secret": secret, "mixed": mixed_seed},
+        "agent": agent,
+        "shapes": [{"name": s.name, "shape_set": s.shape_set, "params": dict(s.params),
+                    "flops": problem.flops(s.params), "bytes_moved": problem.bytes_moved(s.params)} for s in shapes],
+        "systems": systems,
+        "score": systems[0]["score"],
+        "status": systems[0]["status"],
+    }
+    return result, write_result(result, out_dir)
+
+
+def list_problems() -> str:
+    rows = []
+    for name, directory in discover_problems().items():
+        try:
+            from scoring.spec import load_spec
+            spec = load_spec(directory)
+            rows.append(f"{name:<18} {spec.precision:<5} {spec.title}")
+        except SpecError as exc:
+            rows.append(f"{name:<18} (invalid: {exc})")
+    return "\n".join(rows)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("help", "-h", "--help"):
+        print(help_text())
+        return 0
+    if argv[0] == "list":
+        print(list_problems())
+        return 0
+    try:
+        config = parse_args(argv)
+        if not config.problem:
+            raise ConfigError("no problem given: python -m scoring.run problem=NAME (`list` shows the problems)")
+        result, path = run(config, argv)
+    except (ConfigError, SpecError, HardwareError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(summary_table(result))
+    print(f"result: {path}")
+    return 0 if result["status"] == "passed" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
