@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     device = torch.device(task["device"])
     torch.cuda.set_device(device)
     problem = load_problem(task["problem_dir"])
-    solution = import_file(Path(task["solution_path"]), "ceiling_solution")
+    solution = import_file(Path(task["solution_path"]), "ceiling_solution", folder_importable=True)
     shape = task["shape"]
     gen = torch.Generator(device=device)
     gen.manual_seed(derive_seed(task["seed"], "audit") % 2**63)

@@ -53,8 +53,14 @@ class Problem:
         return getattr(self.module, "check", None)
 
 
-def import_file(path: Path, module_name: str) -> ModuleType:
-    """Import a .py file under an explicit module name (no sys.path games, no package side effects)."""
+def import_file(path: Path, module_name: str, *, folder_importable: bool = False) -> ModuleType:
+    """Import a .py file under an explicit module name.
+
+    With folder_importable, the file's folder goes first on sys.path so that a solution may keep helper
+    modules beside it (the grader copies only the solution's own folder, never the repository's).
+    """
+    if folder_importable and str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"{path}: cannot be imported as a Python module")

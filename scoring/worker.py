@@ -109,7 +109,7 @@ class Runner:
     def import_solution(self) -> float:
         start = time.perf_counter()
         with ForbiddenOpMode(self.forbidden):
-            self.solution = import_file(Path(self.task["solution_path"]), "ceiling_solution")
+            self.solution = import_file(Path(self.task["solution_path"]), "ceiling_solution", folder_importable=True)
         if not callable(getattr(self.solution, "run", None)):
             raise AttributeError(f"{self.task['solution_path']} defines no run(state, **inputs) function")
         self._check_tamper()

@@ -1,8 +1,11 @@
 """House FP8 GEMM: C = (A @ B^T) * a_scale * b_scale, A (M x K) and B (N x K) float8 e4m3, C bf16.
 
-One Triton kernel: TMA tensor descriptors load both operands K-major (the layout fp8 wgmma wants),
-fp32 accumulation on the tensor cores' fp8 path, both per-tensor scales folded into one multiply in
-the epilogue, and the bf16 tile stored through TMA. The kernel is persistent (one program per SM
+One Triton kernel: TMA tensor descriptors load both operands K-major (the layout fp8 wgmma wants), the
+products run on the tensor cores' fp8 path, both per-tensor scales are folded into one multiply in the
+epilogue, and the bf16 tile is stored through TMA. Hopper's fp8 wgmma accumulates with fewer mantissa
+bits than fp32, so partial sums are promoted into a true fp32 accumulator every PROMOTE_K elements of K
+(`max_num_imprecise_acc`, as cuBLASLt does by default); without it, errors grow with sqrt(K) and the
+largest ones exceed the problem's tolerance. The kernel is persistent (one program per SM
 walking output tiles), with tiles visited in GROUP_M-row bands so that consecutive programs share
 B tiles in L2. Out-of-bounds rows and columns (M, N or K not a multiple of the tile) are zero-filled
 by the TMA unit on load and clipped on store, so no shape is special-cased.
@@ -22,7 +25,7 @@ LABEL = "house Triton kernel (persistent, TMA, fp8 wgmma)"
 @triton.jit
 def _fp8_gemm_kernel(a_desc, b_desc, c_desc, a_scale_ptr, b_scale_ptr, M, N, K,
                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                     GROUP_M: tl.constexpr, NUM_PROGRAMS: tl.constexpr):
+                     GROUP_M: tl.constexpr, PROMOTE_K: tl.constexpr, NUM_PROGRAMS: tl.constexpr):
     scale = tl.load(a_scale_ptr) * tl.load(b_scale_ptr)
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
@@ -40,7 +43,7 @@ def _fp8_gemm_kernel(a_desc, b_desc, c_desc, a_scale_ptr, b_scale_ptr, M, N, K,
         for k_step in range(k_steps):
             a = a_desc.load([offset_m, k_step * BLOCK_K])
             b = b_desc.load([offset_n, k_step * BLOCK_K])
-            acc = tl.dot(a, b.T, acc)
+            acc = tl.dot(a, b.T, acc, max_num_imprecise_acc=PROMOTE_K)
         c_desc.store([offset_m, offset_n], (acc * scale).to(tl.bfloat16))
 
 
@@ -64,6 +67,7 @@ def fp8_gemm(a: torch.Tensor, b: torch.Tensor, a_scale: torch.Tensor, b_scale: t
     M, K = a.shape
     N = b.shape[0]
     cfg = dict(config or pick_config(M, N, K))
+    cfg.setdefault("PROMOTE_K", cfg["BLOCK_K"])
     c = torch.empty((M, N), dtype=torch.bfloat16, device=a.device)
     bm, bn, bk = cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
     a_desc = TensorDescriptor.from_tensor(a, [bm, bk])
