@@ -22,20 +22,21 @@ from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
 from scoring.roofline import point  # noqa: E402
 
-BASE_CONFIGS = [
-    dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, GROUP_M=8, num_warps=8, num_stages=3),
-    dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_warps=8, num_stages=4),
-    dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=8, num_stages=4),
-    dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=8, num_stages=3),
-    dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=4, num_stages=4),
-    dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=256, GROUP_M=1, num_warps=4, num_stages=4),
-    dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=128, GROUP_M=1, num_warps=4, num_stages=6),
-    dict(BLOCK_M=64, BLOCK_N=128, BLOCK_K=256, GROUP_M=1, num_warps=4, num_stages=3),
+# Second round (after measuring that promotion every BLOCK_K keeps cuBLASLt-level error): tiles that
+# leave registers for the promotion accumulator, and deeper K steps that promote less often.
+CANDIDATES = [
+    dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=8, num_stages=3, PROMOTE_K=128),
+    dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=8, num_stages=4, PROMOTE_K=128),
+    dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=16, num_stages=3, PROMOTE_K=128),
+    dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, GROUP_M=8, num_warps=16, num_stages=3, PROMOTE_K=128),
+    dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=256, GROUP_M=8, num_warps=8, num_stages=2, PROMOTE_K=256),
+    dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=256, GROUP_M=8, num_warps=8, num_stages=2, PROMOTE_K=256),
+    dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=256, GROUP_M=8, num_warps=16, num_stages=2, PROMOTE_K=256),
+    dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=256, GROUP_M=8, num_warps=8, num_stages=3, PROMOTE_K=256),
+    dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=256, GROUP_M=1, num_warps=4, num_stages=4, PROMOTE_K=256),
+    dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=512, GROUP_M=1, num_warps=4, num_stages=3, PROMOTE_K=512),
+    dict(BLOCK_M=64, BLOCK_N=32, BLOCK_K=512, GROUP_M=1, num_warps=4, num_stages=4, PROMOTE_K=512),
 ]
-# PROMOTE_K: elements of K accumulated in the fp8 wgmma's reduced precision before an fp32 add.
-CANDIDATES = [dict(cfg, PROMOTE_K=promote) for cfg in BASE_CONFIGS
-              for promote in sorted({cfg["BLOCK_K"], 64, 32}) if promote <= cfg["BLOCK_K"]]
-CANDIDATES += [dict(BASE_CONFIGS[0], PROMOTE_K=None)]  # never promote (Triton's default): for the error column
 
 
 def main():
