@@ -47,13 +47,18 @@ def _fp8_gemm_kernel(a_desc, b_desc, c_desc, a_scale_ptr, b_scale_ptr, M, N, K,
         c_desc.store([offset_m, offset_n], (acc * scale).to(tl.bfloat16))
 
 
+DECODE_CONFIG = dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=256, GROUP_M=1, num_warps=4, num_stages=4, PROMOTE_K=256)
+SMALL_M_CONFIG = dict(BLOCK_M=64, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=4, num_stages=5, PROMOTE_K=128)
+LARGE_CONFIG = dict(BLOCK_M=256, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=8, num_stages=3, PROMOTE_K=128)
+
+
 def pick_config(M: int, N: int, K: int) -> dict:
-    """Tile shape and pipeline depth by problem shape (rules measured on an H100, NOTES.md)."""
+    """Tile shape and pipeline depth by problem shape (measured on an H100: problems/fp8_gemm/NOTES.md)."""
     if M <= 64:  # decode: memory-bound on B; narrow N tiles spread B over every SM
-        return dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=256, GROUP_M=1, num_warps=4, num_stages=4)
+        return DECODE_CONFIG
     if M <= 256:
-        return dict(BLOCK_M=64, BLOCK_N=128, BLOCK_K=128, GROUP_M=8, num_warps=4, num_stages=5)
-    return dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=128, GROUP_M=8, num_warps=8, num_stages=3)
+        return SMALL_M_CONFIG
+    return LARGE_CONFIG  # 256x128 leaves registers for the fp32 promotion accumulator
 
 
 def _sm_count(device: torch.device) -> int:
@@ -63,7 +68,7 @@ def _sm_count(device: torch.device) -> int:
 
 
 def fp8_gemm(a: torch.Tensor, b: torch.Tensor, a_scale: torch.Tensor, b_scale: torch.Tensor,
-             config: dict | None = None) -> torch.Tensor:
+             config: dict | None = None, b_desc: TensorDescriptor | None = None) -> torch.Tensor:
     M, K = a.shape
     N = b.shape[0]
     cfg = dict(config or pick_config(M, N, K))
@@ -71,7 +76,7 @@ def fp8_gemm(a: torch.Tensor, b: torch.Tensor, a_scale: torch.Tensor, b_scale: t
     c = torch.empty((M, N), dtype=torch.bfloat16, device=a.device)
     bm, bn, bk = cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
     a_desc = TensorDescriptor.from_tensor(a, [bm, bk])
-    b_desc = TensorDescriptor.from_tensor(b, [bn, bk])
+    b_desc = b_desc or TensorDescriptor.from_tensor(b, [bn, bk])
     c_desc = TensorDescriptor.from_tensor(c, [bm, bn])
     num_tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
     programs = min(num_tiles, _sm_count(a.device))
@@ -80,6 +85,16 @@ def fp8_gemm(a: torch.Tensor, b: torch.Tensor, a_scale: torch.Tensor, b_scale: t
     return c
 
 
+def prepare(b, b_scale):
+    """One-time preparation: B's TMA descriptors for every tile shape pick_config can choose."""
+    descriptors = {(c["BLOCK_N"], c["BLOCK_K"]): TensorDescriptor.from_tensor(b, [c["BLOCK_N"], c["BLOCK_K"]])
+                   for c in (DECODE_CONFIG, SMALL_M_CONFIG, LARGE_CONFIG)}
+    return {"b": b, "b_scale": b_scale, "b_descriptors": descriptors}
+
+
 def run(state, a, a_scale):
-    """Per-call entry point: state holds the static weight B (N x K) and its scale."""
-    return fp8_gemm(a, state["b"], a_scale, state["b_scale"])
+    """Per-call entry point: A (M x K) fp8 and its scale; the state holds B (N x K), its scale, descriptors."""
+    M, K = a.shape
+    config = pick_config(M, state["b"].shape[0], K)
+    b_desc = state["b_descriptors"][(config["BLOCK_N"], config["BLOCK_K"])]
+    return fp8_gemm(a, state["b"], a_scale, state["b_scale"], config=config, b_desc=b_desc)
