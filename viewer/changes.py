@@ -36,6 +36,8 @@ def _replay(content: str, change: FileChange) -> str | None:
 def summarize(events: Iterable[Event]) -> tuple[FileSummary, ...]:
     by_path: dict[str, list[FileChange]] = {}
     for event in events:
+        if event.is_error and all(c.source != "heredoc" for c in event.changes):
+            continue  # a failed edit changed nothing (a heredoc may have run before the failure)
         for change in event.changes:
             # A move is filed under its destination path (FileChange.path is the new name).
             by_path.setdefault(change.path, []).append(replace(change, anchor=event.anchor))
@@ -44,7 +46,7 @@ def summarize(events: Iterable[Event]) -> tuple[FileSummary, ...]:
 
 def _summary(path: str, changes: list[FileChange]) -> FileSummary:
     first = changes[0]
-    initial: str | None = "" if first.action == "create" else None
+    initial: str | None = "" if first.action == "create" else first.old_content
     content: str | None = initial
     pieces: list[FileChange] = []
     for change in changes:
@@ -57,6 +59,8 @@ def _summary(path: str, changes: list[FileChange]) -> FileSummary:
                 # A write over a file whose content we tracked: diff against what it replaced.
                 change = replace(change, diff=unified(content, change.new_content, path))
             content = change.new_content
+        elif content is None and change.old_content is not None:
+            content = _replay(change.old_content, change)
         elif content is not None:
             content = _replay(content, change)
         pieces.append(change)

@@ -57,6 +57,7 @@ class FileChange:
     diff: str = ""
     source: str = "rebuilt"
     new_content: str | None = None
+    old_content: str | None = None  # the whole file before the change, when the tool recorded it
     # (old, new) text replacements the edit made, so the viewer can track file contents;
     # empty when only a diff is known (the hunks are then used instead).
     replacements: tuple[tuple[str, str], ...] = ()

@@ -46,12 +46,13 @@ def result_changes(call_changes: tuple[FileChange, ...], tool_result: Any) -> li
     diff = structured_patch_diff(to_str(tool_result.get("filePath")) or call_changes[0].path,
                                  tool_result.get("structuredPatch"))
     action = "create" if tool_result.get("type") == "create" else call_changes[0].action
-    if not diff and action == call_changes[0].action:
+    if not diff and action == call_changes[0].action and not isinstance(tool_result.get("originalFile"), str):
         return None
     first = call_changes[0]
+    original = tool_result.get("originalFile")
     updated = FileChange(first.path, action, diff or first.diff, "tool" if diff else first.source,
                          new_content=first.new_content, replacements=first.replacements,
-                         replace_all=first.replace_all)
+                         replace_all=first.replace_all, old_content=original if isinstance(original, str) else None)
     return [updated, *call_changes[1:]]
 
 

@@ -25,11 +25,14 @@ def changes(name: str, args: Any, display: Any = None) -> list[FileChange]:
     path = to_str(args.get("file_path") or args.get("absolute_path"))
     recorded = with_header(path, to_str(get(display, "fileDiff")))
     new_content = get(display, "newContent")
+    old_content = get(display, "originalContent")
+    old_content = old_content if isinstance(old_content, str) else None
     if name == "replace" and path:
         rebuilt = edit_change(path, to_str(args.get("old_string")), to_str(args.get("new_string")))
         if recorded:
             return [FileChange(path, "edit", recorded, "tool", replacements=rebuilt.replacements,
-                               new_content=new_content if isinstance(new_content, str) else None)]
+                               new_content=new_content if isinstance(new_content, str) else None,
+                               old_content=old_content)]
         return [rebuilt]
     if name == "write_file" and path:
         change = write_change(path, to_str(args.get("content")))

@@ -30,8 +30,9 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
                 kind = part.get("type") if isinstance(part, dict) else None
                 if kind == "think":
                     b.add("reasoning", text=to_str(part.get("think")), time_s=time_s, line=line.number)
-                elif kind == "text" and to_str(part.get("text")):
-                    b.add("assistant", text=to_str(part.get("text")), time_s=time_s, line=line.number)
+                elif kind == "text":
+                    if to_str(part.get("text")):
+                        b.add("assistant", text=to_str(part.get("text")), time_s=time_s, line=line.number)
                 else:
                     b.raw(line, part, why="unknown content part")
             for call in obj.get("tool_calls") or []:

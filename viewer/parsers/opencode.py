@@ -103,7 +103,8 @@ def _changes(name: str, args: Any, metadata: dict) -> list[FileChange]:
     if name in ("edit", "write") and path and filediff and isinstance(filediff.get("after"), str):
         before, after = to_str(filediff.get("before")), filediff["after"]
         diff = with_header(path, to_str(metadata.get("diff"))) or unified(before, after, path)
-        return [FileChange(path, "edit" if name == "edit" else "write", diff, "tool", new_content=after)]
+        return [FileChange(path, "edit" if name == "edit" else "write", diff, "tool", new_content=after,
+                           old_content=before)]
     if name == "edit" and path:
         rebuilt = edit_change(path, to_str(args.get("oldString")), to_str(args.get("newString")),
                               bool(args.get("replaceAll")))
