@@ -14,15 +14,20 @@ from .coerce import to_int, to_str
 from .model import FileChange
 
 
+def _side(prefix: str, path: str) -> str:
+    """`a/rel/path` for relative paths, `a/abs/path` (one slash) for absolute ones."""
+    return f"{prefix}/{path.lstrip('/')}"
+
+
 def unified(old: str, new: str, path: str, context: int = 3) -> str:
     old_lines = old.splitlines(keepends=True)
     new_lines = new.splitlines(keepends=True)
-    lines = difflib.unified_diff(old_lines, new_lines, f"a/{path}", f"b/{path}", n=context)
+    lines = difflib.unified_diff(old_lines, new_lines, _side("a", path), _side("b", path), n=context)
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def header(path: str, old_path: str | None = None) -> str:
-    return f"--- a/{old_path or path}\n+++ b/{path}\n"
+    return f"--- {_side('a', old_path or path)}\n+++ {_side('b', path)}\n"
 
 
 def edit_change(path: str, old: str, new: str, replace_all: bool = False) -> FileChange:
@@ -109,7 +114,7 @@ def parse_apply_patch(text: str) -> list[FileChange]:
             changes.append(FileChange(path, "create", unified("", content, path), "patch",
                                       new_content=content))
         elif op == "Delete":
-            changes.append(FileChange(path, "delete", f"--- a/{path}\n+++ /dev/null\n", "patch"))
+            changes.append(FileChange(path, "delete", f"--- {_side('a', path)}\n+++ /dev/null\n", "patch"))
         else:
             hunks = []
             for line in body:
