@@ -237,6 +237,13 @@ class Builder:
                     stack.append(kid)
         children.setdefault(MAIN, []).extend(k for k in self._spawns if k not in reached)
 
+        def spawn_order(key: str) -> int:  # siblings in the order of their spawning calls
+            owner = self._tools.get(self._spawns[key]["parent_tool_id"])
+            return int(self._threads[owner[0]][owner[1]].anchor[1:]) if owner else 1 << 60
+
+        for siblings in children.values():
+            siblings.sort(key=spawn_order)
+
         def node(key: str, seen: frozenset) -> Subagent:
             spec = self._spawns[key]
             kids = tuple(node(k, seen | {key}) for k in children.get(key, ()) if k not in seen)
