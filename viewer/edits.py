@@ -148,15 +148,15 @@ def parse_apply_patch(text: str) -> list[FileChange]:
 
 # --- shell heredocs ----------------------------------------------------------------------------
 
-# `cat > f <<'EOF' ... EOF`, `cat <<EOF > f`, `tee f <<EOF`, with >> for appends.
+# `cat > f <<'EOF' ... EOF`, `cat <<EOF > f`, `tee [-a] f <<EOF`, with >> for appends.
+_PATH = r"[^\s<>;|&]+"
 _HEREDOC = re.compile(
-    r"(?:cat|tee(?:\s+-a)?)\s*(?:(?P<op1>>>?)\s*(?P<path1>[^\s<>;|&]+)\s*)?"
+    rf"(?:cat\s*(?:(?P<op1>>>?)\s*(?P<path1>{_PATH})\s*)?|tee(?P<tee_append>\s+-a)?\s+(?P<tee_path>{_PATH})\s*)"
     r"<<-?\s*(?P<q>['\"]?)(?P<tag>[A-Za-z_][A-Za-z0-9_]*)(?P=q)"
-    r"(?:\s*(?P<op2>>>?)\s*(?P<path2>[^\s<>;|&]+))?[^\n]*\n"
+    rf"(?:\s*(?P<op2>>>?)\s*(?P<path2>{_PATH}))?[^\n]*\n"
     r"(?P<body>.*?)\n[ \t]*(?P=tag)[ \t]*(?:\n|$)",
     re.DOTALL,
 )
-_TEE_PATH = re.compile(r"tee(?:\s+-a)?\s+(?P<path>[^\s<>;|&]+)")
 _APPLY_PATCH_HEREDOC = re.compile(r"\*\*\* Begin Patch\n.*?\*\*\* End Patch", re.DOTALL)
 
 
@@ -168,19 +168,15 @@ def shell_writes(command: str) -> list[FileChange]:
         return [c for m in _APPLY_PATCH_HEREDOC.finditer(command) for c in parse_apply_patch(m.group(0))]
     changes = []
     for match in _HEREDOC.finditer(command):
-        path = match.group("path1") or match.group("path2")
-        op = match.group("op1") or match.group("op2") or ">"
-        if not path:
-            tee = _TEE_PATH.match(match.group(0))
-            path = tee.group("path") if tee else None
-            op = ">>" if "-a" in match.group(0).split("<<")[0] else ">"
+        path = match.group("tee_path") or match.group("path1") or match.group("path2")
+        op = ">>" if match.group("tee_append") else (match.group("op1") or match.group("op2") or ">")
         if not path or path.startswith("/dev/"):
             continue
         path = path.strip("'\"")
         body = match.group("body") + "\n"
         if op == ">>":
-            changes.append(FileChange(path, "edit", header(path) + "@@ append @@\n"
-                                      + "".join("+" + l + "\n" for l in body.splitlines()), "heredoc"))
+            added = "".join("+" + line + "\n" for line in body.splitlines())
+            changes.append(FileChange(path, "edit", header(path) + "@@ append @@\n" + added, "heredoc"))
         else:
             changes.append(FileChange(path, "write", unified("", body, path), "heredoc", new_content=body))
     return changes
