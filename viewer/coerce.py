@@ -4,7 +4,7 @@ of the wrong type, or enormous. None of these functions raise."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 # Text kept per field. Larger fields keep their head and tail, so memory stays bounded on a
@@ -63,7 +63,7 @@ def to_text(value: Any) -> str:
         for block in value:
             if isinstance(block.get("text"), str):
                 parts.append(block["text"])
-            elif block.get("type") in ("image", "input_image"):
+            elif to_str(block.get("type")) in ("image", "input_image"):
                 parts.append("[image]")
             else:
                 parts.append(to_json(block))
@@ -88,6 +88,18 @@ def parse_args(value: Any) -> Any:
     return value
 
 
+# Times outside 1990..2200 are taken as garbage rather than rendered.
+_TIME_RANGE_S = (631_152_000.0, 7_258_118_400.0)
+
+
+def as_list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 def to_time_s(value: Any) -> float | None:
     """ISO 8601 text, Unix seconds or Unix milliseconds, as Unix seconds."""
     if isinstance(value, bool) or value is None:
@@ -95,7 +107,8 @@ def to_time_s(value: Any) -> float | None:
     if isinstance(value, (int, float)):
         if value != value or value <= 0:
             return None
-        return value / 1000.0 if value > 1e11 else float(value)
+        seconds = value / 1000.0 if value > 1e11 else float(value)
+        return seconds if _TIME_RANGE_S[0] <= seconds <= _TIME_RANGE_S[1] else None
     if isinstance(value, str) and value:
         text = value.strip().replace("Z", "+00:00")
         try:
@@ -103,10 +116,8 @@ def to_time_s(value: Any) -> float | None:
         except ValueError:
             return to_time_s(to_float(value))
         if moment.tzinfo is None:
-            from datetime import timezone
-
             moment = moment.replace(tzinfo=timezone.utc)
-        return moment.timestamp()
+        return to_time_s(moment.timestamp())
     return None
 
 

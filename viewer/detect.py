@@ -33,7 +33,7 @@ def detect_format(path: Path) -> str:
 
 
 def _votes(obj: dict) -> list[str]:
-    kind = obj.get("type")
+    kind = obj.get("type") if isinstance(obj.get("type"), str) else None
     if "messages" in obj and "sessionId" in obj:
         return ["gemini-session"]
     if "$set" in obj or ("sessionId" in obj and "projectHash" in obj):

@@ -10,7 +10,7 @@ import difflib
 import re
 from typing import Any, Iterable
 
-from .coerce import to_int, to_str
+from .coerce import as_list, to_int, to_str
 from .model import FileChange
 
 
@@ -57,7 +57,7 @@ def structured_patch_diff(path: str, hunks: Any) -> str:
             continue
         out.append(f"@@ -{to_int(hunk.get('oldStart'))},{to_int(hunk.get('oldLines'))} "
                    f"+{to_int(hunk.get('newStart'))},{to_int(hunk.get('newLines'))} @@\n")
-        for line in hunk.get("lines") or ():
+        for line in as_list(hunk.get("lines")):
             out.append(to_str(line).rstrip("\n") + "\n")
     return "".join(out)
 

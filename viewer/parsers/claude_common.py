@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..builder import Builder
-from ..coerce import clip, get, to_int, to_str, to_text
+from ..coerce import as_list, clip, get, to_int, to_str, to_text
 from ..edits import edit_change, multi_edit_change, shell_writes, structured_patch_diff, write_change
 from ..model import FileChange, TokenUsage
 
@@ -31,7 +31,7 @@ def input_changes(name: str, tool_input: Any) -> list[FileChange]:
         return [edit_change(path, to_str(tool_input.get("old_string")), to_str(tool_input.get("new_string")),
                             bool(tool_input.get("replace_all")))]
     if name == "MultiEdit" and path:
-        return [multi_edit_change(path, tool_input.get("edits") or [])]
+        return [multi_edit_change(path, as_list(tool_input.get("edits")))]
     if name == "Write" and path:
         return [write_change(path, to_str(tool_input.get("content")))]
     if name == "Bash":
@@ -69,7 +69,7 @@ def add_message(b: Builder, message: Any, role: str, agent: str | None, *, line:
         if not isinstance(block, dict):
             b.raw(line, block, agent, why="unknown content block")
             continue
-        kind = block.get("type")
+        kind = to_str(block.get("type"))
         if kind == "text":
             b.add("assistant" if role == "assistant" else "user", agent, text=clip(to_str(block.get("text"))),
                   time_s=time_s, line=line)

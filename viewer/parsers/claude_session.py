@@ -52,7 +52,7 @@ def _parse_file(b: Builder, path: Path, agent: str | None, graph: dict, line_of:
         if obj is None:
             b.raw(line, agent=agent)
             continue
-        kind, time_s = obj.get("type"), to_time_s(obj.get("timestamp"))
+        kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
         if agent is MAIN:
             b.session_id = b.session_id or to_str(obj.get("sessionId"))
             b.cwd = b.cwd or to_str(obj.get("cwd"))

@@ -30,7 +30,7 @@ def parse(path: Path) -> "Transcript":  # noqa: F821 (forward name for readers)
         if obj is None:
             b.raw(line)
             continue
-        kind, time_s = obj.get("type"), to_time_s(obj.get("timestamp"))
+        kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
         agent = to_str(obj.get("parent_tool_use_id")) or None
         if kind == "system":
             _system(b, obj, line.number, time_s)

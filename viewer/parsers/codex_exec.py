@@ -79,7 +79,7 @@ def _item(b: Builder, kind: str, item: dict, line: int, time_s) -> None:
 
 
 def _arguments(item: dict):
-    kind = item.get("type")
+    kind = to_str(item.get("type"))
     if kind == "command_execution":
         return {"command": item.get("command")}
     if kind == "file_change":
@@ -92,7 +92,7 @@ def _arguments(item: dict):
 
 
 def _output(item: dict) -> str:
-    kind = item.get("type")
+    kind = to_str(item.get("type"))
     if kind == "command_execution":
         code = item.get("exit_code")
         return to_text(item.get("aggregated_output")) + (f"\n[exit code {code}]" if code is not None else "")

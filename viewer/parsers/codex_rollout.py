@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..builder import MAIN, Builder
-from ..coerce import clip, get, parse_args, to_int, to_str, to_text, to_time_s
+from ..coerce import as_list, clip, get, parse_args, to_int, to_str, to_text, to_time_s
 from ..edits import command_text, parse_apply_patch, shell_writes, with_header
 from ..jsonl import iter_lines
 from ..model import FileChange, TokenUsage
@@ -54,7 +54,7 @@ def _parse_file(b: Builder, path: Path, agent: str | None, state: dict) -> None:
         if obj is None:
             b.raw(line, agent=agent)
             continue
-        kind, payload, time_s = obj.get("type"), obj.get("payload"), to_time_s(obj.get("timestamp"))
+        kind, payload, time_s = to_str(obj.get("type")), obj.get("payload"), to_time_s(obj.get("timestamp"))
         if payload is None and kind in _RESPONSE_TYPES:  # early versions: bare response items
             kind, payload = "response_item", obj
         if not isinstance(payload, dict):
@@ -90,7 +90,7 @@ def _parse_file(b: Builder, path: Path, agent: str | None, state: dict) -> None:
 
 
 def _response_item(b: Builder, item: dict, agent, line: int, time_s) -> None:
-    kind = item.get("type")
+    kind = to_str(item.get("type"))
     if kind == "message":
         role, text = to_str(item.get("role")), to_text(item.get("content"))
         if role == "assistant":
@@ -100,7 +100,7 @@ def _response_item(b: Builder, item: dict, agent, line: int, time_s) -> None:
         else:
             b.add("user", agent, text=text, time_s=time_s, line=line)
     elif kind == "reasoning":
-        summary = "\n\n".join(to_str(get(s, "text")) for s in item.get("summary") or [] if isinstance(s, dict))
+        summary = "\n\n".join(to_str(get(s, "text")) for s in as_list(item.get("summary")) if isinstance(s, dict))
         b.add("reasoning", agent, time_s=time_s, line=line,
               text=summary or ("(reasoning encrypted)" if item.get("encrypted_content") else "(no reasoning summary)"))
     elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
@@ -135,7 +135,7 @@ def _output(value: Any) -> tuple[str, bool]:
 
 
 def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> None:
-    kind = event.get("type")
+    kind = to_str(event.get("type"))
     if kind == "token_count":
         total = get(event, "info", "total_token_usage")
         if isinstance(total, dict):

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..builder import Builder
-from ..coerce import get, to_float, to_int, to_str, to_text, to_time_s
+from ..coerce import as_list, get, to_float, to_int, to_str, to_text, to_time_s
 from ..edits import edit_change, multi_edit_change, parse_apply_patch, shell_writes, write_change
 from ..jsonl import iter_lines, read_json
 from ..model import FileChange, TokenUsage
@@ -70,7 +70,7 @@ def _changes(name: str, params: Any) -> list[FileChange]:
                             to_str(params.get("new_str", params.get("new_string"))), bool(params.get("replace_all")))]
     if name == "MultiEdit" and path:
         edits = [{"old_string": get(e, "old_str") or get(e, "old_string"),
-                  "new_string": get(e, "new_str") or get(e, "new_string")} for e in params.get("edits") or []]
+                  "new_string": get(e, "new_str") or get(e, "new_string")} for e in as_list(params.get("edits"))]
         return [multi_edit_change(path, edits)]
     if name in ("Create", "Write") and path:
         return [write_change(path, to_str(params.get("content")), "create" if name == "Create" else "write")]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..builder import Builder
-from ..coerce import get, to_str, to_text, to_time_s
+from ..coerce import as_list, get, to_str, to_text, to_time_s
 from ..jsonl import Line, iter_lines, read_json
 from .gemini_common import changes, gemini_usage
 
@@ -22,7 +22,7 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
     b = Builder(FORMAT, HARNESS, path)
     whole = read_json(path)
     if isinstance(whole, dict):
-        header, messages = whole, [(0, m) for m in whole.get("messages") or [] if isinstance(m, dict)]
+        header, messages = whole, [(0, m) for m in as_list(whole.get("messages")) if isinstance(m, dict)]
     else:
         header, messages = _read_jsonl(b, path)
     b.session_id = to_str(header.get("sessionId"))
@@ -73,7 +73,7 @@ def _message(b: Builder, message: dict, line: int) -> None:
     elif kind == "gemini":
         b.model = b.model or to_str(message.get("model"))
         first = None
-        for thought in message.get("thoughts") or []:
+        for thought in as_list(message.get("thoughts")):
             event = b.add("reasoning", text=f"**{to_str(get(thought, 'subject'))}**\n{to_str(get(thought, 'description'))}",
                           time_s=to_time_s(get(thought, "timestamp")) or time_s, line=line)
             first = first or event.anchor
@@ -81,7 +81,7 @@ def _message(b: Builder, message: dict, line: int) -> None:
         if text:
             event = b.add("assistant", text=text, time_s=time_s, line=line)
             first = first or event.anchor
-        for call in message.get("toolCalls") or []:
+        for call in as_list(message.get("toolCalls")):
             if isinstance(call, dict):
                 event = _tool_call(b, call, line, time_s)
                 first = first or event.anchor

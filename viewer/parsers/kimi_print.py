@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..builder import Builder
-from ..coerce import to_str, to_text, to_time_s
+from ..coerce import as_list, to_str, to_text, to_time_s
 from ..jsonl import iter_lines
 from .kimi_common import add_call
 
@@ -25,9 +25,9 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
             continue
         role, content, time_s = to_str(obj.get("role")), obj.get("content"), to_time_s(obj.get("timestamp"))
         if role == "assistant":
-            parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+            parts = [{"type": "text", "text": content}] if isinstance(content, str) else as_list(content)
             for part in parts if isinstance(parts, list) else []:
-                kind = part.get("type") if isinstance(part, dict) else None
+                kind = to_str(part.get("type")) if isinstance(part, dict) else None
                 if kind == "think":
                     b.add("reasoning", text=to_str(part.get("think")), time_s=time_s, line=line.number)
                 elif kind == "text":
@@ -35,7 +35,7 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
                         b.add("assistant", text=to_str(part.get("text")), time_s=time_s, line=line.number)
                 else:
                     b.raw(line, part, why="unknown content part")
-            for call in obj.get("tool_calls") or []:
+            for call in as_list(obj.get("tool_calls")):
                 add_call(b, call, None, line.number, time_s)
         elif role == "tool":
             b.result(to_str(obj.get("tool_call_id")), to_text(content), time_s=time_s, line=line.number)

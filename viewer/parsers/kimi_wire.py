@@ -47,7 +47,7 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
 
 def _record(obj: dict) -> tuple[str | None, Any]:
     message = obj.get("message")
-    if isinstance(message, dict) and message.get("type"):
+    if isinstance(message, dict) and isinstance(message.get("type"), str) and message["type"]:
         return to_str(message["type"]), message.get("payload")
     if obj.get("type") == "context.append_loop_event":
         event = obj.get("event") if isinstance(obj.get("event"), dict) else get(obj, "payload", "event")
