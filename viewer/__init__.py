@@ -21,5 +21,16 @@ def write_transcript_page(path, out_path, *, run_dir=None):
     return write_page(path, out_path, run_dir=run_dir)
 
 
-__all__ = ["Event", "FORMATS", "FileChange", "FileSummary", "Subagent", "TokenUsage", "Transcript",
-           "find_transcript_file", "load_transcript", "render_transcript_html", "write_transcript_page"]
+__all__ = [
+    "Event",
+    "FORMATS",
+    "FileChange",
+    "FileSummary",
+    "Subagent",
+    "TokenUsage",
+    "Transcript",
+    "find_transcript_file",
+    "load_transcript",
+    "render_transcript_html",
+    "write_transcript_page",
+]

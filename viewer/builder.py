@@ -58,20 +58,45 @@ class Builder:
         text = value if isinstance(value, str) else to_json(value)
         return self.add("raw", agent, subtype=why, text=clip(text, 20_000), line=number)
 
-    def call(self, tool_id: str, name: str, tool_input: Any, agent: str | None = MAIN,
-             changes: list[FileChange] | tuple = (), **fields: Any) -> Event:
-        return self.add("tool", agent, tool_id=tool_id, tool_name=name, tool_input=tool_input,
-                        changes=tuple(changes), **fields)
+    def call(
+        self,
+        tool_id: str,
+        name: str,
+        tool_input: Any,
+        agent: str | None = MAIN,
+        changes: list[FileChange] | tuple = (),
+        **fields: Any,
+    ) -> Event:
+        return self.add(
+            "tool", agent, tool_id=tool_id, tool_name=name, tool_input=tool_input, changes=tuple(changes), **fields
+        )
 
-    def result(self, tool_id: str, output: str, is_error: bool = False, time_s: float | None = None,
-               changes: list[FileChange] | None = None, agent: str | None = MAIN, line: int = 0,
-               duration_s: float | None = None) -> None:
+    def result(
+        self,
+        tool_id: str,
+        output: str,
+        is_error: bool = False,
+        time_s: float | None = None,
+        changes: list[FileChange] | None = None,
+        agent: str | None = MAIN,
+        line: int = 0,
+        duration_s: float | None = None,
+    ) -> None:
         """Attach a result to its call; a result whose call is unknown becomes its own event."""
         where = self._tools.get(tool_id)
         if where is None:
-            self.add("tool", agent, tool_id=tool_id, tool_name="(unknown call)", result=output,
-                     is_error=is_error, time_s=time_s, changes=tuple(changes or ()), line=line,
-                     subtype="result without a matching call")
+            self.add(
+                "tool",
+                agent,
+                tool_id=tool_id,
+                tool_name="(unknown call)",
+                result=output,
+                is_error=is_error,
+                time_s=time_s,
+                changes=tuple(changes or ()),
+                line=line,
+                subtype="result without a matching call",
+            )
             return
         thread, index = where
         event = self._threads[thread][index]
@@ -154,24 +179,41 @@ class Builder:
         self._usage[key] = (agent, tokens, anchor)
 
     # --- subagents ---------------------------------------------------------------------------
-    def spawn(self, key: str | None, parent_tool_id: str = "", agent_type: str = "",
-              description: str = "", prompt: str = "", parent_agent: str | None = MAIN) -> None:
+    def spawn(
+        self,
+        key: str | None,
+        parent_tool_id: str = "",
+        agent_type: str = "",
+        description: str = "",
+        prompt: str = "",
+        parent_agent: str | None = MAIN,
+    ) -> None:
         if key is MAIN:
             return
-        known = self._spawns.setdefault(key, {"parent_tool_id": "", "agent_type": "", "description": "",
-                                              "prompt": "", "parent_agent": parent_agent})
-        for name, value in (("parent_tool_id", parent_tool_id), ("agent_type", agent_type),
-                            ("description", description), ("prompt", prompt)):
+        known = self._spawns.setdefault(
+            key, {"parent_tool_id": "", "agent_type": "", "description": "", "prompt": "", "parent_agent": parent_agent}
+        )
+        for name, value in (
+            ("parent_tool_id", parent_tool_id),
+            ("agent_type", agent_type),
+            ("description", description),
+            ("prompt", prompt),
+        ):
             if value and not known[name]:
                 known[name] = value
         self._threads.setdefault(key, [])
 
-    def register_spawn_call(self, tool_id: str, agent_type: str = "", description: str = "",
-                            prompt: str = "", agent: str | None = MAIN) -> None:
+    def register_spawn_call(
+        self, tool_id: str, agent_type: str = "", description: str = "", prompt: str = "", agent: str | None = MAIN
+    ) -> None:
         """A tool call that starts a subagent. The subagent itself may arrive under another key
         (an agent id) naming this call; one that never arrives still shows as an empty node."""
-        self._spawn_calls[tool_id] = {"agent_type": agent_type, "description": description,
-                                      "prompt": prompt, "agent": agent}
+        self._spawn_calls[tool_id] = {
+            "agent_type": agent_type,
+            "description": description,
+            "prompt": prompt,
+            "agent": agent,
+        }
 
     def _settle_spawns(self) -> None:
         claimed = {spec["parent_tool_id"] for spec in self._spawns.values()}
@@ -193,8 +235,10 @@ class Builder:
             if anchor:
                 badges[anchor] = badges.get(anchor, TokenUsage()) + tokens
             per_thread[thread] = per_thread.get(thread, TokenUsage()) + tokens
-        threads = {key: tuple(replace(e, tokens=badges[e.anchor]) if e.anchor in badges else e for e in events)
-                   for key, events in self._threads.items()}
+        threads = {
+            key: tuple(replace(e, tokens=badges[e.anchor]) if e.anchor in badges else e for e in events)
+            for key, events in self._threads.items()
+        }
         all_events = [e for events in threads.values() for e in events]
         all_events.sort(key=lambda e: int(e.anchor[1:]))
         times = [e.time_s for e in all_events if e.time_s is not None]
@@ -203,17 +247,31 @@ class Builder:
         if duration is None and len(times) >= 2:
             duration = max(times) - min(times)
         main_responses = sum(1 for thread, _, _ in self._usage.values() if thread is MAIN)
-        turns = self.stated_turns if self.stated_turns is not None else main_responses or sum(
-            1 for e in threads[MAIN] if e.kind == "assistant")
+        turns = (
+            self.stated_turns
+            if self.stated_turns is not None
+            else main_responses or sum(1 for e in threads[MAIN] if e.kind == "assistant")
+        )
         total = self.stated_tokens if self.stated_tokens is not None else sum(per_thread.values(), TokenUsage())
         return Transcript(
-            format=self.format, harness=self.harness, path=self.path, model=self.model,
-            effort=self.effort, session_id=self.session_id, cwd=self.cwd, started_at=started,
-            duration_s=duration, complete=self.complete,
+            format=self.format,
+            harness=self.harness,
+            path=self.path,
+            model=self.model,
+            effort=self.effort,
+            session_id=self.session_id,
+            cwd=self.cwd,
+            started_at=started,
+            duration_s=duration,
+            complete=self.complete,
             incomplete_reason="" if self.complete else self.incomplete_reason,
-            events=threads[MAIN], tokens=total, cost_usd=self.cost_usd, turns=turns,
+            events=threads[MAIN],
+            tokens=total,
+            cost_usd=self.cost_usd,
+            turns=turns,
             tool_calls=sum(1 for e in all_events if e.kind == "tool"),
-            file_changes=summarize(all_events), subagents=self._tree(threads, per_thread),
+            file_changes=summarize(all_events),
+            subagents=self._tree(threads, per_thread),
             warnings=tuple(self.warnings),
         )
 
@@ -247,9 +305,15 @@ class Builder:
         def node(key: str, seen: frozenset) -> Subagent:
             spec = self._spawns[key]
             kids = tuple(node(k, seen | {key}) for k in children.get(key, ()) if k not in seen)
-            return Subagent(key=key, parent_tool_id=spec["parent_tool_id"], agent_type=spec["agent_type"],
-                            description=spec["description"], prompt=spec["prompt"],
-                            events=threads.get(key, ()), children=kids,
-                            tokens=per_thread.get(key, TokenUsage()))
+            return Subagent(
+                key=key,
+                parent_tool_id=spec["parent_tool_id"],
+                agent_type=spec["agent_type"],
+                description=spec["description"],
+                prompt=spec["prompt"],
+                events=threads.get(key, ()),
+                children=kids,
+                tokens=per_thread.get(key, TokenUsage()),
+            )
 
         return tuple(node(k, frozenset()) for k in children.get(MAIN, ()))

@@ -46,7 +46,11 @@ def _votes(obj: dict) -> list[str]:
         return ["codex-exec"]
     if "part" in obj and "sessionID" in obj and kind in _OPENCODE_TYPES:
         return ["opencode"]
-    if isinstance(obj.get("message"), dict) and isinstance(get(obj, "message", "type"), str) and "payload" in obj["message"]:
+    if (
+        isinstance(obj.get("message"), dict)
+        and isinstance(get(obj, "message", "type"), str)
+        and "payload" in obj["message"]
+    ):
         return ["kimi-wire"]
     if kind == "context.append_loop_event" or "protocol_version" in obj:
         return ["kimi-wire"]
@@ -64,12 +68,18 @@ def _votes(obj: dict) -> list[str]:
         return []
     if kind in ("tool_call", "thinking") and ("call_id" in obj or "subtype" in obj):
         return ["cursor"]
-    if kind in ("tool_call", "tool_result", "completion") and ("toolName" in obj or "isError" in obj or "finalText" in obj):
+    if kind in ("tool_call", "tool_result", "completion") and (
+        "toolName" in obj or "isError" in obj or "finalText" in obj
+    ):
         return ["droid"]
     if kind == "message" and "role" in obj and "text" in obj and "id" in obj:
         return ["droid"]
     if "parent_tool_use_id" in obj or (kind == "result" and "total_cost_usd" in obj):
         return ["claude-stream"]
-    if kind in _GEMINI_STREAM_TYPES and "timestamp" in obj and ("tool_id" in obj or "session_id" in obj or "role" in obj or "stats" in obj):
+    if (
+        kind in _GEMINI_STREAM_TYPES
+        and "timestamp" in obj
+        and ("tool_id" in obj or "session_id" in obj or "role" in obj or "stats" in obj)
+    ):
         return ["gemini-stream"]
     return []

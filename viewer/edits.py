@@ -31,13 +31,13 @@ def header(path: str, old_path: str | None = None) -> str:
 
 
 def edit_change(path: str, old: str, new: str, replace_all: bool = False) -> FileChange:
-    return FileChange(path, "edit", unified(old, new, path), "rebuilt",
-                      replacements=((old, new),), replace_all=replace_all)
+    return FileChange(
+        path, "edit", unified(old, new, path), "rebuilt", replacements=((old, new),), replace_all=replace_all
+    )
 
 
 def multi_edit_change(path: str, edits: Iterable[Any]) -> FileChange:
-    pairs = tuple((to_str(e.get("old_string")), to_str(e.get("new_string")))
-                  for e in edits if isinstance(e, dict))
+    pairs = tuple((to_str(e.get("old_string")), to_str(e.get("new_string"))) for e in edits if isinstance(e, dict))
     diff = "".join(unified(old, new, path) for old, new in pairs)
     return FileChange(path, "edit", diff, "rebuilt", replacements=pairs)
 
@@ -55,8 +55,10 @@ def structured_patch_diff(path: str, hunks: Any) -> str:
     for hunk in hunks:
         if not isinstance(hunk, dict):
             continue
-        out.append(f"@@ -{to_int(hunk.get('oldStart'))},{to_int(hunk.get('oldLines'))} "
-                   f"+{to_int(hunk.get('newStart'))},{to_int(hunk.get('newLines'))} @@\n")
+        out.append(
+            f"@@ -{to_int(hunk.get('oldStart'))},{to_int(hunk.get('oldLines'))} "
+            f"+{to_int(hunk.get('newStart'))},{to_int(hunk.get('newLines'))} @@\n"
+        )
         for line in as_list(hunk.get("lines")):
             out.append(to_str(line).rstrip("\n") + "\n")
     return "".join(out)
@@ -111,8 +113,7 @@ def parse_apply_patch(text: str) -> list[FileChange]:
             return
         if op == "Add":
             content = "".join(line[1:] + "\n" for line in body if line.startswith("+"))
-            changes.append(FileChange(path, "create", unified("", content, path), "patch",
-                                      new_content=content))
+            changes.append(FileChange(path, "create", unified("", content, path), "patch", new_content=content))
         elif op == "Delete":
             changes.append(FileChange(path, "delete", f"--- {_side('a', path)}\n+++ /dev/null\n", "patch"))
         else:
@@ -125,8 +126,16 @@ def parse_apply_patch(text: str) -> list[FileChange]:
                         hunks.append("@@ @@\n")
                     hunks.append((line or " ") + "\n")
             diff = header(move_to or path, path) + "".join(hunks)
-            changes.append(FileChange(move_to or path, "move" if move_to else "edit", diff, "patch",
-                                      replacements=hunk_replacements(diff), move_to=move_to))
+            changes.append(
+                FileChange(
+                    move_to or path,
+                    "move" if move_to else "edit",
+                    diff,
+                    "patch",
+                    replacements=hunk_replacements(diff),
+                    move_to=move_to,
+                )
+            )
 
     for line in text.splitlines():
         match = _PATCH_OP.match(line)
@@ -134,7 +143,7 @@ def parse_apply_patch(text: str) -> list[FileChange]:
             flush()
             op, path, move_to, body = match.group(1), match.group(2).strip(), None, []
         elif line.startswith("*** Move to: ") and op == "Update":
-            move_to = line[len("*** Move to: "):].strip()
+            move_to = line[len("*** Move to: ") :].strip()
         elif line.startswith("*** End Patch") or line.startswith("*** Begin Patch"):
             flush()
             op = path = None

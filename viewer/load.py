@@ -36,9 +36,14 @@ def find_transcript_file(path: Path) -> Path:
 
 
 def _is_candidate(p: Path) -> bool:
-    return (p.is_file() and p.suffix in (".jsonl", ".json", ".ndjson") and p.name not in _SIDECAR_NAMES
-            and not p.name.endswith(_SIDECAR_SUFFIXES) and "subagents" not in p.parts
-            and not p.name.startswith("agent-"))
+    return (
+        p.is_file()
+        and p.suffix in (".jsonl", ".json", ".ndjson")
+        and p.name not in _SIDECAR_NAMES
+        and not p.name.endswith(_SIDECAR_SUFFIXES)
+        and "subagents" not in p.parts
+        and not p.name.startswith("agent-")
+    )
 
 
 def load_transcript(path: str | Path, format: str | None = None) -> Transcript:  # noqa: A002 (contract name)
@@ -53,14 +58,24 @@ def load_transcript(path: str | Path, format: str | None = None) -> Transcript: 
     module = PARSERS[fmt]
     try:
         return module.parse(file)
-    except Exception as error:  # noqa: BLE001: a parser bug must not stop the page build
+    except Exception as error:  # noqa: BLE001 - a parser bug must not stop the page build
         where = traceback.extract_tb(error.__traceback__)[-1]
-        return _failed(file, fmt, f"{file}: the {fmt} parser failed: {type(error).__name__}: {error} "
-                                  f"(at {Path(where.filename).name}:{where.lineno})", module.HARNESS)
+        return _failed(
+            file,
+            fmt,
+            f"{file}: the {fmt} parser failed: {type(error).__name__}: {error} "
+            f"(at {Path(where.filename).name}:{where.lineno})",
+            module.HARNESS,
+        )
 
 
 def _failed(file: Path, fmt: str, message: str, harness: str = "unknown") -> Transcript:
-    return Transcript(format=fmt, harness=harness, path=str(file), complete=False,
-                      incomplete_reason=message,
-                      events=(Event("error", anchor="e1", text=message, subtype="viewer", source=file.name),),
-                      warnings=(message,))
+    return Transcript(
+        format=fmt,
+        harness=harness,
+        path=str(file),
+        complete=False,
+        incomplete_reason=message,
+        events=(Event("error", anchor="e1", text=message, subtype="viewer", source=file.name),),
+        warnings=(message,),
+    )

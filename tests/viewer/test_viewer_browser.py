@@ -13,18 +13,39 @@ from viewer import render_transcript_html, write_transcript_page
 FIXTURES = Path(__file__).parent / "fixtures"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "viewer"
 CHROMIUM = "/usr/bin/chromium"
-PAGES = ["claude_stream/edit.jsonl", "claude_stream/parallel_subagents.jsonl", "claude_stream/max_turns.jsonl",
-         "claude_stream/truncated.jsonl", "claude_stream/hostile.jsonl", "claude_session_v21", "claude_session_legacy",
-         "codex/rollout-2026-10-02T12-00-00-0199-codex-sess.jsonl", "codex/rollout-aborted.jsonl", "codex/exec.jsonl",
-         "codex/exec_failed.jsonl", "opencode/run.jsonl", "opencode/error.jsonl", "kimi/print.jsonl", "kimi/wire.jsonl",
-         "kimi/wire_loop_events.jsonl", "cursor/run.jsonl", "droid_run", "gemini/session-2026-10-03.json",
-         "gemini/session-2026-10-03.jsonl", "gemini/stream.jsonl", "run_dir"]
+PAGES = [
+    "claude_stream/edit.jsonl",
+    "claude_stream/parallel_subagents.jsonl",
+    "claude_stream/max_turns.jsonl",
+    "claude_stream/truncated.jsonl",
+    "claude_stream/hostile.jsonl",
+    "claude_session_v21",
+    "claude_session_legacy",
+    "codex/rollout-2026-10-02T12-00-00-0199-codex-sess.jsonl",
+    "codex/rollout-aborted.jsonl",
+    "codex/exec.jsonl",
+    "codex/exec_failed.jsonl",
+    "codex_collab/rollout-2026-10-02T13-00-00-parent-thread.jsonl",
+    "opencode/run.jsonl",
+    "opencode/error.jsonl",
+    "kimi/print.jsonl",
+    "kimi/wire.jsonl",
+    "kimi/wire_loop_events.jsonl",
+    "cursor/run.jsonl",
+    "droid_run",
+    "gemini/session-2026-10-03.json",
+    "gemini/session-2026-10-03.jsonl",
+    "gemini/stream.jsonl",
+    "run_dir",
+]
 
 pytestmark = pytest.mark.browser
 
 
 def expect(locator):
-    from playwright.sync_api import expect as playwright_expect  # imported late: playwright may be absent
+    from playwright.sync_api import (
+        expect as playwright_expect,  # imported late: playwright may be absent
+    )
 
     return playwright_expect(locator)
 
@@ -41,9 +62,21 @@ def browser():
     with sync_api.sync_playwright() as playwright:
         profile = Path(__import__("tempfile").mkdtemp(prefix="viewer-chromium-"))
         context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, viewport={"width": 1366, "height": 900},
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            viewport={"width": 1366, "height": 900},
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         outside: list[str] = []
 
         def route(request_route):
@@ -67,6 +100,13 @@ def pages(tmp_path_factory):
     return {rel: write_transcript_page(FIXTURES / rel, folder / f"{_name(rel)}.html") for rel in PAGES}
 
 
+def shoot(page, name: str) -> None:
+    """Full-page screenshot. Off-screen events are skipped by `content-visibility: auto`, so
+    they are made visible first (through CSSOM, which the page's CSP allows)."""
+    page.evaluate("document.querySelectorAll('.ev').forEach(e => e.style.contentVisibility = 'visible')")
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
 def open_page(browser, path: Path, fragment: str = ""):
     page = browser.new_page()
     errors: list[str] = []
@@ -83,7 +123,7 @@ def test_page_loads_clean_with_no_outside_request(browser, pages, rel):
     page, errors = open_page(browser, pages[rel])
     assert page.locator("h1").is_visible()
     assert page.evaluate("document.querySelectorAll('.ev').length") > 0
-    page.screenshot(path=str(ARTIFACTS / f"{_name(rel)}.png"), full_page=True)
+    shoot(page, f"{_name(rel)}.png")
     page.close()
     assert errors == []
     assert browser.outside_requests[before:] == []
@@ -151,7 +191,7 @@ def test_collapsing_reasoning_and_subagents(browser, pages):
     assert page.locator("text=Docs say: use Triton.").first.is_visible()
     page.click("#expand-all")
     assert page.evaluate("[...document.querySelectorAll('#timeline details')].every(d => d.open)")
-    page.screenshot(path=str(ARTIFACTS / "subagents_expanded.png"), full_page=True)
+    shoot(page, "subagents_expanded.png")
     page.click("#collapse-all")
     assert page.evaluate("[...document.querySelectorAll('#timeline details')].every(d => !d.open)")
     page.close()
@@ -172,7 +212,7 @@ def test_anchor_opens_the_subagent_holding_it_and_tabs_switch(browser, pages):
     assert page.locator("#tab-changes").is_visible() and not page.locator("#tab-timeline").is_visible()
     page.click("#theme")
     theme = page.evaluate("document.documentElement.dataset.theme")
-    page.screenshot(path=str(ARTIFACTS / f"changes_{theme}.png"), full_page=True)
+    shoot(page, f"changes_{theme}.png")
     page.close()
     assert errors == [] and more == []
 
@@ -181,7 +221,7 @@ def test_run_directory_tabs(browser, pages):
     page, errors = open_page(browser, pages["run_dir"], "#tab-result")
     assert page.locator("table.shapes").is_visible()
     assert page.locator("table.shapes tbody tr").count() == 2
-    page.screenshot(path=str(ARTIFACTS / "run_dir_result.png"), full_page=True)
+    shoot(page, "run_dir_result.png")
     page.click("button[data-tab=solution]")
     assert "x.mul(2)" in page.locator("#tab-solution").text_content()
     page.close()

@@ -21,7 +21,14 @@ def test_out_equals_form_writes_the_page(tmp_path, capsys):
 def test_summary_is_json_with_normalised_tokens(capsys):
     assert main([str(FIXTURES / "codex/exec.jsonl"), "--summary"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["tokens"] == {"fresh_input": 1000, "cache_read": 4000, "cache_write": 0, "output": 250, "reasoning": 0, "total": 5250}
+    assert data["tokens"] == {
+        "fresh_input": 1000,
+        "cache_read": 4000,
+        "cache_write": 0,
+        "output": 250,
+        "reasoning": 0,
+        "total": 5250,
+    }
     assert data["format"] == "codex-exec" and data["files_changed"] == ["/work/run/new.py", "/work/run/solution.py"]
 
 
@@ -33,7 +40,12 @@ def test_bad_arguments_exit_2(tmp_path, capsys):
 
 def test_module_entry_point_runs(tmp_path):
     out = tmp_path / "p.html"
-    done = subprocess.run([sys.executable, "-m", "viewer", str(FIXTURES / "gemini/stream.jsonl"), "--out", str(out)],
-                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "viewer", str(FIXTURES / "gemini/stream.jsonl"), "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert out.stat().st_size > 1000

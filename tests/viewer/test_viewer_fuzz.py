@@ -18,19 +18,50 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # (file to mutate, format[, file to parse when the mutated one is a sidecar]); the fixture's folder
 # is copied so sidecars come along.
 CASES = [
-    ("claude_stream/edit.jsonl", "claude-stream"), ("claude_stream/parallel_subagents.jsonl", "claude-stream"),
-    ("claude_stream/hostile.jsonl", "claude-stream"), ("claude_session_v21/sess-1.jsonl", "claude-session"),
+    ("claude_stream/edit.jsonl", "claude-stream"),
+    ("claude_stream/parallel_subagents.jsonl", "claude-stream"),
+    ("claude_stream/hostile.jsonl", "claude-stream"),
+    ("claude_session_v21/sess-1.jsonl", "claude-session"),
     ("claude_session_v21/sess-1/subagents/agent-a1.jsonl", "claude-session", "claude_session_v21/sess-1.jsonl"),
     ("claude_session_legacy/sess-2.jsonl", "claude-session"),
-    ("codex/rollout-2026-10-02T12-00-00-0199-codex-sess.jsonl", "codex-rollout"), ("codex/rollout-aborted.jsonl", "codex-rollout"),
-    ("codex/exec.jsonl", "codex-exec"), ("opencode/run.jsonl", "opencode"), ("kimi/print.jsonl", "kimi-print"),
-    ("kimi/wire.jsonl", "kimi-wire"), ("kimi/wire_loop_events.jsonl", "kimi-wire"), ("cursor/run.jsonl", "cursor"),
-    ("droid_run/droid-1.jsonl", "droid"), ("droid_run/settings.json", "droid", "droid_run/droid-1.jsonl"), ("gemini/session-2026-10-03.json", "gemini-session"),
-    ("gemini/session-2026-10-03.jsonl", "gemini-session"), ("gemini/stream.jsonl", "gemini-stream"),
+    ("codex/rollout-2026-10-02T12-00-00-0199-codex-sess.jsonl", "codex-rollout"),
+    ("codex/rollout-aborted.jsonl", "codex-rollout"),
+    ("codex/exec.jsonl", "codex-exec"),
+    (
+        "codex_collab/rollout-2026-10-02T13-00-03-child-thread.jsonl",
+        "codex-rollout",
+        "codex_collab/rollout-2026-10-02T13-00-00-parent-thread.jsonl",
+    ),
+    ("opencode/run.jsonl", "opencode"),
+    ("kimi/print.jsonl", "kimi-print"),
+    ("kimi/wire.jsonl", "kimi-wire"),
+    ("kimi/wire_loop_events.jsonl", "kimi-wire"),
+    ("cursor/run.jsonl", "cursor"),
+    ("droid_run/droid-1.jsonl", "droid"),
+    ("droid_run/settings.json", "droid", "droid_run/droid-1.jsonl"),
+    ("gemini/session-2026-10-03.json", "gemini-session"),
+    ("gemini/session-2026-10-03.jsonl", "gemini-session"),
+    ("gemini/stream.jsonl", "gemini-stream"),
 ]
 RUNS = 1000
-ODD_VALUES = [None, True, 0, -1, 10**30, 1.5e308, "", "x" * 5000, "\x1b[31m<script>", [], [1, "a", None], {}, {"type": "text"},
-              {"a": {"b": {"c": [{}]}}}, "2026-13-45T99:99:99Z", float("inf")]
+ODD_VALUES = [
+    None,
+    True,
+    0,
+    -1,
+    10**30,
+    1.5e308,
+    "",
+    "x" * 5000,
+    "\x1b[31m<script>",
+    [],
+    [1, "a", None],
+    {},
+    {"type": "text"},
+    {"a": {"b": {"c": [{}]}}},
+    "2026-13-45T99:99:99Z",
+    float("inf"),
+]
 
 
 def mutate_value(rng, value, depth=0):
@@ -116,6 +147,8 @@ def test_one_thousand_mutated_transcripts_never_crash(tmp_path):
                 PARSERS[detected].parse(main)  # the other parser must cope with it as well
         except Exception as error:  # noqa: BLE001
             where = traceback.extract_tb(error.__traceback__)[-1]
-            failures.append(f"run {run} ({rel}): {type(error).__name__}: {error} at {Path(where.filename).name}:{where.lineno}")
+            failures.append(
+                f"run {run} ({rel}): {type(error).__name__}: {error} at {Path(where.filename).name}:{where.lineno}"
+            )
         shutil.rmtree(folder)
     assert failures == [], "\n".join(failures[:20])

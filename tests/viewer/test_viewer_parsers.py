@@ -26,15 +26,26 @@ def changes_by_path(t):
     return {f.path: f for f in t.file_changes}
 
 
-@pytest.mark.parametrize("rel, fmt", [
-    ("claude_stream/edit.jsonl", "claude-stream"), ("claude_stream/truncated.jsonl", "claude-stream"),
-    ("claude_session_v21/sess-1.jsonl", "claude-session"), ("claude_session_legacy/sess-2.jsonl", "claude-session"),
-    ("codex/rollout-aborted.jsonl", "codex-rollout"), ("codex/exec.jsonl", "codex-exec"),
-    ("opencode/run.jsonl", "opencode"), ("kimi/print.jsonl", "kimi-print"), ("kimi/wire.jsonl", "kimi-wire"),
-    ("kimi/wire_loop_events.jsonl", "kimi-wire"), ("cursor/run.jsonl", "cursor"), ("droid_run/droid-1.jsonl", "droid"),
-    ("gemini/session-2026-10-03.json", "gemini-session"), ("gemini/session-2026-10-03.jsonl", "gemini-session"),
-    ("gemini/stream.jsonl", "gemini-stream"),
-])
+@pytest.mark.parametrize(
+    "rel, fmt",
+    [
+        ("claude_stream/edit.jsonl", "claude-stream"),
+        ("claude_stream/truncated.jsonl", "claude-stream"),
+        ("claude_session_v21/sess-1.jsonl", "claude-session"),
+        ("claude_session_legacy/sess-2.jsonl", "claude-session"),
+        ("codex/rollout-aborted.jsonl", "codex-rollout"),
+        ("codex/exec.jsonl", "codex-exec"),
+        ("opencode/run.jsonl", "opencode"),
+        ("kimi/print.jsonl", "kimi-print"),
+        ("kimi/wire.jsonl", "kimi-wire"),
+        ("kimi/wire_loop_events.jsonl", "kimi-wire"),
+        ("cursor/run.jsonl", "cursor"),
+        ("droid_run/droid-1.jsonl", "droid"),
+        ("gemini/session-2026-10-03.json", "gemini-session"),
+        ("gemini/session-2026-10-03.jsonl", "gemini-session"),
+        ("gemini/stream.jsonl", "gemini-stream"),
+    ],
+)
 def test_format_is_detected(rel, fmt):
     assert detect_format(FIXTURES / rel) == fmt
 
@@ -48,14 +59,30 @@ def test_format_can_be_forced_and_unknown_names_are_refused():
 
 # --- Claude Code -------------------------------------------------------------------------------
 
+
 def test_claude_stream_edit_run():
     t = load_transcript(FIXTURES / "claude_stream/edit.jsonl")
     assert (t.format, t.harness, t.model, t.session_id, t.cwd) == (
-        "claude-stream", "Claude Code", "claude-opus-4-5", "s-claude-1", "/work/run")
+        "claude-stream",
+        "Claude Code",
+        "claude-opus-4-5",
+        "s-claude-1",
+        "/work/run",
+    )
     assert t.tokens == TokenUsage(fresh_input=135, cache_read=6300, cache_write=2250, output=470)
     assert t.tokens.total == 9155
     assert (t.cost_usd, t.duration_s, t.turns, t.tool_calls, t.complete) == (0.1234, 65.4, 4, 3, True)
-    assert kinds(t.events) == ["system", "reasoning", "assistant", "tool", "tool", "tool", "system", "assistant", "system"]
+    assert kinds(t.events) == [
+        "system",
+        "reasoning",
+        "assistant",
+        "tool",
+        "tool",
+        "tool",
+        "system",
+        "assistant",
+        "system",
+    ]
     # The badge of msg_01 sits on its first event, counted once although three lines repeat it.
     assert t.events[1].tokens == TokenUsage(fresh_input=100, cache_write=2000, output=50)
     assert t.events[2].tokens is None
@@ -68,11 +95,14 @@ def test_claude_stream_edit_diffs_prefer_the_tools_structured_patch():
     assert solution.changes[0].source == "tool"
     assert solution.changes[0].diff == (
         "--- a/work/run/solution.py\n+++ b/work/run/solution.py\n@@ -2,3 +2,3 @@\n \n def kernel(x):\n"
-        "-    return x * 2\n+    return x.mul(2)\n")
+        "-    return x * 2\n+    return x.mul(2)\n"
+    )
     assert solution.final_content == KERNEL_NEW  # originalFile replayed with the edit
     notes = files["/work/run/notes.md"]
     assert (notes.changes[0].action, notes.final_content) == ("create", "# Notes\nuse mul\n")
-    assert notes.combined_diff == "--- a/work/run/notes.md\n+++ b/work/run/notes.md\n@@ -0,0 +1,2 @@\n+# Notes\n+use mul\n"
+    assert (
+        notes.combined_diff == "--- a/work/run/notes.md\n+++ b/work/run/notes.md\n@@ -0,0 +1,2 @@\n+# Notes\n+use mul\n"
+    )
     bench = files["/work/run/bench.sh"]
     assert (bench.changes[0].source, bench.final_content) == ("heredoc", "python -m scoring solution.py\n")
 
@@ -115,7 +145,13 @@ def test_claude_stream_truncated_counts_each_message_once():
 
 def test_claude_session_v21_nested_subagents_from_meta_files():
     t = load_transcript(FIXTURES / "claude_session_v21")  # a directory: the session file is found
-    assert (t.format, t.session_id, t.model, t.complete, t.turns) == ("claude-session", "sess-1", "claude-sonnet-4-5", True, 3)
+    assert (t.format, t.session_id, t.model, t.complete, t.turns) == (
+        "claude-session",
+        "sess-1",
+        "claude-sonnet-4-5",
+        True,
+        3,
+    )
     assert tree(t.subagents) == [("a1", "toolu_task", "general-purpose", [("a2", "toolu_nested", "Bash", [])])]
     assert t.tokens == TokenUsage(fresh_input=16, cache_read=3500, cache_write=2500, output=611)
     a1 = t.subagents[0]
@@ -125,7 +161,14 @@ def test_claude_session_v21_nested_subagents_from_meta_files():
     assert [e.subtype for e in t.events if e.kind == "system"] == ["compaction"]
     solution = changes_by_path(t)["/work/run/solution.py"]
     assert solution.changes[0].diff.splitlines()[2:] == [
-        "@@ -1,4 +1,5 @@", " import torch", "+import triton", " ", " def kernel(x):", "-    return x * 2", "+    return x.mul(2)"]
+        "@@ -1,4 +1,5 @@",
+        " import torch",
+        "+import triton",
+        " ",
+        " def kernel(x):",
+        "-    return x * 2",
+        "+    return x.mul(2)",
+    ]
 
 
 def test_claude_session_legacy_pairs_by_agent_id_then_prompt_and_marks_rewinds():
@@ -138,10 +181,17 @@ def test_claude_session_legacy_pairs_by_agent_id_then_prompt_and_marks_rewinds()
 
 # --- Codex -------------------------------------------------------------------------------------
 
+
 def test_codex_rollout_uses_total_token_usage_and_the_tools_diff():
     t = load_transcript(FIXTURES / "codex/rollout-2026-10-02T12-00-00-0199-codex-sess.jsonl")
     assert (t.model, t.effort, t.session_id, t.cwd, t.complete, t.turns) == (
-        "gpt-5-codex", "high", "0199-codex-sess", "/work/run", True, 2)
+        "gpt-5-codex",
+        "high",
+        "0199-codex-sess",
+        "/work/run",
+        True,
+        2,
+    )
     assert t.tokens == TokenUsage(fresh_input=3000, cache_read=6000, output=400, reasoning=300)
     # event_msg copies of messages are not rendered twice; injected context is a system event.
     assert kinds(t.events) == ["system", "system", "user", "reasoning", "tool", "tool", "assistant"]
@@ -151,7 +201,8 @@ def test_codex_rollout_uses_total_token_usage_and_the_tools_diff():
     files = changes_by_path(t)
     assert files["/work/run/solution.py"].changes[0].diff == (
         "--- a/work/run/solution.py\n+++ b/work/run/solution.py\n@@ -3,2 +3,2 @@\n def kernel(x):\n"
-        "-    return x * 2\n+    return fast(x)\n")
+        "-    return x * 2\n+    return fast(x)\n"
+    )
     assert files["/work/run/solution.py"].changes[0].source == "tool"
     assert files["/work/run/kernels/fast.py"].final_content == "def fast(x):\n    return x.mul(2)\n"
 
@@ -161,7 +212,10 @@ def test_codex_rollout_aborted_with_heredoc_patch():
     assert t.tokens == TokenUsage(fresh_input=1000, cache_read=500, output=120)
     assert (t.complete, t.incomplete_reason) == (False, "turn aborted (interrupted)")
     change = changes_by_path(t)["solution.py"].changes[0]
-    assert (change.source, change.diff) == ("patch", "--- a/solution.py\n+++ b/solution.py\n@@ @@\n-    return x * 2\n+    return x + x\n")
+    assert (change.source, change.diff) == (
+        "patch",
+        "--- a/solution.py\n+++ b/solution.py\n@@ @@\n-    return x * 2\n+    return x + x\n",
+    )
     assert [e.is_error for e in t.events if e.kind == "tool"] == [False, True]
     assert t.events[-1].kind == "raw" and "brand_new_event" in t.events[-1].subtype
     assert any(e.subtype == "compaction" for e in t.events)
@@ -173,12 +227,25 @@ def test_codex_exec_sums_turn_usage():
     assert (t.model, t.turns, t.tool_calls, t.complete) == ("", 2, 3, True)
     assert [e.is_error for e in t.events if e.kind == "tool"] == [False, False, True]
     assert {f.path: (f.changes[0].action, f.combined_diff) for f in t.file_changes} == {
-        "/work/run/new.py": ("create", ""), "/work/run/solution.py": ("edit", "")}
+        "/work/run/new.py": ("create", ""),
+        "/work/run/solution.py": ("edit", ""),
+    }
     failed = load_transcript(FIXTURES / "codex/exec_failed.jsonl")
     assert (failed.complete, failed.incomplete_reason) == (False, "turn failed: stream disconnected")
 
 
+def test_codex_collab_child_rollout_is_read_under_the_spawn_call():
+    t = load_transcript(FIXTURES / "codex_collab/rollout-2026-10-02T13-00-00-parent-thread.jsonl")
+    assert tree(t.subagents) == [("child-thread", "call_spawn", "", [])]
+    child = t.subagents[0]
+    assert child.prompt == "Benchmark solution.py" and kinds(child.events) == ["system", "tool", "assistant"]
+    assert child.tokens == TokenUsage(fresh_input=800, output=50)
+    assert t.tokens == TokenUsage(fresh_input=2800, cache_read=1000, output=250)
+    assert (t.model, t.effort, t.complete) == ("gpt-5.1-codex", "xhigh", True)
+
+
 # --- opencode, Kimi, Cursor, droid, Gemini --------------------------------------------------------
+
 
 def test_opencode_sums_steps_and_nests_the_child_session():
     t = load_transcript(FIXTURES / "opencode/run.jsonl")
@@ -190,7 +257,9 @@ def test_opencode_sums_steps_and_nests_the_child_session():
     cfg = changes_by_path(t)["/work/run/cfg.py"]
     assert cfg.changes[0].diff.startswith("Index: /work/run/cfg.py\n")
     assert cfg.final_content == "a = 1\nb = 3\n"
-    assert cfg.combined_diff == "--- a/work/run/cfg.py\n+++ b/work/run/cfg.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n"
+    assert (
+        cfg.combined_diff == "--- a/work/run/cfg.py\n+++ b/work/run/cfg.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n"
+    )
     assert t.complete and t.events[1].duration_s == pytest.approx(0.25)
     error = load_transcript(FIXTURES / "opencode/error.jsonl")
     assert (error.complete, error.incomplete_reason) == (False, "error: rate limited")
@@ -202,7 +271,8 @@ def test_kimi_print():
     assert kinds(t.events) == ["reasoning", "assistant", "tool", "tool", "tool", "assistant"]
     assert tree(t.subagents) == [("tc_3", "tc_3", "coder", [])] and t.subagents[0].prompt == "Run the tests"
     assert changes_by_path(t)["/work/run/solution.py"].changes[0].diff == (
-        "--- a/work/run/solution.py\n+++ b/work/run/solution.py\n@@ -1 +1 @@\n-x * 2\n+x.mul(2)\n")
+        "--- a/work/run/solution.py\n+++ b/work/run/solution.py\n@@ -1 +1 @@\n-x * 2\n+x.mul(2)\n"
+    )
 
 
 def test_kimi_wire_parallel_subagents_and_streamed_text():
@@ -210,7 +280,10 @@ def test_kimi_wire_parallel_subagents_and_streamed_text():
     assert t.tokens == TokenUsage(fresh_input=950, cache_read=1000, cache_write=200, output=105)
     assert tree(t.subagents) == [("tc_a", "tc_a", "coder", []), ("tc_b", "tc_b", "coder", [])]
     assert [e.text for e in t.events if e.kind in ("reasoning", "assistant")] == [
-        "Plan: delegate.", "Delegating two checks.", "Both checks pass."]
+        "Plan: delegate.",
+        "Delegating two checks.",
+        "Both checks pass.",
+    ]
     assert t.subagents[0].events[0].result == "0.9 ms" and t.subagents[1].events[0].text == "lint clean"
     assert changes_by_path(t)["out.txt"].final_content == "fast\n"
     assert t.complete
@@ -229,7 +302,8 @@ def test_cursor():
     # The failed write changed nothing; the edit's own diffString is used.
     assert list(changes_by_path(t)) == ["/work/run/solution.py"]
     assert changes_by_path(t)["/work/run/solution.py"].changes[0].diff == (
-        "--- a/work/run/solution.py\n+++ b/work/run/solution.py\n@@ -4 +4 @@\n-    return x * 2\n+    return x.mul(2)\n")
+        "--- a/work/run/solution.py\n+++ b/work/run/solution.py\n@@ -4 +4 @@\n-    return x * 2\n+    return x.mul(2)\n"
+    )
 
 
 def test_droid_reads_tokens_from_the_settings_sidecar(tmp_path):
@@ -255,7 +329,8 @@ def test_gemini_session_json_and_jsonl(name):
     if name.endswith(".jsonl"):  # the $set patch completed the pending tool call; the orphan patch is raw
         assert t.events[0].kind == "raw" and "'nope'" in t.events[0].subtype
         assert [e.result for e in t.events if e.kind == "tool"] == [
-            "Successfully modified file: /work/run/solution.py (1 replacements)."]
+            "Successfully modified file: /work/run/solution.py (1 replacements)."
+        ]
     else:
         assert [e.is_error for e in t.events if e.kind == "tool"] == [False, True]
 

@@ -12,12 +12,58 @@ from viewer import load_transcript, render_transcript_html, write_transcript_pag
 from viewer.render.script import SCRIPT
 
 FIXTURES = Path(__file__).parent / "fixtures"
-ALL = sorted(p for p in FIXTURES.rglob("*.json*") if "subagents" not in p.parts and p.name not in ("settings.json", "result.json")
-             and not p.name.startswith("agent-"))
-ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h3", "div", "span", "nav", "button",
-                "section", "article", "header", "time", "a", "pre", "p", "details", "summary", "template", "input",
-                "label", "ul", "ol", "li", "strong", "em", "code", "table", "thead", "tbody", "tr", "th", "td", "script",
-                "blockquote", "hr", "br", "h2", "h4", "h5", "h6"}
+ALL = sorted(
+    p
+    for p in FIXTURES.rglob("*.json*")
+    if "subagents" not in p.parts and p.name not in ("settings.json", "result.json") and not p.name.startswith("agent-")
+)
+ALLOWED_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "main",
+    "h1",
+    "h3",
+    "div",
+    "span",
+    "nav",
+    "button",
+    "section",
+    "article",
+    "header",
+    "time",
+    "a",
+    "pre",
+    "p",
+    "details",
+    "summary",
+    "template",
+    "input",
+    "label",
+    "ul",
+    "ol",
+    "li",
+    "strong",
+    "em",
+    "code",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "script",
+    "blockquote",
+    "hr",
+    "br",
+    "h2",
+    "h4",
+    "h5",
+    "h6",
+}
 
 
 class Tags(HTMLParser):
@@ -119,5 +165,5 @@ def test_long_output_is_folded_behind_show_all(tmp_path):
     path.write_text("".join(json.dumps(l) + "\n" for l in lines))
     page = render_transcript_html(path)
     assert 'class="show-all" data-template="t' in page and "show all (300 lines" in page
-    preview = page[page.index('<div class="preview">'):page.index('<button type="button" class="show-all"')]
+    preview = page[page.index('<div class="preview">') : page.index('<button type="button" class="show-all"')]
     assert "line 0 " in preview and "line 299" not in preview

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..builder import MAIN, Builder
 from ..coerce import get, to_int, to_str, to_time_s
 from ..jsonl import iter_lines, read_json
+from ..model import Transcript
 from .claude_common import add_message, usage_of
 
 FORMAT, HARNESS = "claude-session", "Claude Code"
@@ -22,7 +23,7 @@ _AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
 _SKIPPED = ("file-history-snapshot", "progress", "queue-operation", "last-prompt")
 
 
-def parse(path: Path) -> "Transcript":  # noqa: F821
+def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     graph: dict[str, str] = {}  # uuid -> parentUuid, main thread only
     line_of: dict[str, int] = {}
@@ -33,9 +34,12 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
         key = _AGENT_FILE.match(agent_file.name).group(1)
         keys.append(key)
         b.source = agent_file.name
-        b.spawn(key, to_str(get(meta, "toolUseId")),
-                agent_type=to_str(get(meta, "agentType") or get(meta, "subagent_type")),
-                description=to_str(get(meta, "description")))
+        b.spawn(
+            key,
+            to_str(get(meta, "toolUseId")),
+            agent_type=to_str(get(meta, "agentType") or get(meta, "subagent_type")),
+            description=to_str(get(meta, "description")),
+        )
         _parse_file(b, agent_file, key, {}, {})
     for key in keys:  # after all files: a nested agent's call may sit in a later file
         if not b.spawn_parent(key):
@@ -68,8 +72,9 @@ def _parse_file(b: Builder, path: Path, agent: str | None, graph: dict, line_of:
         if kind in ("user", "assistant"):
             message = obj.get("message")
             before = b.last_event(agent_here)
-            add_message(b, message, kind, agent_here, line=line.number, time_s=time_s,
-                        tool_result=obj.get("toolUseResult"))
+            add_message(
+                b, message, kind, agent_here, line=line.number, time_s=time_s, tool_result=obj.get("toolUseResult")
+            )
             after = b.last_event(agent_here)
             if kind == "assistant" and isinstance(get(message, "usage"), dict):
                 first = None
@@ -83,8 +88,14 @@ def _parse_file(b: Builder, path: Path, agent: str | None, graph: dict, line_of:
             elif kind == "user" and agent_here is MAIN:
                 last_stop = ""
         elif kind == "summary":
-            b.add("system", agent_here, subtype="summary", text=f"Session summary: {to_str(obj.get('summary'))}",
-                  line=line.number, time_s=time_s)
+            b.add(
+                "system",
+                agent_here,
+                subtype="summary",
+                text=f"Session summary: {to_str(obj.get('summary'))}",
+                line=line.number,
+                time_s=time_s,
+            )
         elif kind == "system":
             _system(b, obj, agent_here, line.number, time_s)
             if agent_here is MAIN and obj.get("subtype") == "api_error":
@@ -92,8 +103,14 @@ def _parse_file(b: Builder, path: Path, agent: str | None, graph: dict, line_of:
         elif kind in _SKIPPED:
             continue  # bookkeeping with nothing to read in a transcript
         elif kind == "attachment":
-            b.add("system", agent_here, subtype="attachment", line=line.number, time_s=time_s,
-                  text=f"Attachment: {to_str(get(obj, 'attachment', 'type')) or '?'}")
+            b.add(
+                "system",
+                agent_here,
+                subtype="attachment",
+                line=line.number,
+                time_s=time_s,
+                text=f"Attachment: {to_str(get(obj, 'attachment', 'type')) or '?'}",
+            )
         else:
             b.raw(line, obj, agent_here)
     return last_stop
@@ -111,17 +128,35 @@ def _system(b: Builder, obj: dict, agent: str | None, line: int, time_s: float |
     subtype = to_str(obj.get("subtype"))
     if subtype == "compact_boundary":
         meta = obj.get("compactMetadata") or obj.get("compact_metadata") or {}
-        b.add("system", agent, subtype="compaction", line=line, time_s=time_s,
-              text=f"Context compacted ({to_str(get(meta, 'trigger')) or 'auto'}; "
-                   f"{to_int(get(meta, 'preTokens') or get(meta, 'pre_tokens')):,} tokens before)")
+        b.add(
+            "system",
+            agent,
+            subtype="compaction",
+            line=line,
+            time_s=time_s,
+            text=f"Context compacted ({to_str(get(meta, 'trigger')) or 'auto'}; "
+            f"{to_int(get(meta, 'preTokens') or get(meta, 'pre_tokens')):,} tokens before)",
+        )
     elif subtype == "api_error":
-        b.add("error", agent, subtype="api_error", line=line, time_s=time_s,
-              text=f"API error: {to_str(get(obj, 'error', 'message') or obj.get('content') or obj.get('error'))}")
+        b.add(
+            "error",
+            agent,
+            subtype="api_error",
+            line=line,
+            time_s=time_s,
+            text=f"API error: {to_str(get(obj, 'error', 'message') or obj.get('content') or obj.get('error'))}",
+        )
     elif subtype == "turn_duration":
         return  # timing bookkeeping; durations come from timestamps
     else:
-        b.add("system", agent, subtype=subtype or "system", line=line, time_s=time_s,
-              text=to_str(obj.get("content")) or subtype)
+        b.add(
+            "system",
+            agent,
+            subtype=subtype or "system",
+            line=line,
+            time_s=time_s,
+            text=to_str(obj.get("content")) or subtype,
+        )
 
 
 def _mark_abandoned_branches(b: Builder, graph: dict[str, str], line_of: dict[str, int]) -> None:
@@ -159,14 +194,22 @@ def _call_by_agent_id(b: Builder, agent_id: str) -> str:
     """The Task call whose result names this agent id (`toolUseResult.agentId`, or the result text)."""
     if agent_id in b.links:
         return b.links[agent_id]
-    return b.find_tool(lambda e: e.tool_name in ("Task", "Agent") and e.result is not None
-                       and f"agentId: {agent_id}" in (e.result or ""))
+    return b.find_tool(
+        lambda e: (
+            e.tool_name in ("Task", "Agent") and e.result is not None and f"agentId: {agent_id}" in (e.result or "")
+        )
+    )
 
 
 def _call_by_prompt(b: Builder, key: str) -> str:
     first_user = next((e.text for e in b.thread(key) if e.kind == "user"), "")
     if not first_user:
         return ""
-    return b.find_tool(lambda e: e.tool_name in ("Task", "Agent") and isinstance(e.tool_input, dict)
-                       and to_str(e.tool_input.get("prompt")).strip() == first_user.strip()
-                       and not b.is_claimed(e.tool_id))
+    return b.find_tool(
+        lambda e: (
+            e.tool_name in ("Task", "Agent")
+            and isinstance(e.tool_input, dict)
+            and to_str(e.tool_input.get("prompt")).strip() == first_user.strip()
+            and not b.is_claimed(e.tool_id)
+        )
+    )

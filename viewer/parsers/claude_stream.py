@@ -12,6 +12,7 @@ from pathlib import Path
 from ..builder import Builder
 from ..coerce import get, to_float, to_int, to_str, to_time_s
 from ..jsonl import iter_lines
+from ..model import Transcript
 from .claude_common import add_message, usage_of
 
 FORMAT, HARNESS = "claude-stream", "Claude Code"
@@ -23,7 +24,7 @@ _RESULT_REASONS = {
 }
 
 
-def parse(path: Path) -> "Transcript":  # noqa: F821 (forward name for readers)
+def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     for line in iter_lines(path):
         obj = line.obj
@@ -36,8 +37,9 @@ def parse(path: Path) -> "Transcript":  # noqa: F821 (forward name for readers)
             _system(b, obj, line.number, time_s)
         elif kind in ("assistant", "user"):
             message = obj.get("message")
-            add_message(b, message, kind, agent, line=line.number, time_s=time_s,
-                        tool_result=obj.get("tool_use_result"))
+            add_message(
+                b, message, kind, agent, line=line.number, time_s=time_s, tool_result=obj.get("tool_use_result")
+            )
             if kind == "assistant" and isinstance(get(message, "usage"), dict):
                 first = _first_anchor_of(b, agent, line.number)
                 key = (to_str(get(message, "id")) or f"line{line.number}", to_str(obj.get("requestId")))
@@ -66,24 +68,44 @@ def _system(b: Builder, obj: dict, line: int, time_s: float | None) -> None:
         b.effort = to_str(obj.get("effort") or obj.get("reasoning_effort")) or b.effort
         version = to_str(obj.get("claude_code_version"))
         tools = obj.get("tools") if isinstance(obj.get("tools"), list) else []
-        b.add("system", subtype="init", time_s=time_s, line=line,
-              text=f"Session started (Claude Code {version or '?'}), model {b.model or '?'}, "
-                   f"{len(tools)} tools, permission mode {to_str(obj.get('permissionMode')) or '?'}")
+        b.add(
+            "system",
+            subtype="init",
+            time_s=time_s,
+            line=line,
+            text=f"Session started (Claude Code {version or '?'}), model {b.model or '?'}, "
+            f"{len(tools)} tools, permission mode {to_str(obj.get('permissionMode')) or '?'}",
+        )
     elif subtype == "task_started":
         tool_id = to_str(obj.get("tool_use_id"))
-        b.spawn(tool_id or to_str(obj.get("task_id")) or None, tool_id,
-                agent_type=to_str(obj.get("subagent_type")), description=to_str(obj.get("description")))
+        b.spawn(
+            tool_id or to_str(obj.get("task_id")) or None,
+            tool_id,
+            agent_type=to_str(obj.get("subagent_type")),
+            description=to_str(obj.get("description")),
+        )
     elif subtype == "task_notification":
         tool_id = to_str(obj.get("tool_use_id")) or None
-        b.add("system", tool_id, subtype="task_notification", time_s=time_s, line=line,
-              text=f"Subagent {to_str(obj.get('status')) or 'finished'}: {to_str(obj.get('summary'))}")
+        b.add(
+            "system",
+            tool_id,
+            subtype="task_notification",
+            time_s=time_s,
+            line=line,
+            text=f"Subagent {to_str(obj.get('status')) or 'finished'}: {to_str(obj.get('summary'))}",
+        )
     elif subtype == "task_progress":
         return  # progress ticks repeat what the subagent's own messages show
     elif subtype == "compact_boundary":
         meta = obj.get("compact_metadata") if isinstance(obj.get("compact_metadata"), dict) else {}
-        b.add("system", subtype="compaction", time_s=time_s, line=line,
-              text=f"Context compacted ({to_str(meta.get('trigger')) or 'auto'}; "
-                   f"{to_int(meta.get('pre_tokens')):,} tokens before)")
+        b.add(
+            "system",
+            subtype="compaction",
+            time_s=time_s,
+            line=line,
+            text=f"Context compacted ({to_str(meta.get('trigger')) or 'auto'}; "
+            f"{to_int(meta.get('pre_tokens')):,} tokens before)",
+        )
     else:
         b.raw(line, obj, why=f"system record {subtype!r}")
 

@@ -13,7 +13,7 @@ from ..builder import Builder
 from ..coerce import to_str, to_text, to_time_s
 from ..edits import command_text, shell_writes
 from ..jsonl import iter_lines
-from ..model import FileChange
+from ..model import FileChange, Transcript
 from .codex_rollout import codex_usage
 
 FORMAT, HARNESS = "codex-exec", "Codex CLI"
@@ -21,7 +21,7 @@ _TOOL_ITEMS = {"command_execution", "file_change", "mcp_tool_call", "web_search"
 _ACTIONS = {"add": "create", "delete": "delete", "update": "edit"}
 
 
-def parse(path: Path) -> "Transcript":  # noqa: F821
+def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     turns, last_turn_event = 0, ""
     for line in iter_lines(path):
@@ -40,7 +40,9 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
             b.usage(("turn", turns), codex_usage(obj.get("usage")))
         elif kind == "turn.failed":
             last_turn_event = kind
-            message = to_str((obj.get("error") or {}).get("message") if isinstance(obj.get("error"), dict) else obj.get("error"))
+            message = to_str(
+                (obj.get("error") or {}).get("message") if isinstance(obj.get("error"), dict) else obj.get("error")
+            )
             b.add("error", subtype="turn.failed", text=f"Turn failed: {message}", time_s=time_s, line=line.number)
             b.incomplete_reason = f"turn failed: {message}"
         elif kind.startswith("item.") and isinstance(obj.get("item"), dict):
@@ -108,5 +110,8 @@ def _changes(item: dict) -> list[FileChange]:
         return shell_writes(command_text(item.get("command")))
     if item.get("type") != "file_change" or not isinstance(item.get("changes"), list):
         return []
-    return [FileChange(to_str(c.get("path")), _ACTIONS.get(to_str(c.get("kind")), "edit"), "", "none")
-            for c in item["changes"] if isinstance(c, dict) and c.get("path")]
+    return [
+        FileChange(to_str(c.get("path")), _ACTIONS.get(to_str(c.get("kind")), "edit"), "", "none")
+        for c in item["changes"]
+        if isinstance(c, dict) and c.get("path")
+    ]

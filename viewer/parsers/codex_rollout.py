@@ -16,27 +16,51 @@ from ..builder import MAIN, Builder
 from ..coerce import as_list, clip, get, parse_args, to_int, to_str, to_text, to_time_s
 from ..edits import command_text, parse_apply_patch, shell_writes, with_header
 from ..jsonl import iter_lines
-from ..model import FileChange, TokenUsage
+from ..model import FileChange, TokenUsage, Transcript
 
 FORMAT, HARNESS = "codex-rollout", "Codex CLI"
 
-_RESPONSE_TYPES = {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-                   "custom_tool_call_output", "local_shell_call", "web_search_call"}
+_RESPONSE_TYPES = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+}
 # event_msg records that repeat response items or only mark progress.
-_QUIET_EVENTS = {"user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
-                 "exec_command_begin", "exec_command_output_delta", "patch_apply_begin",
-                 "agent_message_delta", "agent_reasoning_delta", "collab_agent_spawn_begin",
-                 "mcp_tool_call_begin", "mcp_tool_call_end", "item_started", "item_completed"}
+_QUIET_EVENTS = {
+    "user_message",
+    "agent_message",
+    "agent_reasoning",
+    "agent_reasoning_raw_content",
+    "exec_command_begin",
+    "exec_command_output_delta",
+    "patch_apply_begin",
+    "agent_message_delta",
+    "agent_reasoning_delta",
+    "collab_agent_spawn_begin",
+    "mcp_tool_call_begin",
+    "mcp_tool_call_end",
+    "item_started",
+    "item_completed",
+}
 _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions")
 
 
 def codex_usage(usage: Any) -> TokenUsage:
     cached, reasoning = to_int(get(usage, "cached_input_tokens")), to_int(get(usage, "reasoning_output_tokens"))
-    return TokenUsage(fresh_input=max(to_int(get(usage, "input_tokens")) - cached, 0), cache_read=cached,
-                      output=max(to_int(get(usage, "output_tokens")) - reasoning, 0), reasoning=reasoning)
+    return TokenUsage(
+        fresh_input=max(to_int(get(usage, "input_tokens")) - cached, 0),
+        cache_read=cached,
+        output=max(to_int(get(usage, "output_tokens")) - reasoning, 0),
+        reasoning=reasoning,
+    )
 
 
-def parse(path: Path) -> "Transcript":  # noqa: F821
+def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     state = {"total": TokenUsage(), "updates": 0, "open_task": False, "saw_task": False}
     _parse_file(b, path, MAIN, state)
@@ -70,9 +94,15 @@ def _parse_file(b: Builder, path: Path, agent: str | None, state: dict) -> None:
                 b.session_id = to_str(payload.get("id")) or b.session_id
                 b.cwd = to_str(payload.get("cwd")) or b.cwd
                 b.started_at = to_time_s(payload.get("timestamp")) or b.started_at
-            b.add("system", agent, subtype="session", time_s=time_s, line=line.number,
-                  text=f"Session {to_str(payload.get('id'))} ({to_str(payload.get('originator'))} "
-                       f"{to_str(payload.get('cli_version'))}), provider {to_str(payload.get('model_provider')) or '?'}")
+            b.add(
+                "system",
+                agent,
+                subtype="session",
+                time_s=time_s,
+                line=line.number,
+                text=f"Session {to_str(payload.get('id'))} ({to_str(payload.get('originator'))} "
+                f"{to_str(payload.get('cli_version'))}), provider {to_str(payload.get('model_provider')) or '?'}",
+            )
         elif kind == "turn_context":
             if agent is MAIN:
                 b.model = to_str(payload.get("model")) or b.model
@@ -83,8 +113,14 @@ def _parse_file(b: Builder, path: Path, agent: str | None, state: dict) -> None:
         elif kind == "event_msg":
             _event_msg(b, payload, agent, line, time_s, state)
         elif kind == "compacted":
-            b.add("system", agent, subtype="compaction", time_s=time_s, line=line.number,
-                  text="Context compacted.\n" + clip(to_str(payload.get("message")), 4000))
+            b.add(
+                "system",
+                agent,
+                subtype="compaction",
+                time_s=time_s,
+                line=line.number,
+                text="Context compacted.\n" + clip(to_str(payload.get("message")), 4000),
+            )
         else:
             b.raw(line, obj, agent)
 
@@ -101,13 +137,25 @@ def _response_item(b: Builder, item: dict, agent, line: int, time_s) -> None:
             b.add("user", agent, text=text, time_s=time_s, line=line)
     elif kind == "reasoning":
         summary = "\n\n".join(to_str(get(s, "text")) for s in as_list(item.get("summary")) if isinstance(s, dict))
-        b.add("reasoning", agent, time_s=time_s, line=line,
-              text=summary or ("(reasoning encrypted)" if item.get("encrypted_content") else "(no reasoning summary)"))
+        b.add(
+            "reasoning",
+            agent,
+            time_s=time_s,
+            line=line,
+            text=summary or ("(reasoning encrypted)" if item.get("encrypted_content") else "(no reasoning summary)"),
+        )
     elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
         name = to_str(item.get("name")) or kind
         args = parse_args(item.get("arguments")) if kind == "function_call" else item.get("input", item.get("action"))
-        b.call(to_str(item.get("call_id") or item.get("id")), name, args, agent,
-               changes=_changes_from_call(name, args), time_s=time_s, line=line)
+        b.call(
+            to_str(item.get("call_id") or item.get("id")),
+            name,
+            args,
+            agent,
+            changes=_changes_from_call(name, args),
+            time_s=time_s,
+            line=line,
+        )
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output, is_error = _output(item.get("output"))
         b.result(to_str(item.get("call_id")), output, is_error, time_s, agent=agent, line=line)
@@ -143,8 +191,12 @@ def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> Non
             if agent is MAIN and tokens != state["total"]:
                 previous, state["total"] = state["total"], tokens
                 state["updates"] += 1
-                delta = TokenUsage(*(max(getattr(tokens, f) - getattr(previous, f), 0) for f in
-                                     ("fresh_input", "cache_read", "cache_write", "output", "reasoning")))
+                delta = TokenUsage(
+                    *(
+                        max(getattr(tokens, f) - getattr(previous, f), 0)
+                        for f in ("fresh_input", "cache_read", "cache_write", "output", "reasoning")
+                    )
+                )
                 b.usage(("token_count", state["updates"]), delta, agent)
             elif agent is not MAIN:
                 b.usage(("child", agent), tokens, agent)  # a child's latest total replaces its earlier one
@@ -153,8 +205,14 @@ def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> Non
     elif kind == "task_complete" and agent is MAIN:
         state["open_task"] = False
     elif kind == "turn_aborted":
-        b.add("error", agent, subtype="turn_aborted", time_s=time_s, line=line.number,
-              text=f"Turn aborted: {to_str(event.get('reason')) or 'interrupted'}")
+        b.add(
+            "error",
+            agent,
+            subtype="turn_aborted",
+            time_s=time_s,
+            line=line.number,
+            text=f"Turn aborted: {to_str(event.get('reason')) or 'interrupted'}",
+        )
         if agent is MAIN:
             b.incomplete_reason = f"turn aborted ({to_str(event.get('reason')) or 'interrupted'})"
             state["open_task"] = True
@@ -169,8 +227,13 @@ def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> Non
     elif kind == "collab_agent_spawn_end":
         child = to_str(event.get("new_thread_id") or event.get("receiver_thread_id"))
         if child:
-            b.spawn(child, to_str(event.get("call_id")), agent_type=to_str(event.get("agent_type")),
-                    prompt=to_str(event.get("prompt")), parent_agent=agent)
+            b.spawn(
+                child,
+                to_str(event.get("call_id")),
+                agent_type=to_str(event.get("agent_type")),
+                prompt=to_str(event.get("prompt")),
+                parent_agent=agent,
+            )
     elif kind in _QUIET_EVENTS or kind in ("task_started", "task_complete"):
         return
     else:
@@ -191,12 +254,23 @@ def _patch_applied(b: Builder, event: dict) -> None:
         kind, move = to_str(change.get("type")) or "update", to_str(change.get("move_path")) or None
         before = rebuilt.get(move or path) or rebuilt.get(path)
         diff = with_header(move or path, to_str(change.get("unified_diff")))
-        content = to_str(change.get("content")) if kind == "add" and "content" in change else (
-            before.new_content if before else None)
+        content = (
+            to_str(change.get("content"))
+            if kind == "add" and "content" in change
+            else (before.new_content if before else None)
+        )
         action = {"add": "create", "delete": "delete"}.get(kind, "move" if move else "edit")
-        changes.append(FileChange(move or path, action, diff or (before.diff if before else ""),
-                                  "tool" if diff else "patch", new_content=content, move_to=move,
-                                  replacements=before.replacements if before else ()))
+        changes.append(
+            FileChange(
+                move or path,
+                action,
+                diff or (before.diff if before else ""),
+                "tool" if diff else "patch",
+                new_content=content,
+                move_to=move,
+                replacements=before.replacements if before else (),
+            )
+        )
     if changes and call:
         b.update_tool(call_id, changes=tuple(changes))
 
@@ -213,6 +287,5 @@ def _attach_child_rollouts(b: Builder, path: Path) -> None:
         child = to_str(get(head.obj, "payload", "id")) if head and head.obj else ""
         if child in children:
             b.source = sibling.name
-            _parse_file(b, sibling, child, {"total": TokenUsage(), "updates": 0, "open_task": False,
-                                            "saw_task": False})
+            _parse_file(b, sibling, child, {"total": TokenUsage(), "updates": 0, "open_task": False, "saw_task": False})
     b.source = path.name

@@ -14,12 +14,12 @@ from ..builder import Builder
 from ..coerce import get, to_float, to_int, to_str, to_text, to_time_s
 from ..edits import edit_change, shell_writes, with_header, write_change
 from ..jsonl import iter_lines
-from ..model import FileChange, TokenUsage
+from ..model import FileChange, TokenUsage, Transcript
 
 FORMAT, HARNESS = "cursor", "Cursor agent"
 
 
-def parse(path: Path) -> "Transcript":  # noqa: F821
+def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     thinking_block = 0
     for line in iter_lines(path):
@@ -27,12 +27,21 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
         if obj is None:
             b.raw(line)
             continue
-        kind, subtype, time_s = to_str(obj.get("type")), to_str(obj.get("subtype")), to_time_s(obj.get("timestamp_ms") or obj.get("timestamp"))
+        kind, subtype, time_s = (
+            to_str(obj.get("type")),
+            to_str(obj.get("subtype")),
+            to_time_s(obj.get("timestamp_ms") or obj.get("timestamp")),
+        )
         if kind == "system" and subtype == "init":
             b.session_id, b.cwd = to_str(obj.get("session_id")), to_str(obj.get("cwd"))
             b.model = to_str(obj.get("model"))
-            b.add("system", subtype="init", time_s=time_s, line=line.number,
-                  text=f"Session started, model {b.model or '?'}, permission mode {to_str(obj.get('permissionMode')) or '?'}")
+            b.add(
+                "system",
+                subtype="init",
+                time_s=time_s,
+                line=line.number,
+                text=f"Session started, model {b.model or '?'}, permission mode {to_str(obj.get('permissionMode')) or '?'}",
+            )
         elif kind in ("user", "assistant"):
             text = to_text(get(obj, "message", "content"))
             b.add(kind, text=text, time_s=time_s, line=line.number)
@@ -62,14 +71,17 @@ def _tool_call(b: Builder, obj: dict, subtype: str, line: int, time_s) -> None:
     if b.tool_event(call_id) is None:
         b.call(call_id, name, args, changes=_changes(name, args, None), time_s=time_s, line=line)
         if name == "task" and isinstance(args, dict):
-            b.register_spawn_call(call_id, to_str(args.get("subagentType") or args.get("subagent_type")),
-                                  to_str(args.get("description")), to_str(args.get("prompt")))
+            b.register_spawn_call(
+                call_id,
+                to_str(args.get("subagentType") or args.get("subagent_type")),
+                to_str(args.get("description")),
+                to_str(args.get("prompt")),
+            )
     if subtype == "completed":
         result = body.get("result") if isinstance(body.get("result"), dict) else {}
         failed = "error" in result or "failure" in result
         outcome = result.get("error") or result.get("failure") if failed else result.get("success", result)
-        b.result(call_id, _output(outcome), failed, time_s, changes=_changes(name, args, outcome) or None,
-                 line=line)
+        b.result(call_id, _output(outcome), failed, time_s, changes=_changes(name, args, outcome) or None, line=line)
 
 
 def _output(outcome: Any) -> str:
@@ -108,14 +120,21 @@ def _result(b: Builder, obj: dict, line: int, time_s) -> None:
     usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else None
     if usage:
         # Cursor reports Anthropic-style counts: inputTokens excludes cache reads and writes.
-        b.stated_tokens = TokenUsage(fresh_input=to_int(usage.get("inputTokens")),
-                                     cache_read=to_int(usage.get("cacheReadTokens")),
-                                     cache_write=to_int(usage.get("cacheWriteTokens")),
-                                     output=to_int(usage.get("outputTokens")))
+        b.stated_tokens = TokenUsage(
+            fresh_input=to_int(usage.get("inputTokens")),
+            cache_read=to_int(usage.get("cacheReadTokens")),
+            cache_write=to_int(usage.get("cacheWriteTokens")),
+            output=to_int(usage.get("outputTokens")),
+        )
     duration_ms = to_float(obj.get("duration_ms"))
     if duration_ms is not None:
         b.duration_s = duration_ms / 1000
     b.complete = not obj.get("is_error")
     b.incomplete_reason = f"the run ended with an error: {to_str(obj.get('result'))[:300]}"
-    b.add("error" if obj.get("is_error") else "system", subtype="result", time_s=time_s, line=line,
-          text="Run finished" + (" with an error" if obj.get("is_error") else ""))
+    b.add(
+        "error" if obj.get("is_error") else "system",
+        subtype="result",
+        time_s=time_s,
+        line=line,
+        text="Run finished" + (" with an error" if obj.get("is_error") else ""),
+    )

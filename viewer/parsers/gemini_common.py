@@ -13,9 +13,12 @@ def gemini_usage(tokens: Any) -> TokenUsage:
     """Gemini's `input` includes cached tokens; `tool` (tool-use prompt tokens) is fresh input;
     `thoughts` are reported apart from `output`."""
     cached = to_int(get(tokens, "cached"))
-    return TokenUsage(fresh_input=max(to_int(get(tokens, "input")) - cached, 0) + to_int(get(tokens, "tool")),
-                      cache_read=cached, output=to_int(get(tokens, "output")),
-                      reasoning=to_int(get(tokens, "thoughts")))
+    return TokenUsage(
+        fresh_input=max(to_int(get(tokens, "input")) - cached, 0) + to_int(get(tokens, "tool")),
+        cache_read=cached,
+        output=to_int(get(tokens, "output")),
+        reasoning=to_int(get(tokens, "thoughts")),
+    )
 
 
 def changes(name: str, args: Any, display: Any = None) -> list[FileChange]:
@@ -30,9 +33,17 @@ def changes(name: str, args: Any, display: Any = None) -> list[FileChange]:
     if name == "replace" and path:
         rebuilt = edit_change(path, to_str(args.get("old_string")), to_str(args.get("new_string")))
         if recorded:
-            return [FileChange(path, "edit", recorded, "tool", replacements=rebuilt.replacements,
-                               new_content=new_content if isinstance(new_content, str) else None,
-                               old_content=old_content)]
+            return [
+                FileChange(
+                    path,
+                    "edit",
+                    recorded,
+                    "tool",
+                    replacements=rebuilt.replacements,
+                    new_content=new_content if isinstance(new_content, str) else None,
+                    old_content=old_content,
+                )
+            ]
         return [rebuilt]
     if name == "write_file" and path:
         change = write_change(path, to_str(args.get("content")))

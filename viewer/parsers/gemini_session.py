@@ -12,13 +12,14 @@ from typing import Any
 from ..builder import Builder
 from ..coerce import as_list, get, to_str, to_text, to_time_s
 from ..jsonl import Line, iter_lines, read_json
+from ..model import Transcript
 from .gemini_common import changes, gemini_usage
 
 FORMAT, HARNESS = "gemini-session", "Gemini CLI"
 _DONE = ("success", "error", "cancelled")
 
 
-def parse(path: Path) -> "Transcript":  # noqa: F821
+def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     whole = read_json(path)
     if isinstance(whole, dict):
@@ -74,8 +75,12 @@ def _message(b: Builder, message: dict, line: int) -> None:
         b.model = b.model or to_str(message.get("model"))
         first = None
         for thought in as_list(message.get("thoughts")):
-            event = b.add("reasoning", text=f"**{to_str(get(thought, 'subject'))}**\n{to_str(get(thought, 'description'))}",
-                          time_s=to_time_s(get(thought, "timestamp")) or time_s, line=line)
+            event = b.add(
+                "reasoning",
+                text=f"**{to_str(get(thought, 'subject'))}**\n{to_str(get(thought, 'description'))}",
+                time_s=to_time_s(get(thought, "timestamp")) or time_s,
+                line=line,
+            )
             first = first or event.anchor
         text = to_text(message.get("content"))
         if text:
@@ -88,8 +93,13 @@ def _message(b: Builder, message: dict, line: int) -> None:
         if isinstance(message.get("tokens"), dict):
             b.usage(("message", to_str(message.get("id")) or line), gemini_usage(message["tokens"]), anchor=first)
     elif kind in ("error", "warning"):
-        b.add("error" if kind == "error" else "system", subtype=kind, text=to_text(message.get("content")),
-              time_s=time_s, line=line)
+        b.add(
+            "error" if kind == "error" else "system",
+            subtype=kind,
+            text=to_text(message.get("content")),
+            time_s=time_s,
+            line=line,
+        )
     elif kind == "info":
         b.add("system", subtype="info", text=to_text(message.get("content")), time_s=time_s, line=line)
     else:
@@ -98,11 +108,19 @@ def _message(b: Builder, message: dict, line: int) -> None:
 
 def _tool_call(b: Builder, call: dict, line: int, time_s):
     name, args, call_id = to_str(call.get("name")), call.get("args"), to_str(call.get("id"))
-    event = b.call(call_id, name, args, changes=changes(name, args, call.get("resultDisplay")),
-                   time_s=to_time_s(call.get("timestamp")) or time_s, line=line)
+    event = b.call(
+        call_id,
+        name,
+        args,
+        changes=changes(name, args, call.get("resultDisplay")),
+        time_s=to_time_s(call.get("timestamp")) or time_s,
+        line=line,
+    )
     status = to_str(call.get("status"))
     if status in _DONE or call.get("result") is not None:
-        b.result(call_id, _result_text(call.get("result"), call.get("resultDisplay")), status != "success", None, line=line)
+        b.result(
+            call_id, _result_text(call.get("result"), call.get("resultDisplay")), status != "success", None, line=line
+        )
     return event
 
 

@@ -10,13 +10,13 @@ from typing import Any
 from ..builder import Builder
 from ..coerce import get, parse_args, to_float, to_int, to_str, to_text, to_time_s
 from ..jsonl import iter_lines
-from ..model import TokenUsage
+from ..model import TokenUsage, Transcript
 from .gemini_common import changes
 
 FORMAT, HARNESS = "gemini-stream", "Gemini CLI"
 
 
-def parse(path: Path) -> "Transcript":  # noqa: F821
+def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     segment = 0  # assistant deltas join until something else happens
     for line in iter_lines(path):
@@ -27,8 +27,13 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
         kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
         if kind == "init":
             b.session_id, b.model = to_str(obj.get("session_id")), to_str(obj.get("model"))
-            b.add("system", subtype="init", text=f"Session started, model {b.model or '?'}", time_s=time_s,
-                  line=line.number)
+            b.add(
+                "system",
+                subtype="init",
+                text=f"Session started, model {b.model or '?'}",
+                time_s=time_s,
+                line=line.number,
+            )
         elif kind == "message":
             role = "user" if obj.get("role") == "user" else "assistant"
             text = to_text(obj.get("content"))
@@ -46,8 +51,13 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
             b.result(to_str(obj.get("tool_id")), to_text(output), failed, time_s, line=line.number)
         elif kind == "error":
             segment += 1
-            b.add("error" if obj.get("severity") != "warning" else "system", subtype="error",
-                  text=to_str(obj.get("message")), time_s=time_s, line=line.number)
+            b.add(
+                "error" if obj.get("severity") != "warning" else "system",
+                subtype="error",
+                text=to_str(obj.get("message")),
+                time_s=time_s,
+                line=line.number,
+            )
         elif kind == "result":
             _result(b, obj, line.number, time_s)
         else:
@@ -64,14 +74,25 @@ def _result(b: Builder, obj: dict, line: int, time_s) -> None:
     b.duration_s = duration_ms / 1000 if duration_ms is not None else None
     b.complete = obj.get("status") == "success"
     message = to_str(get(obj, "error", "message"))
-    b.incomplete_reason = f"the run ended with status {to_str(obj.get('status')) or '?'}" + (f": {message}" if message else "")
-    b.add("system" if b.complete else "error", subtype="result", time_s=time_s, line=line,
-          text=f"Run finished: {to_str(obj.get('status')) or '?'}" + (f"\n{message}" if message else ""))
+    b.incomplete_reason = f"the run ended with status {to_str(obj.get('status')) or '?'}" + (
+        f": {message}" if message else ""
+    )
+    b.add(
+        "system" if b.complete else "error",
+        subtype="result",
+        time_s=time_s,
+        line=line,
+        text=f"Run finished: {to_str(obj.get('status')) or '?'}" + (f"\n{message}" if message else ""),
+    )
 
 
 def _usage(stats: Any) -> TokenUsage:
     """`input_tokens` (or `input`) includes `cached`; thoughts when reported apart."""
     cached = to_int(get(stats, "cached"))
     total_in = to_int(get(stats, "input_tokens") or get(stats, "input"))
-    return TokenUsage(fresh_input=max(total_in - cached, 0), cache_read=cached,
-                      output=to_int(get(stats, "output_tokens")), reasoning=to_int(get(stats, "thoughts")))
+    return TokenUsage(
+        fresh_input=max(total_in - cached, 0),
+        cache_read=cached,
+        output=to_int(get(stats, "output_tokens")),
+        reasoning=to_int(get(stats, "thoughts")),
+    )

@@ -11,12 +11,13 @@ from pathlib import Path
 from ..builder import Builder
 from ..coerce import as_list, to_str, to_text, to_time_s
 from ..jsonl import iter_lines
+from ..model import Transcript
 from .kimi_common import add_call
 
 FORMAT, HARNESS = "kimi-print", "Kimi CLI"
 
 
-def parse(path: Path) -> "Transcript":  # noqa: F821
+def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     for line in iter_lines(path):
         obj = line.obj

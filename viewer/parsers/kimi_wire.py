@@ -15,17 +15,31 @@ from typing import Any
 from ..builder import MAIN, Builder
 from ..coerce import get, to_int, to_str, to_text, to_time_s
 from ..jsonl import iter_lines
-from ..model import TokenUsage
+from ..model import TokenUsage, Transcript
 from .kimi_common import add_call
 
 FORMAT, HARNESS = "kimi-wire", "Kimi CLI"
-_LOOP_NAMES = {"step.begin": "StepBegin", "content.part": "ContentPart", "tool.call": "ToolCall",
-               "tool.result": "ToolResult", "step.end": "StatusUpdate", "turn.begin": "TurnBegin"}
-_QUIET = {"StepBegin", "TurnEnd", "ToolCallPart", "ApprovalRequest", "ApprovalResponse", "ApprovalRequestResolved",
-          "CompactionEnd", "metadata"}
+_LOOP_NAMES = {
+    "step.begin": "StepBegin",
+    "content.part": "ContentPart",
+    "tool.call": "ToolCall",
+    "tool.result": "ToolResult",
+    "step.end": "StatusUpdate",
+    "turn.begin": "TurnBegin",
+}
+_QUIET = {
+    "StepBegin",
+    "TurnEnd",
+    "ToolCallPart",
+    "ApprovalRequest",
+    "ApprovalResponse",
+    "ApprovalRequestResolved",
+    "CompactionEnd",
+    "metadata",
+}
 
 
-def parse(path: Path) -> "Transcript":  # noqa: F821
+def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     counter = {"step": 0}
     for line in iter_lines(path):
@@ -71,30 +85,45 @@ def _handle(b: Builder, kind: str, payload: Any, agent, line, time_s, counter: d
         if not b.append_text(agent, event_kind, text, (agent, counter["step"])):
             b.add(event_kind, agent, text=text, time_s=time_s, line=line.number)
     elif kind == "ToolCall":
-        add_call(b, data.get("tool_call") if isinstance(data.get("tool_call"), dict) else data, agent,
-                 line.number, time_s)
+        add_call(
+            b, data.get("tool_call") if isinstance(data.get("tool_call"), dict) else data, agent, line.number, time_s
+        )
     elif kind == "ToolResult":
         value = data.get("return_value") if isinstance(data.get("return_value"), dict) else data
         output = value.get("output")
         if not output and value.get("message"):
             output = value.get("message")
-        b.result(to_str(data.get("tool_call_id")), to_text(output), bool(value.get("is_error")), time_s,
-                 agent=agent, line=line.number)
+        b.result(
+            to_str(data.get("tool_call_id")),
+            to_text(output),
+            bool(value.get("is_error")),
+            time_s,
+            agent=agent,
+            line=line.number,
+        )
     elif kind == "StatusUpdate":
         usage = data.get("token_usage") if isinstance(data.get("token_usage"), dict) else data.get("usage")
         if isinstance(usage, dict):
             counter["usage"] = counter.get("usage", 0) + 1
-            b.usage(("step", counter["usage"]), TokenUsage(
-                fresh_input=to_int(usage.get("input_other")), cache_read=to_int(usage.get("input_cache_read")),
-                cache_write=to_int(usage.get("input_cache_creation")), output=to_int(usage.get("output"))), agent)
+            b.usage(
+                ("step", counter["usage"]),
+                TokenUsage(
+                    fresh_input=to_int(usage.get("input_other")),
+                    cache_read=to_int(usage.get("input_cache_read")),
+                    cache_write=to_int(usage.get("input_cache_creation")),
+                    output=to_int(usage.get("output")),
+                ),
+                agent,
+            )
     elif kind == "SubagentEvent":
         child = to_str(data.get("task_tool_call_id") or data.get("parent_tool_call_id"))
         inner = data.get("event")
         if child and isinstance(inner, dict):
             b.spawn(child, child, parent_agent=agent)
             inner_kind = to_str(inner.get("type"))
-            _handle(b, _LOOP_NAMES.get(inner_kind, inner_kind), inner.get("payload", inner), child, line,
-                    time_s, counter)
+            _handle(
+                b, _LOOP_NAMES.get(inner_kind, inner_kind), inner.get("payload", inner), child, line, time_s, counter
+            )
         else:
             b.raw(line, payload, agent, why="subagent event without a task call id")
     elif kind == "StepInterrupted":

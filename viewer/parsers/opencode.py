@@ -14,12 +14,12 @@ from ..builder import MAIN, Builder
 from ..coerce import get, to_float, to_int, to_str, to_text, to_time_s
 from ..edits import edit_change, shell_writes, unified, with_header, write_change
 from ..jsonl import iter_lines
-from ..model import FileChange, TokenUsage
+from ..model import FileChange, TokenUsage, Transcript
 
 FORMAT, HARNESS = "opencode", "opencode"
 
 
-def parse(path: Path) -> "Transcript":  # noqa: F821
+def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     steps, cost, last_reason = 0, None, ""
     for line in iter_lines(path):
@@ -67,9 +67,13 @@ def parse(path: Path) -> "Transcript":  # noqa: F821
 
 
 def _tokens(tokens: Any) -> TokenUsage:
-    return TokenUsage(fresh_input=to_int(get(tokens, "input")), cache_read=to_int(get(tokens, "cache", "read")),
-                      cache_write=to_int(get(tokens, "cache", "write")), output=to_int(get(tokens, "output")),
-                      reasoning=to_int(get(tokens, "reasoning")))
+    return TokenUsage(
+        fresh_input=to_int(get(tokens, "input")),
+        cache_read=to_int(get(tokens, "cache", "read")),
+        cache_write=to_int(get(tokens, "cache", "write")),
+        output=to_int(get(tokens, "output")),
+        reasoning=to_int(get(tokens, "reasoning")),
+    )
 
 
 def _tool(b: Builder, part: dict, agent, line: int, time_s) -> None:
@@ -77,8 +81,16 @@ def _tool(b: Builder, part: dict, agent, line: int, time_s) -> None:
     name, call_id = to_str(part.get("tool")), to_str(part.get("callID") or part.get("id"))
     tool_input, metadata = state.get("input"), state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
     start, end = to_time_s(get(state, "time", "start")), to_time_s(get(state, "time", "end"))
-    b.call(call_id, name, tool_input, agent, changes=_changes(name, tool_input, metadata),
-           time_s=start or time_s, line=line, subtype=to_str(state.get("title")))
+    b.call(
+        call_id,
+        name,
+        tool_input,
+        agent,
+        changes=_changes(name, tool_input, metadata),
+        time_s=start or time_s,
+        line=line,
+        subtype=to_str(state.get("title")),
+    )
     status = to_str(state.get("status"))
     if status in ("completed", "error"):
         output = state.get("output") if status == "completed" else state.get("error")
@@ -87,12 +99,22 @@ def _tool(b: Builder, part: dict, agent, line: int, time_s) -> None:
         child = to_str(metadata.get("sessionId") or metadata.get("sessionID"))
         args = tool_input if isinstance(tool_input, dict) else {}
         if child:
-            b.spawn(child, call_id, agent_type=to_str(args.get("subagent_type")),
-                    description=to_str(args.get("description")), prompt=to_str(args.get("prompt")),
-                    parent_agent=agent)
+            b.spawn(
+                child,
+                call_id,
+                agent_type=to_str(args.get("subagent_type")),
+                description=to_str(args.get("description")),
+                prompt=to_str(args.get("prompt")),
+                parent_agent=agent,
+            )
         else:
-            b.register_spawn_call(call_id, to_str(args.get("subagent_type")), to_str(args.get("description")),
-                                  to_str(args.get("prompt")), agent)
+            b.register_spawn_call(
+                call_id,
+                to_str(args.get("subagent_type")),
+                to_str(args.get("description")),
+                to_str(args.get("prompt")),
+                agent,
+            )
 
 
 def _changes(name: str, args: Any, metadata: dict) -> list[FileChange]:
@@ -103,14 +125,23 @@ def _changes(name: str, args: Any, metadata: dict) -> list[FileChange]:
     if name in ("edit", "write") and path and filediff and isinstance(filediff.get("after"), str):
         before, after = to_str(filediff.get("before")), filediff["after"]
         diff = with_header(path, to_str(metadata.get("diff"))) or unified(before, after, path)
-        return [FileChange(path, "edit" if name == "edit" else "write", diff, "tool", new_content=after,
-                           old_content=before)]
+        return [
+            FileChange(path, "edit" if name == "edit" else "write", diff, "tool", new_content=after, old_content=before)
+        ]
     if name == "edit" and path:
-        rebuilt = edit_change(path, to_str(args.get("oldString")), to_str(args.get("newString")),
-                              bool(args.get("replaceAll")))
+        rebuilt = edit_change(
+            path, to_str(args.get("oldString")), to_str(args.get("newString")), bool(args.get("replaceAll"))
+        )
         recorded = with_header(path, to_str(metadata.get("diff")))
-        return [FileChange(path, "edit", recorded, "tool", replacements=rebuilt.replacements,
-                           replace_all=rebuilt.replace_all)] if recorded else [rebuilt]
+        return (
+            [
+                FileChange(
+                    path, "edit", recorded, "tool", replacements=rebuilt.replacements, replace_all=rebuilt.replace_all
+                )
+            ]
+            if recorded
+            else [rebuilt]
+        )
     if name == "write" and path:
         return [write_change(path, to_str(args.get("content")))]
     if name == "bash":

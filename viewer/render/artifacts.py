@@ -39,7 +39,13 @@ def artifact_tabs(run_dir: Path | None) -> list[Tab]:
     tabs = []
     solution = run_dir / "solution.py"
     if solution.is_file():
-        tabs.append(Tab("solution", "solution.py", fold(_read_text(solution), lambda t: highlight_code(t, "solution.py"), "code")))
+        tabs.append(
+            Tab(
+                "solution",
+                "solution.py",
+                fold(_read_text(solution), lambda t: highlight_code(t, "solution.py"), "code"),
+            )
+        )
     result = run_dir / "result.json"
     if result.is_file():
         tabs.append(Tab("result", "result", render_result(result)))
@@ -54,7 +60,9 @@ def render_result(path: Path) -> str:
     try:
         data = json.loads(text)
     except ValueError as error:
-        return f'<p class="error">{esc(path.name)} is not valid JSON ({esc(error)}); shown as text.</p>{fold(text, pre)}'
+        return (
+            f'<p class="error">{esc(path.name)} is not valid JSON ({esc(error)}); shown as text.</p>{fold(text, pre)}'
+        )
     if not isinstance(data, dict):
         return fold(text, pre)
     rows = [(key, data.get(key)) for key in ("schema", "problem", "agent", "model", "harness") if key in data]
@@ -70,7 +78,7 @@ def render_result(path: Path) -> str:
     facts = "".join(f"<tr><th>{esc(k)}</th><td>{esc(_cell(v))}</td></tr>" for k, v in rows)
     shapes = data.get("shapes")
     table = _shape_table(shapes) if isinstance(shapes, list) and shapes else ""
-    raw = f'<details><summary>raw result.json</summary>{fold(to_json(data), pre)}</details>'
+    raw = f"<details><summary>raw result.json</summary>{fold(to_json(data), pre)}</details>"
     return f'<table class="facts">{facts}</table>{table}{raw}'
 
 

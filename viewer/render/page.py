@@ -30,29 +30,51 @@ def render_page(transcript_or_path, *, run_dir=None, title=None) -> str:
     else:
         path = Path(transcript_or_path)
         transcript = load_transcript(path)
-        if run_dir is None and path.is_dir() and any((path / n).exists() for n in ("result.json", "solution.py", "logs")):
+        if (
+            run_dir is None
+            and path.is_dir()
+            and any((path / n).exists() for n in ("result.json", "solution.py", "logs"))
+        ):
             run_dir = path
     reset_ids()
-    title = title or f"{transcript.harness} · {transcript.model or 'unknown model'} · {transcript.session_id or Path(transcript.path).name}"
+    title = (
+        title
+        or f"{transcript.harness} · {transcript.model or 'unknown model'} · {transcript.session_id or Path(transcript.path).name}"
+    )
     timeline = Timeline(transcript)
     events_html = timeline.render(transcript.events) + timeline.unplaced(transcript)
-    tabs = [("timeline", "timeline", _timeline_panel(transcript, events_html)),
-            ("changes", f"changes ({len(transcript.file_changes)} files)", render_changes(transcript))]
+    tabs = [
+        ("timeline", "timeline", _timeline_panel(transcript, events_html)),
+        (
+            "changes",
+            f"changes ({len(transcript.file_changes)} file{'' if len(transcript.file_changes) == 1 else 's'})",
+            render_changes(transcript),
+        ),
+    ]
     tabs += [(tab.key, tab.label, tab.body_html) for tab in artifact_tabs(run_dir)]
-    tab_buttons = "".join(f'<button type="button" class="tab" data-tab="{esc(key)}" aria-selected="{str(i == 0).lower()}">'
-                          f'{esc(label)}</button>' for i, (key, label, _) in enumerate(tabs))
-    panels = "".join(f'<section class="panel" id="tab-{esc(key)}"{" hidden" if i else ""}>{body}</section>'
-                     for i, (key, _, body) in enumerate(tabs))
+    tab_buttons = "".join(
+        f'<button type="button" class="tab" data-tab="{esc(key)}" aria-selected="{str(i == 0).lower()}">'
+        f"{esc(label)}</button>"
+        for i, (key, label, _) in enumerate(tabs)
+    )
+    panels = "".join(
+        f'<section class="panel" id="tab-{esc(key)}"{" hidden" if i else ""}>{body}</section>'
+        for i, (key, _, body) in enumerate(tabs)
+    )
     css = CSS + pygments_css()
-    csp = (f"default-src 'none'; script-src '{_sha256(SCRIPT)}'; style-src '{_sha256(css)}'; img-src data:; "
-           "base-uri 'none'; form-action 'none'")
-    return (f'<!DOCTYPE html>\n<html lang="en" data-theme="light"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<meta name="referrer" content="no-referrer"><title>{esc(title)}</title><style>{css}</style></head>'
-            f'<body><main><h1>{esc(title)}</h1>{_banner(transcript)}{_cards(transcript)}'
-            f'<div class="toolbar"><nav class="tabs">{tab_buttons}</nav>{_controls(transcript)}</div>'
-            f'{panels}</main><script>{SCRIPT}</script></body></html>\n')
+    csp = (
+        f"default-src 'none'; script-src '{_sha256(SCRIPT)}'; style-src '{_sha256(css)}'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    return (
+        f'<!DOCTYPE html>\n<html lang="en" data-theme="light"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="referrer" content="no-referrer"><title>{esc(title)}</title><style>{css}</style></head>'
+        f"<body><main><h1>{esc(title)}</h1>{_banner(transcript)}{_cards(transcript)}"
+        f'<div class="toolbar"><nav class="tabs">{tab_buttons}</nav>{_controls(transcript)}</div>'
+        f"{panels}</main><script>{SCRIPT}</script></body></html>\n"
+    )
 
 
 def _banner(t: Transcript) -> str:
@@ -68,18 +90,29 @@ def _banner(t: Transcript) -> str:
 def _cards(t: Transcript) -> str:
     tokens = t.tokens
     cards = [
-        ("harness", f"{t.harness} ({t.format})"), ("model", t.model or "not recorded"), ("effort", t.effort or "—"),
-        ("session", t.session_id or "—"), ("working directory", t.cwd or "—"), ("started", fmt_time(t.started_at) or "—"),
-        ("duration", fmt_duration(t.duration_s) or "—"), ("turns", str(t.turns)), ("tool calls", str(t.tool_calls)),
-        ("fresh input tokens", f"{tokens.fresh_input:,}"), ("cache read tokens", f"{tokens.cache_read:,}"),
-        ("cache write tokens", f"{tokens.cache_write:,}"), ("output tokens", f"{tokens.output:,}"),
-        ("reasoning tokens", f"{tokens.reasoning:,}"), ("total tokens", f"{tokens.total:,} ({fmt_tokens(tokens.total)})"),
+        ("harness", f"{t.harness} ({t.format})"),
+        ("model", t.model or "not recorded"),
+        ("effort", t.effort or "—"),
+        ("session", t.session_id or "—"),
+        ("working directory", t.cwd or "—"),
+        ("started", fmt_time(t.started_at) or "—"),
+        ("duration", fmt_duration(t.duration_s) or "—"),
+        ("turns", str(t.turns)),
+        ("tool calls", str(t.tool_calls)),
+        ("fresh input tokens", f"{tokens.fresh_input:,}"),
+        ("cache read tokens", f"{tokens.cache_read:,}"),
+        ("cache write tokens", f"{tokens.cache_write:,}"),
+        ("output tokens", f"{tokens.output:,}"),
+        ("reasoning tokens", f"{tokens.reasoning:,}"),
+        ("total tokens", f"{tokens.total:,} ({fmt_tokens(tokens.total)})"),
         ("cost", f"${t.cost_usd:.4f}" if t.cost_usd is not None else "not stated"),
         ("subagents", str(sum(1 for top in t.subagents for _ in top.walk()))),
         ("files changed", str(len(t.file_changes))),
     ]
-    body = "".join(f'<div class="card" data-card="{esc(k)}"><div class="k">{esc(k)}</div><div class="v">{esc(v)}</div></div>'
-                   for k, v in cards)
+    body = "".join(
+        f'<div class="card" data-card="{esc(k)}"><div class="k">{esc(k)}</div><div class="v">{esc(v)}</div></div>'
+        for k, v in cards
+    )
     return f'<div class="cards">{body}</div>'
 
 
@@ -87,12 +120,17 @@ def _controls(t: Transcript) -> str:
     counts = {kind: 0 for kind in EVENT_KINDS}
     for event in t.all_events():
         counts[event.kind] = counts.get(event.kind, 0) + 1
-    boxes = "".join(f'<label><input type="checkbox" data-kind="{kind}" checked> {kind} ({counts[kind]})</label>'
-                    for kind in EVENT_KINDS if counts[kind])
-    return (f'<input id="search" type="search" placeholder="search events…" aria-label="search events">'
-            f'<span id="search-status" class="muted"></span><span class="filters">{boxes}</span>'
-            f'<button type="button" id="expand-all">expand all</button><button type="button" id="collapse-all">collapse all</button>'
-            f'<button type="button" id="theme" title="light / dark">theme</button>')
+    boxes = "".join(
+        f'<label><input type="checkbox" data-kind="{kind}" checked> {kind} ({counts[kind]})</label>'
+        for kind in EVENT_KINDS
+        if counts[kind]
+    )
+    return (
+        f'<input id="search" type="search" placeholder="search events…" aria-label="search events">'
+        f'<span id="search-status" class="muted"></span><span class="filters">{boxes}</span>'
+        f'<button type="button" id="expand-all">expand all</button><button type="button" id="collapse-all">collapse all</button>'
+        f'<button type="button" id="theme" title="light / dark">theme</button>'
+    )
 
 
 def _timeline_panel(t: Transcript, events_html: str) -> str:

@@ -51,6 +51,7 @@ def reset_ids() -> None:
 
 # --- folding -----------------------------------------------------------------------------------
 
+
 def needs_fold(text: str) -> bool:
     return len(text) > FOLD_CHARS or text.count("\n") > FOLD_LINES
 
@@ -67,9 +68,11 @@ def fold(text: str, render, cls: str = "out") -> str:
         return f'<div class="{cls}">{render(text)}</div>'
     tid = fresh_id("t")
     lines = text.count("\n") + 1
-    return (f'<div class="{cls} folded"><div class="preview">{render(preview(text))}</div>'
-            f'<button type="button" class="show-all" data-template="{tid}">show all ({lines:,} lines, '
-            f'{len(text):,} characters)</button><template id="{tid}">{render(text)}</template></div>')
+    return (
+        f'<div class="{cls} folded"><div class="preview">{render(preview(text))}</div>'
+        f'<button type="button" class="show-all" data-template="{tid}">show all ({lines:,} lines, '
+        f'{len(text):,} characters)</button><template id="{tid}">{render(text)}</template></div>'
+    )
 
 
 def pre(text: str) -> str:
@@ -112,6 +115,7 @@ def pygments_css() -> str:
 
 # --- Markdown ------------------------------------------------------------------------------------
 
+
 def _fence(code: str, language: str, _attrs: str) -> str:
     return highlight_code(code, language=language.strip().split()[0]) if language.strip() else ""
 
@@ -141,5 +145,5 @@ def markdown(text: str) -> str:
         return pre(text)
     try:
         return f'<div class="md">{_markdown().render(clean(text))}</div>'
-    except Exception:  # noqa: BLE001: a Markdown edge case must not stop the page build
+    except Exception:  # noqa: BLE001 - a Markdown edge case must not stop the page build
         return pre(text)

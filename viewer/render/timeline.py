@@ -10,8 +10,15 @@ from ..coerce import to_json, to_str
 from ..model import Event, Subagent, TokenUsage, Transcript
 from .text import esc, fold, highlight_diff, markdown, needs_fold, pre
 
-KIND_LABELS = {"user": "user", "assistant": "assistant", "reasoning": "reasoning", "tool": "tool",
-               "system": "system", "error": "error", "raw": "raw"}
+KIND_LABELS = {
+    "user": "user",
+    "assistant": "assistant",
+    "reasoning": "reasoning",
+    "tool": "tool",
+    "system": "system",
+    "error": "error",
+    "raw": "raw",
+}
 
 
 def fmt_tokens(count: int) -> str:
@@ -48,8 +55,13 @@ def fmt_time(time_s: float | None) -> str:
 def token_badge(tokens: TokenUsage | None) -> str:
     if not tokens:
         return ""
-    parts = [("in", tokens.fresh_input), ("cache r", tokens.cache_read), ("cache w", tokens.cache_write),
-             ("out", tokens.output), ("think", tokens.reasoning)]
+    parts = [
+        ("in", tokens.fresh_input),
+        ("cache r", tokens.cache_read),
+        ("cache w", tokens.cache_write),
+        ("out", tokens.output),
+        ("think", tokens.reasoning),
+    ]
     title = ", ".join(f"{name} {value:,}" for name, value in parts)
     shown = " · ".join(f"{name} {fmt_tokens(value)}" for name, value in parts if value)
     return f'<span class="badge tokens" title="{esc(title)}">{esc(shown)}</span>'
@@ -76,7 +88,9 @@ class Timeline:
             return ""
         # Walking top-down, rendering a node places its descendants, so each shows once.
         body = "".join(self.subagent(node) for node in rest if node.key not in self.placed)
-        return f'<section class="unplaced"><h3>Subagents whose spawning call is not in the transcript</h3>{body}</section>'
+        return (
+            f'<section class="unplaced"><h3>Subagents whose spawning call is not in the transcript</h3>{body}</section>'
+        )
 
     def event(self, e: Event) -> str:
         head = self.head(e)
@@ -91,10 +105,15 @@ class Timeline:
             body = f'<p class="raw-note">{esc(e.subtype or "unknown record")} ({esc(where)})</p>' + fold(e.text, pre)
         else:
             body = fold(e.text, pre, "text")
-        classes = f"ev ev-{esc(e.kind)}" + (" is-error" if e.is_error else "") + (
-            " off-branch" if e.subtype == "abandoned branch" else "")
-        return (f'<article class="{classes}" id="{esc(e.anchor)}" data-kind="{esc(e.kind)}">{head}'
-                f'<div class="ev-body">{body}</div>{self.children_of(e)}</article>')
+        classes = (
+            f"ev ev-{esc(e.kind)}"
+            + (" is-error" if e.is_error else "")
+            + (" off-branch" if e.subtype == "abandoned branch" else "")
+        )
+        return (
+            f'<article class="{classes}" id="{esc(e.anchor)}" data-kind="{esc(e.kind)}">{head}'
+            f'<div class="ev-body">{body}</div>{self.children_of(e)}</article>'
+        )
 
     def head(self, e: Event) -> str:
         label = KIND_LABELS.get(e.kind, "raw")
@@ -111,8 +130,14 @@ class Timeline:
         elif e.subtype and e.kind in ("system", "error", "user", "assistant"):
             parts.append(f'<span class="summary">{esc(e.subtype)}</span>')
         if e.time_s is not None:
-            offset = f" (+{fmt_duration(e.time_s - self.start_s)})" if self.start_s is not None and e.time_s >= self.start_s else ""
-            parts.append(f'<time title="{esc(fmt_time(e.time_s))}">{esc(fmt_time(e.time_s)[11:19])}{esc(offset)}</time>')
+            offset = (
+                f" (+{fmt_duration(e.time_s - self.start_s)})"
+                if self.start_s is not None and e.time_s >= self.start_s
+                else ""
+            )
+            parts.append(
+                f'<time title="{esc(fmt_time(e.time_s))}">{esc(fmt_time(e.time_s)[11:19])}{esc(offset)}</time>'
+            )
         if e.duration_s is not None:
             parts.append(f'<span class="dur" title="duration">{esc(fmt_duration(e.duration_s))}</span>')
         parts.append(token_badge(e.tokens))
@@ -122,12 +147,16 @@ class Timeline:
     def tool_body(self, e: Event) -> str:
         out = [f'<div class="args"><div class="label">arguments</div>{fold(tool_args_text(e.tool_input), pre)}</div>']
         for change in e.changes:
-            out.append(f'<div class="change"><div class="label">{esc(change.action)} {esc(change.path)} '
-                       f'<span class="src">({esc(change.source)} diff)</span></div>{fold(change.diff, highlight_diff, "diff")}</div>')
+            out.append(
+                f'<div class="change"><div class="label">{esc(change.action)} {esc(change.path)} '
+                f'<span class="src">({esc(change.source)} diff)</span></div>{fold(change.diff, highlight_diff, "diff")}</div>'
+            )
         if e.result is not None:
             label = "error" if e.is_error else "result"
-            out.append(f'<div class="result"><div class="label">{label}</div>'
-                       f'{fold(e.result, pre) if e.result else "<p class=empty>(empty)</p>"}</div>')
+            out.append(
+                f'<div class="result"><div class="label">{label}</div>'
+                f"{fold(e.result, pre) if e.result else '<p class=empty>(empty)</p>'}</div>"
+            )
         return "".join(out)
 
     def children_of(self, e: Event) -> str:
@@ -140,17 +169,31 @@ class Timeline:
         counts = f"{len(node.events)} events · {node.tool_calls} tool calls"
         tokens = f" · {fmt_tokens(node.tokens.total)} tokens" if node.tokens else ""
         title = node.description or node.key
-        prompt = (f'<div class="prompt"><div class="label">prompt</div>{fold(node.prompt, pre)}</div>'
-                  if node.prompt else "")
+        prompt = (
+            f'<div class="prompt"><div class="label">prompt</div>{fold(node.prompt, pre)}</div>' if node.prompt else ""
+        )
         body = self.render(node.events) or '<p class="empty">(no events recorded for this subagent)</p>'
-        return (f'<details class="subagent" data-agent="{esc(node.key)}"><summary><span class="kind">subagent</span>'
-                f'<span class="tool-name">{esc(node.agent_type or "agent")}</span>'
-                f'<span class="summary">{esc(title)}</span><span class="badge">{esc(counts + tokens)}</span>'
-                f'</summary>{prompt}<div class="sub-events">{body}</div></details>')
+        return (
+            f'<details class="subagent" data-agent="{esc(node.key)}"><summary><span class="kind">subagent</span>'
+            f'<span class="tool-name">{esc(node.agent_type or "agent")}</span>'
+            f'<span class="summary">{esc(title)}</span><span class="badge">{esc(counts + tokens)}</span>'
+            f'</summary>{prompt}<div class="sub-events">{body}</div></details>'
+        )
 
 
-_SUMMARY_KEYS = ("command", "cmd", "file_path", "filePath", "path", "absolute_path", "pattern", "query",
-                 "url", "description", "prompt")
+_SUMMARY_KEYS = (
+    "command",
+    "cmd",
+    "file_path",
+    "filePath",
+    "path",
+    "absolute_path",
+    "pattern",
+    "query",
+    "url",
+    "description",
+    "prompt",
+)
 
 
 def tool_summary(e: Event) -> str:
