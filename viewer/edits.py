@@ -19,7 +19,13 @@ def _side(prefix: str, path: str) -> str:
     return f"{prefix}/{path.lstrip('/')}"
 
 
+# difflib can be slow (worse than linear) on very large inputs; past this, say so instead.
+DIFF_LIMIT_CHARS = 1_000_000
+
+
 def unified(old: str, new: str, path: str, context: int = 3) -> str:
+    if len(old) + len(new) > DIFF_LIMIT_CHARS:
+        return f"{header(path)}@@ too large to diff in the viewer ({len(old):,} -> {len(new):,} characters) @@\n"
     old_lines = old.splitlines(keepends=True)
     new_lines = new.splitlines(keepends=True)
     lines = difflib.unified_diff(old_lines, new_lines, _side("a", path), _side("b", path), n=context)

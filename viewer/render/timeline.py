@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
-from ..coerce import to_json, to_str
+from ..coerce import clip, to_json, to_str
 from ..model import Event, Subagent, TokenUsage, Transcript
-from .text import esc, fold, highlight_diff, markdown, needs_fold, pre
+from .text import esc, fold, highlight_diff, markdown, pre
 
 KIND_LABELS = {
     "user": "user",
@@ -213,7 +213,11 @@ def tool_summary(e: Event) -> str:
 
 
 def tool_args_text(args: Any) -> str:
-    """Commands show as text; everything else as indented JSON."""
+    """Commands show as text; everything else as indented JSON (clipped like any other text)."""
+    return clip(_args_text(args))
+
+
+def _args_text(args: Any) -> str:
     if isinstance(args, dict) and len(args) <= 3:
         command = args.get("command", args.get("cmd"))
         if isinstance(command, str) and "\n" in command:
@@ -224,4 +228,4 @@ def tool_args_text(args: Any) -> str:
     return to_json(args) if args is not None else ""
 
 
-__all__ = ["Timeline", "fmt_duration", "fmt_time", "fmt_tokens", "token_badge", "needs_fold"]
+__all__ = ["Timeline", "fmt_duration", "fmt_time", "fmt_tokens", "token_badge"]
