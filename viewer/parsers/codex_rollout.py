@@ -1,0 +1,291 @@
+"""OpenAI Codex CLI rollout files (`rollout-<ts>-<uuid>.jsonl`: `{timestamp, type, payload}`).
+
+Response items are rendered; the `event_msg` copies of the same messages are skipped. Tokens come
+from the last `token_count.info.total_token_usage` (the record is written twice per update, so
+summing `last_token_usage` would double count); per-turn badges are the deltas between totals.
+Codex counts cached tokens inside `input_tokens` and reasoning inside `output_tokens`: both are
+split out here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..builder import MAIN, Builder
+from ..coerce import as_list, clip, get, parse_args, to_int, to_str, to_text, to_time_s
+from ..edits import command_text, parse_apply_patch, shell_writes, with_header
+from ..jsonl import iter_lines
+from ..model import FileChange, TokenUsage, Transcript
+
+FORMAT, HARNESS = "codex-rollout", "Codex CLI"
+
+_RESPONSE_TYPES = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+}
+# event_msg records that repeat response items or only mark progress.
+_QUIET_EVENTS = {
+    "user_message",
+    "agent_message",
+    "agent_reasoning",
+    "agent_reasoning_raw_content",
+    "exec_command_begin",
+    "exec_command_output_delta",
+    "patch_apply_begin",
+    "agent_message_delta",
+    "agent_reasoning_delta",
+    "collab_agent_spawn_begin",
+    "mcp_tool_call_begin",
+    "mcp_tool_call_end",
+    "item_started",
+    "item_completed",
+}
+_INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions")
+
+
+def codex_usage(usage: Any) -> TokenUsage:
+    cached, reasoning = to_int(get(usage, "cached_input_tokens")), to_int(get(usage, "reasoning_output_tokens"))
+    return TokenUsage(
+        fresh_input=max(to_int(get(usage, "input_tokens")) - cached, 0),
+        cache_read=cached,
+        output=max(to_int(get(usage, "output_tokens")) - reasoning, 0),
+        reasoning=reasoning,
+    )
+
+
+def parse(path: Path) -> Transcript:
+    b = Builder(FORMAT, HARNESS, path)
+    state = {"total": TokenUsage(), "updates": 0, "open_task": False, "saw_task": False}
+    _parse_file(b, path, MAIN, state)
+    _attach_child_rollouts(b, path)
+    if not b.spawn_keys():  # with collab children the run total is the sum of every thread's
+        b.stated_tokens = state["total"]
+    if state["saw_task"] and not state["open_task"] and not b.incomplete_reason.startswith("turn aborted"):
+        b.complete = True
+    return b.build()
+
+
+def _parse_file(b: Builder, path: Path, agent: str | None, state: dict) -> None:
+    for line in iter_lines(path):
+        obj = line.obj
+        if obj is None:
+            b.raw(line, agent=agent)
+            continue
+        kind, payload, time_s = to_str(obj.get("type")), obj.get("payload"), to_time_s(obj.get("timestamp"))
+        if payload is None and kind in _RESPONSE_TYPES:  # early versions: bare response items
+            kind, payload = "response_item", obj
+        if not isinstance(payload, dict):
+            if "instructions" in obj and obj.get("id"):  # early versions' first line
+                b.session_id = b.session_id or to_str(obj.get("id"))
+                continue
+            if obj.get("record_type") == "state":
+                continue
+            b.raw(line, obj, agent)
+            continue
+        if kind == "session_meta":
+            if agent is MAIN:
+                b.session_id = to_str(payload.get("id")) or b.session_id
+                b.cwd = to_str(payload.get("cwd")) or b.cwd
+                b.started_at = to_time_s(payload.get("timestamp")) or b.started_at
+            b.add(
+                "system",
+                agent,
+                subtype="session",
+                time_s=time_s,
+                line=line.number,
+                text=f"Session {to_str(payload.get('id'))} ({to_str(payload.get('originator'))} "
+                f"{to_str(payload.get('cli_version'))}), provider {to_str(payload.get('model_provider')) or '?'}",
+            )
+        elif kind == "turn_context":
+            if agent is MAIN:
+                b.model = to_str(payload.get("model")) or b.model
+                b.effort = to_str(payload.get("effort") or payload.get("reasoning_effort")) or b.effort
+                b.cwd = b.cwd or to_str(payload.get("cwd"))
+        elif kind == "response_item":
+            _response_item(b, payload, agent, line.number, time_s)
+        elif kind == "event_msg":
+            _event_msg(b, payload, agent, line, time_s, state)
+        elif kind == "compacted":
+            b.add(
+                "system",
+                agent,
+                subtype="compaction",
+                time_s=time_s,
+                line=line.number,
+                text="Context compacted.\n" + clip(to_str(payload.get("message")), 4000),
+            )
+        else:
+            b.raw(line, obj, agent)
+
+
+def _response_item(b: Builder, item: dict, agent, line: int, time_s) -> None:
+    kind = to_str(item.get("type"))
+    if kind == "message":
+        role, text = to_str(item.get("role")), to_text(item.get("content"))
+        if role == "assistant":
+            b.add("assistant", agent, text=text, time_s=time_s, line=line)
+        elif role == "developer" or text.lstrip().startswith(_INJECTED):
+            b.add("system", agent, subtype="context", text=text, time_s=time_s, line=line)
+        else:
+            b.add("user", agent, text=text, time_s=time_s, line=line)
+    elif kind == "reasoning":
+        summary = "\n\n".join(to_str(get(s, "text")) for s in as_list(item.get("summary")) if isinstance(s, dict))
+        b.add(
+            "reasoning",
+            agent,
+            time_s=time_s,
+            line=line,
+            text=summary or ("(reasoning encrypted)" if item.get("encrypted_content") else "(no reasoning summary)"),
+        )
+    elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+        name = to_str(item.get("name")) or kind
+        args = parse_args(item.get("arguments")) if kind == "function_call" else item.get("input", item.get("action"))
+        b.call(
+            to_str(item.get("call_id") or item.get("id")),
+            name,
+            args,
+            agent,
+            changes=_changes_from_call(name, args),
+            time_s=time_s,
+            line=line,
+        )
+    elif kind in ("function_call_output", "custom_tool_call_output"):
+        output, is_error = _output(item.get("output"))
+        b.result(to_str(item.get("call_id")), output, is_error, time_s, agent=agent, line=line)
+    elif kind == "web_search_call":
+        b.call(to_str(item.get("id")), "web_search", item.get("action"), agent, time_s=time_s, line=line)
+    else:
+        b.raw(line, item, agent, why=f"unknown response item {to_str(kind)!r}")
+
+
+def _changes_from_call(name: str, args: Any) -> list[FileChange]:
+    if name == "apply_patch":
+        return parse_apply_patch(to_str(args.get("input") if isinstance(args, dict) else args))
+    if isinstance(args, dict) and name in ("shell", "exec_command", "local_shell", "container.exec"):
+        return shell_writes(command_text(args.get("command") or args.get("cmd")))
+    return []
+
+
+def _output(value: Any) -> tuple[str, bool]:
+    """Outputs are plain text or a JSON string `{output, metadata{exit_code}}`."""
+    parsed = parse_args(value)
+    if isinstance(parsed, dict) and "output" in parsed:
+        code = get(parsed, "metadata", "exit_code")
+        return to_text(parsed.get("output")), isinstance(code, int) and code != 0
+    return to_text(value), False
+
+
+def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> None:
+    kind = to_str(event.get("type"))
+    if kind == "token_count":
+        total = get(event, "info", "total_token_usage")
+        if isinstance(total, dict):
+            tokens = codex_usage(total)
+            if agent is MAIN and tokens != state["total"]:
+                previous, state["total"] = state["total"], tokens
+                state["updates"] += 1
+                delta = TokenUsage(
+                    *(
+                        max(getattr(tokens, f) - getattr(previous, f), 0)
+                        for f in ("fresh_input", "cache_read", "cache_write", "output", "reasoning")
+                    )
+                )
+                b.usage(("token_count", state["updates"]), delta, agent)
+            elif agent is not MAIN:
+                b.usage(("child", agent), tokens, agent)  # a child's latest total replaces its earlier one
+    elif kind == "task_started" and agent is MAIN:
+        state["open_task"], state["saw_task"] = True, True
+    elif kind == "task_complete" and agent is MAIN:
+        state["open_task"] = False
+    elif kind == "turn_aborted":
+        b.add(
+            "error",
+            agent,
+            subtype="turn_aborted",
+            time_s=time_s,
+            line=line.number,
+            text=f"Turn aborted: {to_str(event.get('reason')) or 'interrupted'}",
+        )
+        if agent is MAIN:
+            b.incomplete_reason = f"turn aborted ({to_str(event.get('reason')) or 'interrupted'})"
+            state["open_task"] = True
+    elif kind == "exec_command_end":
+        code = event.get("exit_code")
+        if isinstance(code, int) and code != 0:
+            b.update_tool(to_str(event.get("call_id")), is_error=True)
+    elif kind == "patch_apply_end":
+        _patch_applied(b, event)
+    elif kind in ("error", "stream_error"):
+        b.add("error", agent, subtype=kind, time_s=time_s, line=line.number, text=to_str(event.get("message")))
+    elif kind == "collab_agent_spawn_end":
+        child = to_str(event.get("new_thread_id") or event.get("receiver_thread_id"))
+        if child:
+            b.spawn(
+                child,
+                to_str(event.get("call_id")),
+                agent_type=to_str(event.get("agent_type")),
+                prompt=to_str(event.get("prompt")),
+                parent_agent=agent,
+            )
+    elif kind in _QUIET_EVENTS or kind in ("task_started", "task_complete"):
+        return
+    else:
+        b.raw(line, event, agent, why=f"unknown event {to_str(kind)!r}")
+
+
+def _patch_applied(b: Builder, event: dict) -> None:
+    """The tool's own diffs replace the ones rebuilt from the patch text."""
+    call_id, recorded = to_str(event.get("call_id")), event.get("changes")
+    call = b.tool_event(call_id)
+    if not isinstance(recorded, dict):
+        return
+    rebuilt = {c.path: c for c in call.changes} if call else {}
+    changes = []
+    for path, change in recorded.items():
+        if not isinstance(change, dict):
+            continue
+        kind, move = to_str(change.get("type")) or "update", to_str(change.get("move_path")) or None
+        before = rebuilt.get(move or path) or rebuilt.get(path)
+        diff = with_header(move or path, to_str(change.get("unified_diff")))
+        content = (
+            to_str(change.get("content"))
+            if kind == "add" and "content" in change
+            else (before.new_content if before else None)
+        )
+        action = {"add": "create", "delete": "delete"}.get(kind, "move" if move else "edit")
+        changes.append(
+            FileChange(
+                move or path,
+                action,
+                diff or (before.diff if before else ""),
+                "tool" if diff else "patch",
+                new_content=content,
+                move_to=move,
+                replacements=before.replacements if before else (),
+            )
+        )
+    if changes and call:
+        b.update_tool(call_id, changes=tuple(changes))
+
+
+def _attach_child_rollouts(b: Builder, path: Path) -> None:
+    """Collab subagents write their own rollout file; one beside this one is read into its node."""
+    children = [key for key in b.spawn_keys() if key]
+    if not children:
+        return
+    for sibling in sorted(path.parent.glob("rollout-*.jsonl")):
+        if sibling == path:
+            continue
+        head = next(iter_lines(sibling), None)
+        child = to_str(get(head.obj, "payload", "id")) if head and head.obj else ""
+        if child in children:
+            b.source = sibling.name
+            _parse_file(b, sibling, child, {"total": TokenUsage(), "updates": 0, "open_task": False, "saw_task": False})
+    b.source = path.name

@@ -1,0 +1,132 @@
+"""Factory droid `droid exec -o stream-json` output, plus the session's settings sidecar.
+
+Token usage is only in the sidecar (`settings.json` beside the stream, or `<name>.settings.json`):
+`tokenUsage{inputTokens, outputTokens, cacheCreationTokens, cacheReadTokens, thinkingTokens}`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..builder import Builder
+from ..coerce import as_list, get, to_float, to_int, to_str, to_text, to_time_s
+from ..edits import (
+    edit_change,
+    multi_edit_change,
+    parse_apply_patch,
+    shell_writes,
+    write_change,
+)
+from ..jsonl import iter_lines, read_json
+from ..model import FileChange, TokenUsage, Transcript
+
+FORMAT, HARNESS = "droid", "Factory droid"
+
+
+def parse(path: Path) -> Transcript:
+    b = Builder(FORMAT, HARNESS, path)
+    for line in iter_lines(path):
+        obj = line.obj
+        if obj is None:
+            b.raw(line)
+            continue
+        kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
+        if kind == "system" and obj.get("subtype") == "init":
+            b.session_id, b.cwd = to_str(obj.get("session_id")), to_str(obj.get("cwd"))
+            b.model, b.effort = to_str(obj.get("model")), to_str(obj.get("reasoning_effort"))
+            b.add(
+                "system",
+                subtype="init",
+                time_s=time_s,
+                line=line.number,
+                text=f"Session started, model {b.model or '?'}, reasoning effort {b.effort or '?'}",
+            )
+        elif kind == "message":
+            role = "user" if obj.get("role") == "user" else "assistant"
+            b.add(role, text=to_str(obj.get("text")), time_s=time_s, line=line.number)
+        elif kind == "reasoning":
+            b.add("reasoning", text=to_str(obj.get("text")), time_s=time_s, line=line.number)
+        elif kind == "tool_call":
+            name, params, call_id = to_str(obj.get("toolName")), obj.get("parameters"), to_str(obj.get("id"))
+            b.call(call_id, name, params, changes=_changes(name, params), time_s=time_s, line=line.number)
+            if name == "Task" and isinstance(params, dict):
+                b.register_spawn_call(
+                    call_id,
+                    to_str(params.get("subagent_type")),
+                    to_str(params.get("description")),
+                    to_str(params.get("prompt")),
+                )
+        elif kind == "tool_result":
+            value = obj.get("value")
+            b.result(to_str(obj.get("id")), to_text(value), bool(obj.get("isError")), time_s, line=line.number)
+        elif kind == "completion":
+            b.complete = True
+            b.stated_turns = to_int(obj.get("numTurns")) if obj.get("numTurns") is not None else None
+            duration_ms = to_float(obj.get("durationMs"))
+            b.duration_s = duration_ms / 1000 if duration_ms is not None else None
+            b.add("system", subtype="completion", time_s=time_s, line=line.number, text="Run finished")
+        elif kind == "error":
+            message = to_str(obj.get("message") or get(obj, "error", "message"))
+            b.add("error", text=message, time_s=time_s, line=line.number)
+            b.complete, b.incomplete_reason = False, f"error: {message}"
+        else:
+            b.raw(line, obj)
+    _read_settings(b, path)
+    return b.build()
+
+
+def _changes(name: str, params: Any) -> list[FileChange]:
+    if not isinstance(params, dict):
+        return []
+    path = to_str(params.get("file_path") or params.get("path"))
+    if name == "Edit" and path:
+        return [
+            edit_change(
+                path,
+                to_str(params.get("old_str", params.get("old_string"))),
+                to_str(params.get("new_str", params.get("new_string"))),
+                bool(params.get("replace_all")),
+            )
+        ]
+    if name == "MultiEdit" and path:
+        edits = [
+            {
+                "old_string": get(e, "old_str") or get(e, "old_string"),
+                "new_string": get(e, "new_str") or get(e, "new_string"),
+            }
+            for e in as_list(params.get("edits"))
+        ]
+        return [multi_edit_change(path, edits)]
+    if name in ("Create", "Write") and path:
+        return [write_change(path, to_str(params.get("content")), "create" if name == "Create" else "write")]
+    if name == "ApplyPatch":
+        return parse_apply_patch(to_str(params.get("input") or params.get("patch")))
+    if name in ("Execute", "Bash", "Shell"):
+        return shell_writes(to_str(params.get("command")))
+    return []
+
+
+def _read_settings(b: Builder, path: Path) -> None:
+    for candidate in (
+        path.with_name(path.stem + ".settings.json"),
+        path.parent / "settings.json",
+        path.parent / f"{b.session_id}.settings.json",
+    ):
+        settings = read_json(candidate) if candidate.is_file() else None
+        if isinstance(settings, dict):
+            break
+    else:
+        b.warnings.append("no settings.json sidecar: token usage unknown")
+        return
+    usage = settings.get("tokenUsage")
+    if isinstance(usage, dict):
+        b.stated_tokens = TokenUsage(
+            fresh_input=to_int(usage.get("inputTokens")),
+            cache_read=to_int(usage.get("cacheReadTokens")),
+            cache_write=to_int(usage.get("cacheCreationTokens")),
+            output=to_int(usage.get("outputTokens")),
+            reasoning=to_int(usage.get("thinkingTokens")),
+        )
+    b.model = b.model or to_str(settings.get("model"))
+    b.effort = b.effort or to_str(settings.get("reasoningEffort"))

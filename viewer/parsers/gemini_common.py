@@ -1,0 +1,53 @@
+"""Gemini CLI pieces shared by the session and stream parsers: token counts and edit tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..coerce import get, to_int, to_str
+from ..edits import edit_change, shell_writes, with_header, write_change
+from ..model import FileChange, TokenUsage
+
+
+def gemini_usage(tokens: Any) -> TokenUsage:
+    """Gemini's `input` includes cached tokens; `tool` (tool-use prompt tokens) is fresh input;
+    `thoughts` are reported apart from `output`."""
+    cached = to_int(get(tokens, "cached"))
+    return TokenUsage(
+        fresh_input=max(to_int(get(tokens, "input")) - cached, 0) + to_int(get(tokens, "tool")),
+        cache_read=cached,
+        output=to_int(get(tokens, "output")),
+        reasoning=to_int(get(tokens, "thoughts")),
+    )
+
+
+def changes(name: str, args: Any, display: Any = None) -> list[FileChange]:
+    """Edit tools; `resultDisplay.fileDiff` (the tool's own diff) is preferred when recorded."""
+    if not isinstance(args, dict):
+        return []
+    path = to_str(args.get("file_path") or args.get("absolute_path"))
+    recorded = with_header(path, to_str(get(display, "fileDiff")))
+    new_content = get(display, "newContent")
+    old_content = get(display, "originalContent")
+    old_content = old_content if isinstance(old_content, str) else None
+    if name == "replace" and path:
+        rebuilt = edit_change(path, to_str(args.get("old_string")), to_str(args.get("new_string")))
+        if recorded:
+            return [
+                FileChange(
+                    path,
+                    "edit",
+                    recorded,
+                    "tool",
+                    replacements=rebuilt.replacements,
+                    new_content=new_content if isinstance(new_content, str) else None,
+                    old_content=old_content,
+                )
+            ]
+        return [rebuilt]
+    if name == "write_file" and path:
+        change = write_change(path, to_str(args.get("content")))
+        return [FileChange(path, "write", recorded, "tool", new_content=change.new_content)] if recorded else [change]
+    if name == "run_shell_command":
+        return shell_writes(to_str(args.get("command")))
+    return []

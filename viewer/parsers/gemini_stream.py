@@ -1,0 +1,98 @@
+"""Gemini CLI `-o stream-json`: `init`, `message` (assistant text may arrive as deltas),
+`tool_use`, `tool_result`, `error`, and a final `result` with token stats (per model under
+`stats.models`, or as totals)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..builder import Builder
+from ..coerce import get, parse_args, to_float, to_int, to_str, to_text, to_time_s
+from ..jsonl import iter_lines
+from ..model import TokenUsage, Transcript
+from .gemini_common import changes
+
+FORMAT, HARNESS = "gemini-stream", "Gemini CLI"
+
+
+def parse(path: Path) -> Transcript:
+    b = Builder(FORMAT, HARNESS, path)
+    segment = 0  # assistant deltas join until something else happens
+    for line in iter_lines(path):
+        obj = line.obj
+        if obj is None:
+            b.raw(line)
+            continue
+        kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
+        if kind == "init":
+            b.session_id, b.model = to_str(obj.get("session_id")), to_str(obj.get("model"))
+            b.add(
+                "system",
+                subtype="init",
+                text=f"Session started, model {b.model or '?'}",
+                time_s=time_s,
+                line=line.number,
+            )
+        elif kind == "message":
+            role = "user" if obj.get("role") == "user" else "assistant"
+            text = to_text(obj.get("content"))
+            joined = role == "assistant" and obj.get("delta") and b.append_text(None, "assistant", text, segment)
+            if not joined:
+                b.add(role, text=text, time_s=time_s, line=line.number)
+        elif kind == "tool_use":
+            segment += 1
+            name, args = to_str(obj.get("tool_name")), parse_args(obj.get("parameters"))
+            b.call(to_str(obj.get("tool_id")), name, args, changes=changes(name, args), time_s=time_s, line=line.number)
+        elif kind == "tool_result":
+            segment += 1
+            failed = obj.get("status") == "error"
+            output = get(obj, "error", "message") if failed else obj.get("output")
+            b.result(to_str(obj.get("tool_id")), to_text(output), failed, time_s, line=line.number)
+        elif kind == "error":
+            segment += 1
+            b.add(
+                "error" if obj.get("severity") != "warning" else "system",
+                subtype="error",
+                text=to_str(obj.get("message")),
+                time_s=time_s,
+                line=line.number,
+            )
+        elif kind == "result":
+            _result(b, obj, line.number, time_s)
+        else:
+            b.raw(line, obj)
+    return b.build()
+
+
+def _result(b: Builder, obj: dict, line: int, time_s) -> None:
+    stats = obj.get("stats") if isinstance(obj.get("stats"), dict) else {}
+    models = stats.get("models") if isinstance(stats.get("models"), dict) else {}
+    per_model = [m for m in models.values() if isinstance(m, dict)] or [stats]
+    b.stated_tokens = sum((_usage(m) for m in per_model), TokenUsage())
+    duration_ms = to_float(stats.get("duration_ms"))
+    b.duration_s = duration_ms / 1000 if duration_ms is not None else None
+    b.complete = obj.get("status") == "success"
+    message = to_str(get(obj, "error", "message"))
+    b.incomplete_reason = f"the run ended with status {to_str(obj.get('status')) or '?'}" + (
+        f": {message}" if message else ""
+    )
+    b.add(
+        "system" if b.complete else "error",
+        subtype="result",
+        time_s=time_s,
+        line=line,
+        text=f"Run finished: {to_str(obj.get('status')) or '?'}" + (f"\n{message}" if message else ""),
+    )
+
+
+def _usage(stats: Any) -> TokenUsage:
+    """`input_tokens` (or `input`) includes `cached`; thoughts when reported apart."""
+    cached = to_int(get(stats, "cached"))
+    total_in = to_int(get(stats, "input_tokens") or get(stats, "input"))
+    return TokenUsage(
+        fresh_input=max(total_in - cached, 0),
+        cache_read=cached,
+        output=to_int(get(stats, "output_tokens")),
+        reasoning=to_int(get(stats, "thoughts")),
+    )

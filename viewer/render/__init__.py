@@ -1,0 +1,1 @@
+"""HTML rendering of a Transcript: one self-contained page (no network, no external assets)."""

@@ -1,0 +1,153 @@
+"""The whole page: header, summary cards, incomplete-run banner, tabs (timeline, changes, run
+artifacts), with the stylesheet and script inline and a Content-Security-Policy that allows
+nothing else: no request can leave the page, and no script but ours can run."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from ..load import load_transcript
+from ..model import EVENT_KINDS, Transcript
+from .artifacts import artifact_tabs
+from .changes_view import render_changes
+from .script import SCRIPT
+from .style import CSS
+from .text import esc, pygments_css, reset_ids
+from .timeline import Timeline, fmt_duration, fmt_time, fmt_tokens
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def render_page(transcript_or_path, *, run_dir=None, title=None) -> str:
+    if isinstance(transcript_or_path, Transcript):
+        transcript = transcript_or_path
+    else:
+        path = Path(transcript_or_path)
+        transcript = load_transcript(path)
+        if (
+            run_dir is None
+            and path.is_dir()
+            and any((path / n).exists() for n in ("result.json", "solution.py", "logs"))
+        ):
+            run_dir = path
+    reset_ids()
+    title = (
+        title
+        or f"{transcript.harness} · {transcript.model or 'unknown model'} · {transcript.session_id or Path(transcript.path).name}"
+    )
+    timeline = Timeline(transcript)
+    events_html = timeline.render(transcript.events) + timeline.unplaced(transcript)
+    tabs = [
+        ("timeline", "timeline", _timeline_panel(transcript, events_html)),
+        (
+            "changes",
+            f"changes ({len(transcript.file_changes)} file{'' if len(transcript.file_changes) == 1 else 's'})",
+            render_changes(transcript),
+        ),
+    ]
+    tabs += [(tab.key, tab.label, tab.body_html) for tab in artifact_tabs(run_dir)]
+    tab_buttons = "".join(
+        f'<button type="button" class="tab" data-tab="{esc(key)}" aria-selected="{str(i == 0).lower()}">'
+        f"{esc(label)}</button>"
+        for i, (key, label, _) in enumerate(tabs)
+    )
+    panels = "".join(
+        f'<section class="panel" id="tab-{esc(key)}"{" hidden" if i else ""}>{body}</section>'
+        for i, (key, _, body) in enumerate(tabs)
+    )
+    css = CSS + pygments_css()
+    csp = (
+        f"default-src 'none'; script-src '{_sha256(SCRIPT)}'; style-src '{_sha256(css)}'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    return (
+        f'<!DOCTYPE html>\n<html lang="en" data-theme="light"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="referrer" content="no-referrer"><title>{esc(title)}</title><style>{css}</style></head>'
+        f"<body><main><h1>{esc(title)}</h1>{_banner(transcript)}{_cards(transcript)}"
+        f'<div class="toolbar"><nav class="tabs">{tab_buttons}</nav>{_controls(transcript)}</div>'
+        f"{panels}</main><script>{SCRIPT}</script></body></html>\n"
+    )
+
+
+def _banner(t: Transcript) -> str:
+    out = ""
+    if not t.complete:
+        out += f'<div class="banner" role="alert"><strong>Incomplete run.</strong> {esc(t.incomplete_reason or "no final record")}</div>'
+    for warning in t.warnings:
+        if warning != t.incomplete_reason:
+            out += f'<div class="warn">{esc(warning)}</div>'
+    return out
+
+
+def _cards(t: Transcript) -> str:
+    tokens = t.tokens
+    cards = [
+        ("harness", f"{t.harness} ({t.format})"),
+        ("model", t.model or "not recorded"),
+        ("effort", t.effort or "—"),
+        ("session", t.session_id or "—"),
+        ("working directory", t.cwd or "—"),
+        ("started", fmt_time(t.started_at) or "—"),
+        ("duration", fmt_duration(t.duration_s) or "—"),
+        ("turns", str(t.turns)),
+        ("tool calls", str(t.tool_calls)),
+        ("fresh input tokens", f"{tokens.fresh_input:,}"),
+        ("cache read tokens", f"{tokens.cache_read:,}"),
+        ("cache write tokens", f"{tokens.cache_write:,}"),
+        ("output tokens", f"{tokens.output:,}"),
+        ("reasoning tokens", f"{tokens.reasoning:,}"),
+        ("total tokens", f"{tokens.total:,} ({fmt_tokens(tokens.total)})"),
+        ("cost", f"${t.cost_usd:.4f}" if t.cost_usd is not None else "not stated"),
+        ("subagents", str(sum(1 for top in t.subagents for _ in top.walk()))),
+        ("files changed", str(len(t.file_changes))),
+    ]
+    body = "".join(
+        f'<div class="card" data-card="{esc(k)}"><div class="k">{esc(k)}</div><div class="v">{esc(v)}</div></div>'
+        for k, v in cards
+    )
+    return f'<div class="cards">{body}</div>'
+
+
+def _controls(t: Transcript) -> str:
+    counts = {kind: 0 for kind in EVENT_KINDS}
+    for event in t.all_events():
+        counts[event.kind] = counts.get(event.kind, 0) + 1
+    boxes = "".join(
+        f'<label><input type="checkbox" data-kind="{kind}" checked> {kind} ({counts[kind]})</label>'
+        for kind in EVENT_KINDS
+        if counts[kind]
+    )
+    return (
+        f'<input id="search" type="search" placeholder="search events…" aria-label="search events">'
+        f'<span id="search-status" class="muted"></span><span class="filters">{boxes}</span>'
+        f'<button type="button" id="expand-all">expand all</button><button type="button" id="collapse-all">collapse all</button>'
+        f'<button type="button" id="theme" title="light / dark">theme</button>'
+    )
+
+
+def _timeline_panel(t: Transcript, events_html: str) -> str:
+    return f'<div id="timeline">{events_html or "<p class=empty>No events.</p>"}</div>'
+
+
+def write_page(transcript_or_path, out_path, *, run_dir=None, title=None) -> Path:
+    """Render and write atomically (temp file, then rename)."""
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    page = render_page(transcript_or_path, run_dir=run_dir, title=title)
+    handle, temp = tempfile.mkstemp(dir=out_path.parent, prefix=f".{out_path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(page)
+        os.replace(temp, out_path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return out_path

@@ -1,0 +1,231 @@
+"""The timeline: every event as an <article> with a stable anchor (`id="e<n>"`), and each
+subagent as a collapsible tree under the tool call that spawned it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from ..coerce import clip, to_json, to_str
+from ..model import Event, Subagent, TokenUsage, Transcript
+from .text import esc, fold, highlight_diff, markdown, pre
+
+KIND_LABELS = {
+    "user": "user",
+    "assistant": "assistant",
+    "reasoning": "reasoning",
+    "tool": "tool",
+    "system": "system",
+    "error": "error",
+    "raw": "raw",
+}
+
+
+def fmt_tokens(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.2f}M"
+    if count >= 10_000:
+        return f"{count / 1000:.0f}k"
+    if count >= 1000:
+        return f"{count / 1000:.1f}k"
+    return str(count)
+
+
+def fmt_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s"
+
+
+def fmt_time(time_s: float | None) -> str:
+    if time_s is None:
+        return ""
+    try:
+        return datetime.fromtimestamp(time_s, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, OSError, ValueError):
+        return ""
+
+
+def token_badge(tokens: TokenUsage | None) -> str:
+    if not tokens:
+        return ""
+    parts = [
+        ("in", tokens.fresh_input),
+        ("cache r", tokens.cache_read),
+        ("cache w", tokens.cache_write),
+        ("out", tokens.output),
+        ("think", tokens.reasoning),
+    ]
+    title = ", ".join(f"{name} {value:,}" for name, value in parts)
+    shown = " · ".join(f"{name} {fmt_tokens(value)}" for name, value in parts if value)
+    return f'<span class="badge tokens" title="{esc(title)}">{esc(shown)}</span>'
+
+
+class Timeline:
+    """Renders events; `spawned` maps a tool id to the subagents it started."""
+
+    def __init__(self, transcript: Transcript):
+        self.start_s = transcript.started_at
+        self.spawned: dict[str, list[Subagent]] = {}
+        for top in transcript.subagents:
+            for node in top.walk():
+                self.spawned.setdefault(node.parent_tool_id, []).append(node)
+        self.placed: set[str] = set()
+
+    def render(self, events: Iterable[Event]) -> str:
+        return "".join(self.event(e) for e in events)
+
+    def unplaced(self, transcript: Transcript) -> str:
+        """Subagents whose spawning call is not in the transcript still show, at the end."""
+        rest = [node for top in transcript.subagents for node in top.walk() if node.key not in self.placed]
+        if not rest:
+            return ""
+        # Walking top-down, rendering a node places its descendants, so each shows once.
+        body = "".join(self.subagent(node) for node in rest if node.key not in self.placed)
+        return (
+            f'<section class="unplaced"><h3>Subagents whose spawning call is not in the transcript</h3>{body}</section>'
+        )
+
+    def event(self, e: Event) -> str:
+        head = self.head(e)
+        if e.kind == "reasoning":
+            body = f'<details class="reasoning-body"><summary>reasoning ({len(e.text):,} characters)</summary>{fold(e.text, markdown, "text")}</details>'
+        elif e.kind == "assistant":
+            body = fold(e.text, markdown, "text")
+        elif e.kind == "tool":
+            body = self.tool_body(e)
+        elif e.kind == "raw":
+            where = f"{e.source}:{e.line}" if e.line else e.source
+            body = f'<p class="raw-note">{esc(e.subtype or "unknown record")} ({esc(where)})</p>' + fold(e.text, pre)
+        else:
+            body = fold(e.text, pre, "text")
+        classes = (
+            f"ev ev-{esc(e.kind)}"
+            + (" is-error" if e.is_error else "")
+            + (" off-branch" if e.subtype == "abandoned branch" else "")
+        )
+        return (
+            f'<article class="{classes}" id="{esc(e.anchor)}" data-kind="{esc(e.kind)}">{head}'
+            f'<div class="ev-body">{body}</div>{self.children_of(e)}</article>'
+        )
+
+    def head(self, e: Event) -> str:
+        label = KIND_LABELS.get(e.kind, "raw")
+        parts = [f'<span class="kind">{label}</span>']
+        if e.kind == "tool":
+            parts.append(f'<span class="tool-name">{esc(e.tool_name or "(unnamed tool)")}</span>')
+            summary = tool_summary(e)
+            if summary:
+                parts.append(f'<span class="summary">{esc(summary)}</span>')
+            if e.is_error:
+                parts.append('<span class="badge err">error</span>')
+            elif e.result is None:
+                parts.append('<span class="badge pending">no result</span>')
+        elif e.subtype and e.kind in ("system", "error", "user", "assistant"):
+            parts.append(f'<span class="summary">{esc(e.subtype)}</span>')
+        if e.time_s is not None:
+            offset = (
+                f" (+{fmt_duration(e.time_s - self.start_s)})"
+                if self.start_s is not None and e.time_s >= self.start_s
+                else ""
+            )
+            parts.append(
+                f'<time title="{esc(fmt_time(e.time_s))}">{esc(fmt_time(e.time_s)[11:19])}{esc(offset)}</time>'
+            )
+        if e.duration_s is not None:
+            parts.append(f'<span class="dur" title="duration">{esc(fmt_duration(e.duration_s))}</span>')
+        parts.append(token_badge(e.tokens))
+        parts.append(f'<a class="anchor" href="#{esc(e.anchor)}" title="link to this event">#</a>')
+        return f'<header class="ev-head">{"".join(parts)}</header>'
+
+    def tool_body(self, e: Event) -> str:
+        out = [f'<div class="args"><div class="label">arguments</div>{fold(tool_args_text(e.tool_input), pre)}</div>']
+        for change in e.changes:
+            out.append(
+                f'<div class="change"><div class="label">{esc(change.action)} {esc(change.path)} '
+                f'<span class="src">({esc(change.source)} diff)</span></div>{fold(change.diff, highlight_diff, "diff")}</div>'
+            )
+        if e.result is not None:
+            label = "error" if e.is_error else "result"
+            out.append(
+                f'<div class="result"><div class="label">{label}</div>'
+                f"{fold(e.result, pre) if e.result else '<p class=empty>(empty)</p>'}</div>"
+            )
+        return "".join(out)
+
+    def children_of(self, e: Event) -> str:
+        if e.kind != "tool" or not e.tool_id or e.tool_id not in self.spawned:
+            return ""
+        return "".join(self.subagent(node) for node in self.spawned[e.tool_id] if node.key not in self.placed)
+
+    def subagent(self, node: Subagent) -> str:
+        self.placed.add(node.key)
+        counts = f"{len(node.events)} events · {node.tool_calls} tool calls"
+        tokens = f" · {fmt_tokens(node.tokens.total)} tokens" if node.tokens else ""
+        title = node.description or node.key
+        prompt = (
+            f'<div class="prompt"><div class="label">prompt</div>{fold(node.prompt, pre)}</div>' if node.prompt else ""
+        )
+        body = self.render(node.events) or '<p class="empty">(no events recorded for this subagent)</p>'
+        return (
+            f'<details class="subagent" data-agent="{esc(node.key)}"><summary><span class="kind">subagent</span>'
+            f'<span class="tool-name">{esc(node.agent_type or "agent")}</span>'
+            f'<span class="summary">{esc(title)}</span><span class="badge">{esc(counts + tokens)}</span>'
+            f'</summary>{prompt}<div class="sub-events">{body}</div></details>'
+        )
+
+
+_SUMMARY_KEYS = (
+    "command",
+    "cmd",
+    "file_path",
+    "filePath",
+    "path",
+    "absolute_path",
+    "pattern",
+    "query",
+    "url",
+    "description",
+    "prompt",
+)
+
+
+def tool_summary(e: Event) -> str:
+    """One line that says what the call did: its command, path or query."""
+    args = e.tool_input
+    if isinstance(args, dict):
+        for key in _SUMMARY_KEYS:
+            value = args.get(key)
+            if isinstance(value, list):
+                value = " ".join(to_str(v) for v in value)
+            if isinstance(value, str) and value.strip():
+                first = value.strip().splitlines()[0]
+                return first[:160] + ("…" if len(first) > 160 or "\n" in value.strip() else "")
+    if isinstance(args, str) and args.strip():
+        return args.strip().splitlines()[0][:160]
+    return e.subtype
+
+
+def tool_args_text(args: Any) -> str:
+    """Commands show as text; everything else as indented JSON (clipped like any other text)."""
+    return clip(_args_text(args))
+
+
+def _args_text(args: Any) -> str:
+    if isinstance(args, dict) and len(args) <= 3:
+        command = args.get("command", args.get("cmd"))
+        if isinstance(command, str) and "\n" in command:
+            rest = {k: v for k, v in args.items() if k not in ("command", "cmd")}
+            return command + ("\n\n" + to_json(rest) if rest else "")
+    if isinstance(args, str):
+        return args
+    return to_json(args) if args is not None else ""
+
+
+__all__ = ["Timeline", "fmt_duration", "fmt_time", "fmt_tokens", "token_badge"]
