@@ -93,6 +93,10 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
     started = time.perf_counter()
     outcome = run_system(task, shapes, log_dir / f"{name}.log", import_timeout_s=config.import_timeout_s,
                          shape_timeout_s=config.shape_timeout_s, on_progress=progress)
+    if role != "solution" and outcome.import_status == "import_error":
+        # A reference line whose library is absent from this machine is not available, not broken.
+        outcome.import_status = "not_available"
+        outcome.shapes = [dict(s, status="not_available") for s in outcome.shapes]
     entry["shapes"] = [add_roofline(s, problem.flops(s["params"]), problem.bytes_moved(s["params"]), peak_tflops,
                                     hardware.peak.bandwidth_gbps) for s in outcome.shapes]
     entry.update(import_status=outcome.import_status, import_detail=outcome.import_detail,
