@@ -1,0 +1,64 @@
+"""The peak table, GPU matching and overrides, and the counter audit's judgement of ncu output."""
+
+import pytest
+
+from scoring.audit import judge_tensor_precision, parse_ncu_csv
+from scoring.hardware import HardwareError, Peak, _override_peak, load_peak_table, match_peak
+
+REQUIRED_GPUS = {"h100_sxm", "h100_pcie", "h100_nvl", "h200_sxm", "b200", "a100_sxm", "l40s", "rtx_pro_6000_blackwell"}
+
+
+def test_peak_table_covers_the_required_gpus_with_sane_rows():
+    table = load_peak_table()
+    assert REQUIRED_GPUS <= set(table)
+    for key, row in table.items():
+        assert row["names"] and row["sm_count"] > 0 and row["bandwidth_gbps"] > 100, key
+        assert all(v > 0 for v in row["tflops"].values()), key
+        if "fp8" in row["tflops"]:
+            assert row["tflops"]["fp8"] == pytest.approx(2 * row["tflops"]["bf16"], rel=0.02), key
+
+
+def test_gpus_match_by_nvml_name_and_sm_count():
+    assert match_peak("NVIDIA H100 80GB HBM3", 132).key == "h100_sxm"
+    assert match_peak("NVIDIA H200", 132).bandwidth_gbps == 4800
+    assert match_peak("NVIDIA H100 80GB HBM3", 114) is None  # a cut-down part is not silently an SXM
+    assert match_peak("NVIDIA GeForce RTX 4090", 128) is None
+
+
+def test_unknown_gpu_needs_both_overrides_and_a_missing_precision_is_explained():
+    with pytest.raises(HardwareError, match="needs both"):
+        _override_peak(None, 100.0, None, "fp8", "Mystery GPU")
+    peak = _override_peak(None, 100.0, 1000.0, "fp8", "Mystery GPU")
+    assert peak.tflops_for("fp8") == 100.0 and peak.source == "command-line override"
+    with pytest.raises(HardwareError, match="peak_tflops="):
+        Peak("a100_sxm", "A100", "table", {"bf16": 312.0}, 2039.0, False).tflops_for("fp8")
+
+
+# Shaped like `ncu --csv --page raw --print-units base` output (a header row, a units row, one row per kernel).
+NCU_CSV = '''==PROF== Connected to process 1234
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","gpu__time_duration.sum","sm__ops_path_tensor_src_fp8.sum","sm__ops_path_tensor_src_bf16_dst_fp32.sum","sm__ops_path_tensor_op_hgmma_src_fp16.sum","sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum"
+"","","","","","","","ns","","","",""
+"0","1234","python3","h","_fp8_gemm_kernel","1","7","41000","{fp8}","{bf16}","0","0"
+'''
+
+
+def kernels(fp8, bf16):
+    return parse_ncu_csv(NCU_CSV.replace("{fp8}", str(fp8)).replace("{bf16}", str(bf16)))
+
+
+def test_parse_drops_the_units_row_and_keeps_kernels():
+    rows = kernels(10, 0)
+    assert len(rows) == 1 and rows[0]["Kernel Name"] == "_fp8_gemm_kernel"
+
+
+def test_fp8_work_equal_to_the_formula_passes():
+    outcome, evidence = judge_tensor_precision(kernels(2 * 2048**3, 0), "fp8", 2 * 2048**3)
+    assert outcome == "passed" and evidence["executed_share_of_formula"] == pytest.approx(1.0)
+    assert evidence["kernel_time_ms"] == pytest.approx(0.041)
+
+
+def test_bf16_path_is_flagged_x20_and_skipped_work_x22():
+    flops = 2 * 2048**3
+    assert judge_tensor_precision(kernels(0, flops), "fp8", flops)[0].startswith("failed (X20")
+    assert judge_tensor_precision(kernels(flops // 2, 0), "fp8", flops)[0].startswith("failed (X22")
+    assert judge_tensor_precision([], "fp8", flops)[0].startswith("not verified")
