@@ -14,7 +14,6 @@ import platform
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from scoring.problem import Problem, load_problem
 from scoring.report import print_progress, summary_table
 from scoring.result import SCHEMA, add_roofline, score, sha256_file, system_status, write_result
 from scoring.seeds import mix, new_secret
-from scoring.spec import Shape, SpecError, discover_problems, find_problem
+from scoring.spec import Shape, SpecError, discover_problems, find_problem, load_spec
 from scoring.timing import TimingPolicy
 
 TIMED_SETS = ("visible", "held_out")  # property-drawn shapes are checked for correctness, not timed
@@ -165,7 +164,6 @@ def list_problems() -> str:
     rows = []
     for name, directory in discover_problems().items():
         try:
-            from scoring.spec import load_spec
             spec = load_spec(directory)
             rows.append(f"{name:<18} {spec.precision:<5} {spec.title}")
         except SpecError as exc:

@@ -69,7 +69,7 @@ def _assert_unchanged(given: dict, pristine: dict, what: str) -> None:
 
 
 @contextlib.contextmanager
-def _poisoned_allocations(device: torch.device):
+def _poisoned_allocations():
     """Uninitialised tensors (torch.empty*) come back filled with NaN / max-int, so unwritten outputs show."""
     import torch.utils.deterministic as deterministic
 
@@ -176,7 +176,7 @@ class Runner:
             prepare_ms.append(ms)
             inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
             given = _clone_all(inputs)
-            with _poisoned_allocations(self.device):
+            with _poisoned_allocations():
                 out = self.call_guarded(state, given)
                 self._sync()
             stats.append(self.check(shape, out, weights, given, inputs))

@@ -79,7 +79,6 @@ def main():
         best = max((r for r in rows if r["shape"] == shape.name and "fraction" in r and r["variant"] != "cublaslt"),
                    key=lambda r: r["fraction"], default=None)
         print(f"{shape.name}: best {best and best['variant']} {best and round(best['fraction'], 3)}", flush=True)
-        del w, x, ref
         torch.cuda.empty_cache()
     if args.out:
         Path(args.out).write_text(json.dumps({"hardware": hw.as_dict(), "rows": rows}, indent=1))
