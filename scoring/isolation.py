@@ -166,7 +166,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
         selector.close()
         os.close(read_fd)
         returncode = _wait(proc)
-        os.unlink(task_path)
+        Path(task_path).unlink(missing_ok=True)  # the worker removes it on start; not if it died first
     if finished:
         return len(shapes) if outcome.import_status != "ok" else next_index
     how = f"exit code {returncode}" if returncode >= 0 else f"killed by {_signal_name(returncode)}"

@@ -2,7 +2,9 @@
 
 Before every timed call the GPU timer resets persisting-L2 lines and writes a buffer twice the size of
 the device's L2 (so no operand survives in L2 from the previous call, X12), then queues a short
-device-side pause. The call is bracketed by CUDA events and followed by a device-wide synchronise.
+device-side pause. The call is bracketed by CUDA events on the current stream; once the end event has completed, a
+device-wide synchronise measures how long work on other streams outlived it (X10: a solution that
+launches on a side stream escapes the events, but not this tail).
 Flush and pause keep the GPU busy while the host enqueues the solution's launches, so up to
 `launch_pad_us` of host-side launch latency is not charged (as triton.testing.do_bench's flush does);
 the host wall-clock time of the bracket is kept too, as a cross-check. Repetition stops when the median's relative
@@ -16,7 +18,7 @@ import math
 import statistics
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import torch
 
@@ -31,6 +33,18 @@ class TimingPolicy:
     budget_s: float = 15.0
 
 
+# Work still running on other streams this long after the timed stream finished is not launch noise
+# (an idle device synchronises in ~5-10 us); above it, and above 5% of the call, the timing is refused.
+OUTLIVED_LIMIT_MS = 0.02
+OUTLIVED_LIMIT_SHARE = 0.05
+
+
+class CallTiming(NamedTuple):
+    device_ms: float  # between the events on the timed stream
+    host_ms: float  # host wall clock from before the start event to the end of the device-wide synchronise
+    tail_ms: float  # device-wide synchronise wait after the timed stream's end event completed
+
+
 @dataclass(frozen=True)
 class TimingStats:
     median_ms: float
@@ -40,10 +54,18 @@ class TimingStats:
     count: int
     rse: float  # relative standard error of the median
     host_median_ms: float
+    tail_median_ms: float  # work outliving the timed stream (X10), see OUTLIVED_LIMIT_MS
     stop_reason: str  # "converged", "budget" or "max_calls"
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def outlived_detail(self) -> str | None:
+        """Why the timing cannot be trusted because work outlived the timed stream (X10), or None."""
+        if self.tail_median_ms > max(OUTLIVED_LIMIT_MS, OUTLIVED_LIMIT_SHARE * self.median_ms):
+            return (f"X10: work on other streams outlived the timed stream by {self.tail_median_ms * 1e3:.0f} us "
+                    f"per call (median), against {self.median_ms * 1e3:.0f} us timed")
+        return None
 
 
 def median_rse(samples: list[float]) -> float:
@@ -57,10 +79,13 @@ def median_rse(samples: list[float]) -> float:
     return 1.2533 * sigma / math.sqrt(n) / med if med > 0 else math.inf
 
 
-def summarise(device_ms: list[float], host_ms: list[float], stop_reason: str) -> TimingStats:
+
+def summarise(calls: list[CallTiming], stop_reason: str) -> TimingStats:
+    device_ms = [c.device_ms for c in calls]
     deciles = statistics.quantiles(device_ms, n=10) if len(device_ms) >= 2 else [device_ms[0]] * 9
     return TimingStats(statistics.median(device_ms), deciles[0], deciles[-1], statistics.fmean(device_ms),
-                       len(device_ms), median_rse(device_ms), statistics.median(host_ms), stop_reason)
+                       len(device_ms), median_rse(device_ms), statistics.median(c.host_ms for c in calls),
+                       statistics.median(c.tail_ms for c in calls), stop_reason)
 
 
 def _loaded_cudart() -> ctypes.CDLL | None:
@@ -107,15 +132,17 @@ class GpuTimer:
         self._flush.fill_(self._fill_value)
         torch.cuda._sleep(self._pad_cycles)
 
-    def time_call(self, fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    def time_call(self, fn: Callable[[], Any]) -> tuple[Any, CallTiming]:
         start, end = self._Event(enable_timing=True), self._Event(enable_timing=True)
         host_start = self._perf_counter()
         start.record()
         out = fn()
         end.record()
+        end.synchronize()
+        tail_start = self._perf_counter()
         self._synchronize()
-        host_ms = (self._perf_counter() - host_start) * 1e3
-        return out, start.elapsed_time(end), host_ms
+        host_end = self._perf_counter()
+        return out, CallTiming(start.elapsed_time(end), (host_end - host_start) * 1e3, (host_end - tail_start) * 1e3)
 
 
 class CpuTimer:
@@ -130,28 +157,25 @@ class CpuTimer:
     def before_call(self) -> None:
         pass
 
-    def time_call(self, fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    def time_call(self, fn: Callable[[], Any]) -> tuple[Any, CallTiming]:
         start = self._perf_counter()
         out = fn()
         elapsed_ms = (self._perf_counter() - start) * 1e3
-        return out, elapsed_ms, elapsed_ms
+        return out, CallTiming(elapsed_ms, elapsed_ms, 0.0)
 
 
-def repeat_until_stable(one_call: Callable[[], tuple[float, float]], policy: TimingPolicy) -> TimingStats:
-    """Call `one_call` (returns device_ms, host_ms) until the median is stable or the budget is spent."""
-    device_ms: list[float] = []
-    host_ms: list[float] = []
+def repeat_until_stable(one_call: Callable[[], CallTiming], policy: TimingPolicy) -> TimingStats:
+    """Call `one_call` until the median device time is stable or the budget is spent."""
+    calls: list[CallTiming] = []
     started = time.perf_counter()
     stop_reason = "max_calls"
-    while len(device_ms) < policy.max_calls:
-        d, h = one_call()
-        device_ms.append(d)
-        host_ms.append(h)
-        if len(device_ms) >= policy.min_calls:
-            if median_rse(device_ms) <= policy.target_rse:
+    while len(calls) < policy.max_calls:
+        calls.append(one_call())
+        if len(calls) >= policy.min_calls:
+            if median_rse([c.device_ms for c in calls]) <= policy.target_rse:
                 stop_reason = "converged"
                 break
             if time.perf_counter() - started >= policy.budget_s:
                 stop_reason = "budget"
                 break
-    return summarise(device_ms, host_ms, stop_reason)
+    return summarise(calls, stop_reason)

@@ -31,7 +31,7 @@ from scoring.guard import ForbiddenOpError, ForbiddenOpMode, TamperSnapshot
 from scoring.problem import Problem, import_file, load_problem
 from scoring.seeds import derive_seed
 from scoring.spec import Shape
-from scoring.timing import CpuTimer, GpuTimer, TimingPolicy, repeat_until_stable
+from scoring.timing import CallTiming, CpuTimer, GpuTimer, TimingPolicy, repeat_until_stable
 
 EXIT_FRESH_PROCESS_NEEDED = 3
 
@@ -190,20 +190,18 @@ class Runner:
         state, weights = prepared["state"], prepared["weights"]
         gen = self._generator(shape.name, "timed")
         checks: list[CheckStats] = []
-        calls = {"n": 0}
 
-        def one_call(check_this: bool) -> tuple[float, float]:
+        def one_call(check_this: bool) -> CallTiming:
             inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
             given = _clone_all(inputs)
             self.timer.before_call()
-            out, device_ms, host_ms = self.timer.time_call(lambda: self.call_plain(state, given))
-            calls["n"] += 1
+            out, timing = self.timer.time_call(lambda: self.call_plain(state, given))
             if check_this:
                 result = self.check(shape, out, weights, given, inputs)
                 checks.append(result)
                 if not result.passed:
                     raise _TimedCheckFailed(result)
-            return device_ms, host_ms
+            return timing
 
         warm_start = time.perf_counter()
         warm = 0
@@ -214,7 +212,7 @@ class Runner:
                                     self.policy)
         # The last timed call's output is always checked too (the sample may have been empty).
         one_call(check_this=True)
-        return {"timing": stats.as_dict(), "warmup_calls": warm}, checks
+        return {"timing": stats.as_dict(), "warmup_calls": warm, "outlived": stats.outlived_detail()}, checks
 
     # -- one shape --------------------------------------------------------------------------------------
     def score_shape(self, shape: Shape) -> dict:
@@ -234,8 +232,12 @@ class Runner:
                 result.update(status="incorrect", detail=f"a timed call's output was wrong: {failed.stats.detail}",
                               check={**failed.stats.as_dict(), "seeds_checked": len(stats)})
                 return result
+            outlived = timing.pop("outlived")
             result.update(timing)
             result["check"]["timed_calls_checked"] = len(checks)
+            if outlived:
+                result.update(status="integrity", detail=outlived)
+                return result
             result["check"]["timed_worst_normwise_err"] = max((c.normwise_err for c in checks), default=None)
         result["status"] = "passed"
         result["wall_s"] = time.perf_counter() - started
@@ -264,7 +266,9 @@ def _classify(exc: BaseException) -> tuple[str, str, bool]:
 
 def main(argv: list[str]) -> int:
     interpreter_fixes.apply()  # CPU profile only: Triton's interpreter gets bf16 dots wrong without it
-    task = json.loads(Path(argv[0]).read_text())
+    task_path = Path(argv[0])
+    task = json.loads(task_path.read_text())
+    task_path.unlink()  # the mixed seed is in it: gone before the solution is imported (X06)
     channel = Channel(int(argv[1]))
     runner = Runner(task, channel)
     try:

@@ -50,3 +50,23 @@ def test_zeros_fail_and_a_crash_is_confined_to_its_shape(tmp_path):
     statuses = {s["name"]: s["status"] for s in crashed["systems"][0]["shapes"]}
     assert statuses["decode_m16"] == "runtime_error"
     assert statuses["square_8192"] == "passed" and statuses["mlp_up_rect"] == "passed"
+
+
+def test_work_hidden_on_a_side_stream_is_refused(tmp_path):
+    """X10: the house kernel launched on another stream, never joined: the events see nothing."""
+    solution = tmp_path / "side_stream.py"
+    solution.write_text(f'''
+import importlib.util, torch
+spec = importlib.util.spec_from_file_location("house_for_side_stream", "{FP8 / "solutions" / "house.py"}")
+house = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(house)
+side = torch.cuda.Stream()
+
+def run(state, a, a_scale):
+    with torch.cuda.stream(side):
+        out = house.fp8_gemm(a, state["b"], a_scale, state["b_scale"])
+    return out
+''')
+    result = score(tmp_path, solution, shapes="visible", audits=False)
+    statuses = {s["name"]: (s["status"], s.get("detail", "")) for s in result["systems"][0]["shapes"]}
+    assert statuses["square_8192"][0] == "integrity" and statuses["square_8192"][1].startswith("X10"), statuses

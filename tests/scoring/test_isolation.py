@@ -101,3 +101,47 @@ def test_solution_behaviour_is_classified(case, tmp_path):
     details = " ".join(str(s.get("detail", "")) for s in shapes.values())
     assert detail in details
     assert result["score"]["fraction"] == 0.0
+
+
+def test_a_cache_keyed_on_the_call_is_caught_by_fresh_inputs(tmp_path):
+    """X02: outputs cached on the input's shape and storage; fresh inputs and checked calls expose it."""
+    solution = tmp_path / "cache.py"
+    solution.write_text(textwrap.dedent(CORRECT + """
+_cache = {}
+
+def run(state, a, a_scale):
+    key = (tuple(a.shape), a.data_ptr())
+    if key not in _cache:
+        _cache[key] = correct(state, a, a_scale)
+    return _cache[key]
+"""))
+    result = score_on_cpu("fp8_gemm", solution, tmp_path / "results", shapes="visible")
+    assert result["status"] == "incorrect"
+
+
+def test_the_seed_never_reaches_the_solution(tmp_path):
+    """X06: the task file holding the mixed seed is gone before the solution is imported, and the
+    environment holds no seed; a solution that finds either would crash here, so this one records."""
+    solution = tmp_path / "snoop.py"
+    solution.write_text(textwrap.dedent(CORRECT + """
+import os, sys, json
+from pathlib import Path
+
+task = Path(sys.argv[1])
+FOUND = {"task_file_exists": task.exists(), "env_names": sorted(k for k in os.environ if "SEED" in k.upper())}
+Path(os.environ["SNOOP_OUT"]).write_text(json.dumps(FOUND))
+
+def run(state, a, a_scale):
+    return correct(state, a, a_scale)
+"""))
+    found_path = tmp_path / "found.json"
+    import json
+    import os
+    os.environ["SNOOP_OUT"] = str(found_path)
+    try:
+        result = score_on_cpu("fp8_gemm", solution, tmp_path / "results", shapes="visible")
+    finally:
+        del os.environ["SNOOP_OUT"]
+    assert result["status"] == "passed"
+    assert json.loads(found_path.read_text()) == {"task_file_exists": False, "env_names": []}
+    assert result["seeds"]["secret"] and result["seeds"]["mixed"]

@@ -1,0 +1,25 @@
+"""Timing statistics: the stopping rule's error estimate and the side-stream (X10) tail rule."""
+
+import pytest
+
+from scoring.timing import CallTiming, TimingPolicy, median_rse, repeat_until_stable, summarise
+
+
+def test_median_rse_shrinks_with_more_samples_and_is_infinite_when_too_few():
+    assert median_rse([1.0, 1.0]) == float("inf")
+    spread = [1.0, 1.1, 0.9, 1.05, 0.95] * 4
+    assert median_rse(spread * 4) < median_rse(spread)
+
+
+def test_repetition_stops_when_the_median_is_stable():
+    calls = iter([CallTiming(1.0 + 0.001 * (i % 3), 1.2, 0.0) for i in range(1000)])
+    stats = repeat_until_stable(lambda: next(calls), TimingPolicy(min_calls=10, max_calls=500, target_rse=0.005))
+    assert stats.stop_reason == "converged" and stats.count == 10
+    assert stats.median_ms == pytest.approx(1.001)
+
+
+def test_work_that_outlives_the_timed_stream_is_refused():
+    honest = summarise([CallTiming(0.5, 0.8, 0.006)] * 5, "converged")
+    assert honest.outlived_detail() is None
+    side_stream = summarise([CallTiming(0.01, 0.9, 0.6)] * 5, "converged")
+    assert side_stream.outlived_detail().startswith("X10")
