@@ -29,6 +29,7 @@ class HarnessConfig:
     sandbox: str = opt("bwrap", "bwrap, or none (no isolation: for debugging only)", SANDBOX_CHOICES)
     cli_dir: str = opt("", "folder holding the CLI executable (e.g. fake CLIs); empty = search PATH")
     score_args: str = opt("", "extra scorer key=value options, space-separated (e.g. 'shapes=visible min_calls=2')")
+    score: bool = opt(True, "score the solution (false: keep the agent's output only, for harness tests)")
     render: bool = opt(True, "render the transcript page (transcript.html) into the run folder")
 
     def effective_run_id(self) -> str:

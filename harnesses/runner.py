@@ -91,11 +91,12 @@ def run_one(config: HarnessConfig) -> Path:
              "complete": got.complete, "incomplete_reason": got.incomplete_reason}
     score_env = dict(os.environ, **({"CUDA_VISIBLE_DEVICES": config.gpu} if config.gpu else {}))
     scored = None
-    if got.solution:
+    if got.solution and config.score:
         scored = score_solution(config.problem, got.solution, agent, out, config.device, config.score_args.split(),
                                 run_dir / "logs" / "score.log", score_env)
         if scored.result_path:
             shutil.copyfile(scored.result_path, run_dir / "result.json")
+    why_unscored = "not scored: " + ("score=false" if not config.score else "no solution.py")
     hw = scored.result_path.parent.name if scored and scored.result_path else \
         ("cpu" if config.device == "cpu" else "unscored")
     final = out / hw / "runs" / run_id
@@ -120,7 +121,7 @@ def run_one(config: HarnessConfig) -> Path:
         "complete": got.complete, "incomplete_reason": got.incomplete_reason, "agent": agent,
         "native_files": [str(p.relative_to(run_dir)) for p in got.native],
         "solution": "solution.py" if got.solution else None,
-        "score": {"status": scored.status if scored else "not scored: no solution.py",
+        "score": {"status": scored.status if scored else why_unscored,
                   "exit_code": scored.exit_code if scored else None,
                   "result": str(scored.result_path) if scored and scored.result_path else None},
         "page": "transcript.html" if page else None, "finished": True})

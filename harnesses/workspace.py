@@ -28,7 +28,8 @@ AGENT_NOTE = """
 You are working in `{workspace}`, which holds prompt.md (this text), problem.py (the reference and the input
 generator), problem.json (the visible shapes and tolerances), a starter `solution.py` and `check.py`.
 Write your answer into `solution.py` in this folder: only that file is scored. Check it with
-`python check.py` (correctness on the visible shapes and a rough time); the official scorer runs more shapes.
+`python check.py` (correctness on the visible shapes and a rough time): in this workspace it replaces any
+`python -m scoring.run` command above, whose repository is not here. The official scorer runs more shapes.
 """
 
 

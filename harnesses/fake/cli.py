@@ -9,8 +9,8 @@ so it runs inside the sandbox without the repository.
 Behaviour comes from `fake_behaviour.json` beside the script (optional):
   mode           good (default) | cut (stops mid-stream, exit 1) | hang (never ends) | hostile
   solution_file  a file beside the script whose text becomes solution.py (default: a small torch solution)
-  probe_read     paths the hostile mode tries to read;  probe_write: paths it tries to create
-The hostile mode records every attempt's outcome in `escape_report.json` in the workspace.
+  probe_read, probe_list, probe_write, probe_connect (host:port): what the hostile mode tries
+The hostile mode reports every attempt's outcome on stderr (a line `ESCAPE_REPORT {json}`).
 """
 
 import json
@@ -58,7 +58,16 @@ def solution_text(cfg: dict) -> str:
 
 
 def probe(cfg: dict, workspace: Path) -> None:
-    report = {"read": {}, "write": {}, "list": {}}
+    report = {"read": {}, "write": {}, "list": {}, "connect": {}, "env": sorted(os.environ)}
+    for target in cfg.get("probe_connect", []):
+        import socket
+
+        host, port = target.rsplit(":", 1)
+        try:
+            socket.create_connection((host, int(port)), timeout=2).close()
+            report["connect"][target] = "ok"
+        except OSError as exc:
+            report["connect"][target] = f"denied: {type(exc).__name__}: {exc}"
     for target in cfg.get("probe_read", []):
         try:
             report["read"][target] = "ok: " + Path(target).read_text()[:60]
@@ -76,6 +85,7 @@ def probe(cfg: dict, workspace: Path) -> None:
         except OSError as exc:
             report["write"][target] = f"denied: {type(exc).__name__}: {exc.strerror}"
     (workspace / "escape_report.json").write_text(json.dumps(report, indent=1))
+    print("ESCAPE_REPORT " + json.dumps(report), file=sys.stderr, flush=True)
 
 
 def emit(lines: list[dict], cfg: dict, out=None) -> None:
