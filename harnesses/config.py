@@ -1,0 +1,39 @@
+"""One harness run's configuration: a frozen dataclass, every field with a default and a help line.
+Its snapshot is written into run.json."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harnesses.budget import DEFAULT_LIMIT_S
+from harnesses.options import opt
+
+NETWORK_CHOICES = ("host", "none")
+SANDBOX_CHOICES = ("bwrap", "none")
+EFFORT_CHOICES = ("default", "low", "medium", "high", "xhigh")
+
+
+@dataclass(frozen=True)
+class HarnessConfig:
+    harness: str = opt("claude", "agent CLI adapter: claude, codex, opencode, kimi, cursor, droid, gemini")
+    model: str = opt("", "model name passed to the CLI; empty = the CLI's default")
+    effort: str = opt("default", "reasoning effort: default, low, medium, high, xhigh", EFFORT_CHOICES)
+    problem: str = opt("fp8_gemm", "problem folder name under problems/")
+    trial: int = opt(0, "trial number (part of the run id)")
+    run_id: str = opt("", "run id; empty = <harness>-<model>-<effort>-<problem>-t<trial>")
+    out: str = opt("results", "results root: runs go to <out>/<hw>/runs/<run_id>/")
+    device: str = opt("auto", "scorer device: auto, cpu, cuda or cuda:N")
+    gpu: str = opt("", "pin the agent and the scorer to this GPU index (CUDA_VISIBLE_DEVICES); empty = all")
+    time_limit_s: float = opt(DEFAULT_LIMIT_S, "wall-clock limit for the agent, whole process group (seconds)")
+    network: str = opt("host", "sandbox network: host (the CLI reaches its API) or none", NETWORK_CHOICES)
+    sandbox: str = opt("bwrap", "bwrap, or none (no isolation: for debugging only)", SANDBOX_CHOICES)
+    cli_dir: str = opt("", "folder holding the CLI executable (e.g. fake CLIs); empty = search PATH")
+    score_args: str = opt("", "extra scorer key=value options, space-separated (e.g. 'shapes=visible min_calls=2')")
+    score: bool = opt(True, "score the solution (false: keep the agent's output only, for harness tests)")
+    render: bool = opt(True, "render the transcript page (transcript.html) into the run folder")
+
+    def effective_run_id(self) -> str:
+        if self.run_id:
+            return self.run_id
+        raw = f"{self.harness}-{self.model or 'default'}-{self.effort}-{self.problem}-t{self.trial}"
+        return "".join(c if c.isalnum() or c in "-_." else "_" for c in raw)

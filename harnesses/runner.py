@@ -1,0 +1,128 @@
+"""One harness run, start to finish: workspace, sandboxed CLI under a wall-clock budget, transcript and
+solution kept, solution scored in a fresh process, result and run.json written, transcript page rendered.
+
+The run is assembled in a scratch folder and moved to `<out>/<hw>/runs/<run_id>/` once the scorer has
+named the hardware; `run.json` is written last, so a run folder without one was cut short.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from harnesses import sandbox
+from harnesses.agents import get_adapter
+from harnesses.budget import run_with_budget
+from harnesses.collect import judge
+from harnesses.config import HarnessConfig
+from harnesses.score import REPO_ROOT, score_solution
+from harnesses.workspace import agent_prompt, make_workspace
+from scoring.spec import find_problem
+
+BASE_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "TMPDIR": "/tmp", "USER": "agent",
+            "PYTHONDONTWRITEBYTECODE": "1"}
+PROXY_NAMES = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")
+
+
+def find_run(out: Path, run_id: str) -> Path | None:
+    """A finished run of this id under any hardware folder (run.json present), else None."""
+    found = sorted(Path(out).glob(f"*/runs/{run_id}/run.json"))
+    return found[0].parent if found else None
+
+
+def agent_env(config: HarnessConfig, adapter, invocation_env: dict, readonly: tuple[Path, ...], home: str) -> dict:
+    env = dict(BASE_ENV, HOME=home, PATH=sandbox.sandbox_path_env(readonly))
+    names = adapter.env_names + (PROXY_NAMES if config.network == "host" else ())
+    env.update({name: os.environ[name] for name in names if name in os.environ})
+    env.update(invocation_env)
+    if config.gpu:
+        env["CUDA_VISIBLE_DEVICES"] = config.gpu
+    return env
+
+
+def _write_json(path: Path, data: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    tmp.replace(path)
+
+
+def run_one(config: HarnessConfig) -> Path:
+    """Run one cell; returns the run folder. Raises only for usage errors (unknown harness, missing CLI...)."""
+    adapter = get_adapter(config.harness)
+    exe = adapter.find_executable(config.cli_dir)
+    problem_dir = find_problem(config.problem)
+    run_id, out = config.effective_run_id(), Path(config.out).resolve()
+    scratch = Path(tempfile.mkdtemp(prefix=f"ceiling-{run_id}-"))
+    run_dir, workspace, home = scratch / "run", scratch / "workspace", scratch / "home"
+    (run_dir / "logs").mkdir(parents=True)
+    home.mkdir()
+    make_workspace(problem_dir, workspace)
+    started = datetime.now(timezone.utc)
+    if config.sandbox == "bwrap":
+        readonly = tuple(sorted({exe.parent.absolute(), exe.resolve().parent}))
+        inv = adapter.build(str(exe), config.model, config.effort, agent_prompt(problem_dir, sandbox.WORKSPACE),
+                            Path(sandbox.HOME))
+        env = agent_env(config, adapter, inv.env, readonly, sandbox.HOME)
+        policy = sandbox.SandboxPolicy(workspace, home, config.network, readonly,
+                                       hidden=(REPO_ROOT, out, scratch, Path.home()))
+        argv, cwd = sandbox.command(policy, list(inv.argv), env), None
+        (run_dir / "logs" / "sandbox.log").write_text(json.dumps(
+            {"policy": dataclasses.asdict(policy), "bwrap_argv": argv[: argv.index("--")]}, indent=1, default=str))
+    else:
+        inv = adapter.build(str(exe), config.model, config.effort, agent_prompt(problem_dir, str(workspace)), home)
+        env = agent_env(config, adapter, inv.env, (exe.parent,), str(home))
+        argv, cwd = list(inv.argv), workspace
+        (run_dir / "logs" / "sandbox.log").write_text("sandbox=none: the CLI ran without isolation\n")
+    stdout, stderr = run_dir / "logs" / "agent.stdout", run_dir / "logs" / "agent.stderr"
+    outcome = run_with_budget(argv, config.time_limit_s, stdout, stderr, env=env, cwd=cwd)
+    got = judge(adapter, outcome, config.time_limit_s, stdout, run_dir, home, workspace)
+
+    agent = {"harness": adapter.name, "model": config.model, "effort": config.effort,
+             "effort_applied": inv.effort_applied, "run_dir": f"runs/{run_id}",
+             "transcript": str(got.transcript.relative_to(run_dir)) if got.transcript else None,
+             "tokens": got.tokens, "cost_usd": got.cost_usd, "wall_s": round(outcome.wall_s, 3),
+             "complete": got.complete, "incomplete_reason": got.incomplete_reason}
+    score_env = dict(os.environ, **({"CUDA_VISIBLE_DEVICES": config.gpu} if config.gpu else {}))
+    scored = None
+    if got.solution and config.score:
+        scored = score_solution(config.problem, got.solution, agent, out, config.device, config.score_args.split(),
+                                run_dir / "logs" / "score.log", score_env)
+        if scored.result_path:
+            shutil.copyfile(scored.result_path, run_dir / "result.json")
+    why_unscored = "not scored: " + ("score=false" if not config.score else "no solution.py")
+    hw = scored.result_path.parent.name if scored and scored.result_path else \
+        ("cpu" if config.device == "cpu" else "unscored")
+    final = out / hw / "runs" / run_id
+    if final.exists():  # an earlier attempt that never finished: keep it aside, never delete it
+        stale = final.parent / ".stale" / f"{run_id}-{int(time.time())}"
+        stale.parent.mkdir(parents=True, exist_ok=True)
+        final.rename(stale)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(run_dir), final)
+    shutil.rmtree(scratch, ignore_errors=True)
+    page = None
+    if config.render and got.transcript:
+        from viewer import write_transcript_page
+
+        transcript = final / got.transcript.relative_to(run_dir)
+        page = write_transcript_page(transcript, final / "transcript.html", run_dir=final)
+    _write_json(final / "run.json", {
+        "schema": "ceiling.run/1", "run_id": run_id, "started_utc": started.isoformat(),
+        "config": dataclasses.asdict(config), "command": [Path(sys.executable).name, "-m", "harnesses.run"],
+        "agent_argv": list(inv.argv), "agent_env_names": sorted(env), "sandbox": config.sandbox,
+        "exit_code": outcome.exit_code, "timed_out": outcome.timed_out, "wall_s": round(outcome.wall_s, 3),
+        "complete": got.complete, "incomplete_reason": got.incomplete_reason, "agent": agent,
+        "native_files": [str(p.relative_to(run_dir)) for p in got.native],
+        "solution": "solution.py" if got.solution else None,
+        "score": {"status": scored.status if scored else why_unscored,
+                  "exit_code": scored.exit_code if scored else None,
+                  "result": str(scored.result_path) if scored and scored.result_path else None},
+        "page": "transcript.html" if page else None, "finished": True})
+    return final
