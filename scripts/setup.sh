@@ -2,7 +2,8 @@
 # Set up Ceiling in the current Python environment.
 #
 #   bash scripts/setup.sh          the scorer (torch, nvidia-ml-py; Triton's interpreter on machines without a GPU)
-#   bash scripts/setup.sh test     also the site/viewer libraries, pytest, Playwright and Debian's Chromium
+#   bash scripts/setup.sh test     also the site/viewer libraries, pytest, Playwright and Debian's Chromium,
+#                                  bubblewrap, munge and SLURM (system packages need root; else those tests skip)
 #
 # torch: an existing install (e.g. a CUDA build on a GPU machine) is left alone. Without one, a machine
 # with an NVIDIA driver gets the default (CUDA) wheel, and a CPU-only machine gets torch==2.13.0, which
@@ -38,5 +39,8 @@ if [ "$mode" = "test" ] && [ ! -x /usr/bin/chromium ]; then
     else
         echo "setup: /usr/bin/chromium missing and not root: browser tests will be skipped" >&2
     fi
+fi
+if [ "$mode" = "test" ]; then
+    bash scripts/install_test_system_packages.sh  # bubblewrap and a single-node SLURM for the harness tests
 fi
 echo "setup: done ($mode)"
