@@ -33,8 +33,12 @@ class TimingPolicy:
     budget_s: float = 15.0
 
 
-# Work still running on other streams this long after the timed stream finished is not launch noise
-# (an idle device synchronises in ~5-10 us); above it, and above 5% of the call, the timing is refused.
+# A device-wide synchronise on an idle GPU still takes 11-34 us on the lent H100 (measured): the tail
+# rule compares against this machine's own idle tail, calibrated by the timer before any solution runs.
+# Work is judged to outlive the timed stream when the median tail exceeds OUTLIVED_IDLE_FACTOR times the
+# idle p90, OUTLIVED_LIMIT_MS, and OUTLIVED_LIMIT_SHARE of the timed median. A kernel hidden on a side
+# stream that is shorter than that margin is not caught here (the profiler's kernel time is the check).
+OUTLIVED_IDLE_FACTOR = 4.0
 OUTLIVED_LIMIT_MS = 0.02
 OUTLIVED_LIMIT_SHARE = 0.05
 
@@ -60,11 +64,13 @@ class TimingStats:
     def as_dict(self) -> dict:
         return asdict(self)
 
-    def outlived_detail(self) -> str | None:
+    def outlived_detail(self, idle_tail_ms: float) -> str | None:
         """Why the timing cannot be trusted because work outlived the timed stream (X10), or None."""
-        if self.tail_median_ms > max(OUTLIVED_LIMIT_MS, OUTLIVED_LIMIT_SHARE * self.median_ms):
+        limit_ms = max(OUTLIVED_IDLE_FACTOR * idle_tail_ms, OUTLIVED_LIMIT_MS, OUTLIVED_LIMIT_SHARE * self.median_ms)
+        if self.tail_median_ms > limit_ms:
             return (f"X10: work on other streams outlived the timed stream by {self.tail_median_ms * 1e3:.0f} us "
-                    f"per call (median), against {self.median_ms * 1e3:.0f} us timed")
+                    f"per call (median; idle tail p90 {idle_tail_ms * 1e3:.0f} us), against "
+                    f"{self.median_ms * 1e3:.0f} us timed")
         return None
 
 
@@ -119,9 +125,24 @@ class GpuTimer:
         self._fill_value = 0
         clock_khz = getattr(torch.cuda.get_device_properties(device), "clock_rate", 0) or 1_980_000
         self._pad_cycles = int(self.launch_pad_us * clock_khz / 1e3)
+        self.idle_tail_ms = self._calibrate_idle_tail()
+
+    def _calibrate_idle_tail(self, samples: int = 50) -> float:
+        """p90 of the device-wide synchronise wait when nothing outlives the timed stream."""
+        tails = []
+        for _ in range(samples):
+            self._flush[:1024].fill_(0)
+            marker = self._Event()
+            marker.record()
+            marker.synchronize()
+            start = self._perf_counter()
+            self._synchronize()
+            tails.append((self._perf_counter() - start) * 1e3)
+        return statistics.quantiles(tails, n=10)[-1]
 
     def describe(self) -> dict[str, Any]:
         return {"timer": self.name, "l2_flush_bytes": self.flush_bytes, "launch_pad_us": self.launch_pad_us,
+                "idle_sync_tail_p90_us": self.idle_tail_ms * 1e3,
                 "persisting_l2_reset": "cudaCtxResetPersistingL2Cache" if self._reset_persisting
                 else "not verified (CUDA runtime symbol not found)"}
 
@@ -147,6 +168,7 @@ class GpuTimer:
 
 class CpuTimer:
     name = "host-perf-counter (CPU profile)"
+    idle_tail_ms = 0.0  # no streams: nothing can outlive the call
 
     def __init__(self):
         self._perf_counter = time.perf_counter

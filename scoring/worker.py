@@ -212,7 +212,7 @@ class Runner:
                                     self.policy)
         # The last timed call's output is always checked too (the sample may have been empty).
         one_call(check_this=True)
-        return {"timing": stats.as_dict(), "warmup_calls": warm, "outlived": stats.outlived_detail()}, checks
+        return {"timing": stats.as_dict(), "warmup_calls": warm, "outlived": stats.outlived_detail(self.timer.idle_tail_ms)}, checks
 
     # -- one shape --------------------------------------------------------------------------------------
     def score_shape(self, shape: Shape) -> dict:
