@@ -33,13 +33,14 @@ class TimingPolicy:
     budget_s: float = 15.0
 
 
-# A device-wide synchronise on an idle GPU still takes 11-34 us on the lent H100 (measured): the tail
+# A device-wide synchronise on an idle GPU takes ~8 us (p90) on the lent H100, 15-35 us right after real
+# work (measured): the tail
 # rule compares against this machine's own idle tail, calibrated by the timer before any solution runs.
 # Work is judged to outlive the timed stream when the median tail exceeds OUTLIVED_IDLE_FACTOR times the
 # idle p90, OUTLIVED_LIMIT_MS, and OUTLIVED_LIMIT_SHARE of the timed median. A kernel hidden on a side
 # stream that is shorter than that margin is not caught here (the profiler's kernel time is the check).
 OUTLIVED_IDLE_FACTOR = 4.0
-OUTLIVED_LIMIT_MS = 0.02
+OUTLIVED_LIMIT_MS = 0.05  # honest calls showed tails of 15-35 us after real work on the lent H100
 OUTLIVED_LIMIT_SHARE = 0.05
 
 
