@@ -31,7 +31,7 @@ from scoring.guard import ForbiddenOpError, ForbiddenOpMode, TamperSnapshot
 from scoring.problem import Problem, import_file, load_problem
 from scoring.seeds import derive_seed
 from scoring.spec import Shape
-from scoring.timing import CallTiming, CpuTimer, GpuTimer, TimingPolicy, repeat_until_stable
+from scoring.timing import CallTiming, CpuTimer, GpuTimer, TimingPolicy, TimingStats, repeat_until_stable
 
 EXIT_FRESH_PROCESS_NEEDED = 3
 
@@ -86,9 +86,10 @@ def _poisoned_allocations():
 
 
 class Runner:
-    def __init__(self, task: dict, channel: Channel):
+    """Scores the task's shapes for one solution inside this process (see the module docstring)."""
+
+    def __init__(self, task: dict):
         self.task = task
-        self.channel = channel
         self.device = torch.device(task["device"])
         self.problem: Problem = load_problem(task["problem_dir"])
         self.tolerance = self.problem.spec.tolerance
@@ -185,7 +186,8 @@ class Runner:
                 break
         return stats, {"state": state, "weights": weights}, max(prepare_ms)
 
-    def timed(self, shape: Shape, prepared: dict) -> tuple[dict, list[CheckStats]]:
+    def timed(self, shape: Shape, prepared: dict) -> tuple[TimingStats, int, list[CheckStats]]:
+        """Warm up, then time calls on fresh inputs until stable; returns stats, warm-up count, checks."""
         params = dict(shape.params)
         state, weights = prepared["state"], prepared["weights"]
         gen = self._generator(shape.name, "timed")
@@ -212,7 +214,7 @@ class Runner:
                                     self.policy)
         # The last timed call's output is always checked too (the sample may have been empty).
         one_call(check_this=True)
-        return {"timing": stats.as_dict(), "warmup_calls": warm, "outlived": stats.outlived_detail(self.timer.idle_tail_ms)}, checks
+        return stats, warm, checks
 
     # -- one shape --------------------------------------------------------------------------------------
     def score_shape(self, shape: Shape) -> dict:
@@ -227,18 +229,18 @@ class Runner:
             return result
         if shape.shape_set in self.task["timed_sets"]:
             try:
-                timing, checks = self.timed(shape, prepared)
+                timing, warmup_calls, checks = self.timed(shape, prepared)
             except _TimedCheckFailed as failed:
                 result.update(status="incorrect", detail=f"a timed call's output was wrong: {failed.stats.detail}",
                               check={**failed.stats.as_dict(), "seeds_checked": len(stats)})
                 return result
-            outlived = timing.pop("outlived")
-            result.update(timing)
+            result.update(timing=timing.as_dict(), warmup_calls=warmup_calls)
             result["check"]["timed_calls_checked"] = len(checks)
+            result["check"]["timed_worst_normwise_err"] = max((c.normwise_err for c in checks), default=None)
+            outlived = timing.outlived_detail(self.timer.idle_tail_ms)
             if outlived:
                 result.update(status="integrity", detail=outlived)
                 return result
-            result["check"]["timed_worst_normwise_err"] = max((c.normwise_err for c in checks), default=None)
         result["status"] = "passed"
         result["wall_s"] = time.perf_counter() - started
         return result
@@ -270,7 +272,7 @@ def main(argv: list[str]) -> int:
     task = json.loads(task_path.read_text())
     task_path.unlink()  # the mixed seed is in it: gone before the solution is imported (X06)
     channel = Channel(int(argv[1]))
-    runner = Runner(task, channel)
+    runner = Runner(task)
     try:
         import_ms = runner.import_solution()
     except BaseException as exc:  # SystemExit from the solution's import is an import failure too
