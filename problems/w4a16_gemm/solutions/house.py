@@ -74,16 +74,16 @@ def _w4a16_kernel(x_ptr, qweight_ptr, scales_ptr, zeros_ptr, out_ptr, partial_pt
     if SPLIT_K == 1:
         tl.store(out_ptr + out_offsets, _to_bf16(acc, EMULATE_RNE), mask=out_mask)
     else:
-        tile_elems = M * N
-        tl.store(partial_ptr + pid_k.to(tl.int64) * tile_elems + out_offsets, acc, mask=out_mask)
+        partial_base = partial_ptr + pid_k.to(tl.int64) * M * N
+        tl.store(partial_base + out_offsets, acc, mask=out_mask)
         tl.debug_barrier()  # every thread's partial is written before the counter moves
         tile = pid_m * tl.num_programs(0) + pid_n
         arrived = tl.atomic_add(counter_ptr + tile, 1, sem="acq_rel")
         if arrived == SPLIT_K - 1:  # the last split of this tile: reduce and write
             total = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-            for split in range(SPLIT_K):
-                total += tl.load(partial_ptr + split.to(tl.int64) * tile_elems + out_offsets, mask=out_mask, other=0.0,
-                                 cache_modifier=".cg")
+            for split in tl.static_range(SPLIT_K):
+                split_base = partial_ptr + tl.full((), split, tl.int64) * M * N
+                total += tl.load(split_base + out_offsets, mask=out_mask, other=0.0, cache_modifier=".cg")
             tl.store(out_ptr + out_offsets, _to_bf16(total, EMULATE_RNE), mask=out_mask)
             tl.atomic_xchg(counter_ptr + tile, 0)  # ready for the next call
 
@@ -99,8 +99,10 @@ def pick_config(M: int, N: int, K: int, sm_count: int) -> dict:
     tiles = triton.cdiv(M, cfg["BLOCK_M"]) * triton.cdiv(N, cfg["BLOCK_N"])
     steps = K // cfg["BLOCK_K"]
     split = 1
-    while tiles * split < 2 * sm_count and split < 8 and steps // (2 * split) >= 4:
-        split *= 2  # too few tiles to fill every SM twice: split K (keeping >= 4 steps per split)
+    while M <= 64 and tiles * split < 2 * sm_count and split < 8 and steps // (2 * split) >= 4:
+        # Too few tiles to fill every SM twice: split K (>= 4 steps per split). Only for small M, where
+        # the fp32 partials are small next to the weight; for large M they would cost as much as it.
+        split *= 2
     cfg["SPLIT_K"] = split
     return cfg
 

@@ -32,7 +32,10 @@ def prepare(qweight, scales, zeros):
     scale_and_zero = scale_and_zero.to(torch.bfloat16).contiguous()  # (K / 128, N, 2)
     if qweight.is_cuda:
         q_uint8 = ((q[:, ::2] << 4) | q[:, 1::2]).to(torch.uint8)  # (N, K / 2), even k high
-        packed = torch._convert_weight_to_int4pack(q_uint8, inner_k_tiles)
+        try:
+            packed = torch._convert_weight_to_int4pack(q_uint8, inner_k_tiles)
+        except RuntimeError:  # torch < 2.5 took the unpacked (N, K) int32 values
+            packed = torch._convert_weight_to_int4pack(q.to(torch.int32), inner_k_tiles)
         kernel = torch._weight_int4pack_mm
     else:
         packed = torch._convert_weight_to_int4pack_for_cpu(q.to(torch.int32), inner_k_tiles)
