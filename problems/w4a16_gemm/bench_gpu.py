@@ -27,17 +27,23 @@ from scoring.problem import import_file, load_problem  # noqa: E402
 from scoring.roofline import point  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-SMALL_M = [  # (BLOCK_N, BLOCK_K, num_warps, num_stages, SPLIT_K or None for the rule's)
-    (64, 128, 4, 4, None), (32, 128, 4, 4, None), (128, 128, 4, 4, None), (64, 64, 4, 4, None),
-    (64, 128, 4, 6, None), (64, 128, 4, 3, None), (64, 128, 4, 4, 1), (64, 128, 4, 4, 2), (64, 128, 4, 4, 4),
-    (64, 128, 4, 4, 8), (128, 128, 8, 4, None), (64, 128, 2, 4, None), (32, 128, 2, 5, None),
-    (128, 128, 4, 3, 2), (256, 128, 8, 3, None),
-]
-LARGE_M = [  # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, SPLIT_K)
-    (128, 128, 64, 8, 4, 1), (128, 128, 128, 8, 3, 1), (128, 256, 64, 8, 3, 1), (64, 128, 64, 4, 4, 1),
-    (128, 128, 64, 4, 4, 1), (256, 128, 64, 8, 3, 1), (128, 64, 128, 4, 4, 1), (64, 256, 64, 8, 3, 1),
-    (128, 128, 64, 8, 4, 2), (64, 128, 128, 4, 4, 1), (128, 128, 32, 8, 5, 1), (64, 64, 128, 4, 4, 1),
-]
+# Candidate configs by M class; SPLIT_K None keeps the pick rule's split.
+GEMV = [dict(KERNEL="gemv", BLOCK_N=bn, num_warps=w, num_stages=st, SPLIT_K=sp)
+        for bn, w, st, sp in [(128, 4, 3, None), (64, 4, 3, None), (256, 4, 3, None), (512, 8, 3, None),
+                              (256, 8, 3, None), (128, 4, 2, None), (128, 4, 4, None), (128, 4, 3, 1),
+                              (128, 4, 3, 2), (128, 4, 3, 4), (256, 4, 3, 2), (256, 4, 4, 4), (64, 2, 4, 2)]]
+GEMV += [dict(KERNEL="mma", MAGIC=True, BLOCK_M=16, BLOCK_N=64, num_warps=4, num_stages=3, SPLIT_K=None)]
+SMALL_M = [dict(KERNEL="mma", MAGIC=mg, BLOCK_N=bn, num_warps=w, num_stages=st, SPLIT_K=sp)
+           for mg, bn, w, st, sp in [(True, 64, 4, 3, None), (False, 64, 4, 3, None), (True, 32, 4, 3, None),
+                                     (True, 128, 4, 3, None), (True, 64, 4, 2, None), (True, 64, 4, 4, None),
+                                     (True, 64, 2, 3, None), (True, 128, 8, 3, None), (True, 64, 4, 3, 1),
+                                     (True, 64, 4, 3, 2), (True, 64, 4, 3, 4), (True, 64, 4, 3, 8),
+                                     (True, 128, 4, 3, 4), (False, 128, 4, 3, None)]]
+LARGE_M = [dict(KERNEL="mma", MAGIC=mg, BLOCK_M=bm, BLOCK_N=bn, num_warps=w, num_stages=st, SPLIT_K=1)
+           for mg, bm, bn, w, st in [(False, 128, 128, 8, 3), (False, 128, 128, 4, 3), (False, 128, 256, 8, 3),
+                                     (False, 64, 128, 4, 3), (False, 128, 64, 4, 3), (False, 256, 128, 8, 2),
+                                     (False, 128, 128, 8, 4), (False, 64, 256, 8, 3), (False, 128, 128, 8, 2),
+                                     (True, 128, 128, 8, 3), (True, 64, 128, 4, 3), (True, 128, 64, 4, 3)]]
 
 
 def shapes_by_name(problem):
@@ -112,20 +118,18 @@ def main():
                   f"  frac {pt.fraction:.3f}  err {err:.2e}", flush=True)
 
         record("house-pick " + str(house.pick_config(M, N, K, sms)), lambda: house.run(state, x["x"]))
-        if M <= 64:
-            for bn, bk, nw, ns, split in SMALL_M:
-                cfg = dict(house.pick_config(M, N, K, sms), BLOCK_N=bn, BLOCK_K=bk, num_warps=nw, num_stages=ns)
-                if split is not None:
-                    cfg["SPLIT_K"] = split
-                name = "m{BLOCK_M} n{BLOCK_N} k{BLOCK_K} w{num_warps} s{num_stages} split{SPLIT_K}".format(**cfg)
-                record(name, lambda cfg=cfg: house.w4a16_gemm(x["x"], w["qweight"], w["scales"], w["zeros"],
-                                                              config=cfg, counters=state["counters"]))
-        else:
-            for bm, bn, bk, nw, ns, split in LARGE_M:
-                cfg = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=nw, num_stages=ns, SPLIT_K=split)
-                name = "m{BLOCK_M} n{BLOCK_N} k{BLOCK_K} w{num_warps} s{num_stages} split{SPLIT_K}".format(**cfg)
-                record(name, lambda cfg=cfg: house.w4a16_gemm(x["x"], w["qweight"], w["scales"], w["zeros"],
-                                                              config=cfg, counters=state["counters"]))
+        candidates = GEMV if M == 1 else SMALL_M if M <= 64 else LARGE_M
+        for candidate in candidates:
+            cfg = dict(house.pick_config(M, N, K, sms))
+            cfg.update({k: v for k, v in candidate.items() if v is not None})
+            if cfg["KERNEL"] == "gemv":
+                cfg.pop("BLOCK_M", None)
+                cfg.pop("MAGIC", None)
+            elif "BLOCK_M" not in cfg:
+                cfg["BLOCK_M"] = max(16, triton.next_power_of_2(M))
+            name = " ".join(f"{k}={v}" for k, v in sorted(cfg.items()))
+            record(name, lambda cfg=cfg: house.w4a16_gemm(x["x"], state["words"], state["scales"], state["zeros"],
+                                                          state["counters"], config=cfg))
         try:
             lib_state = library.prepare(**w)
             record("tinygemm", lambda: library.run(lib_state, x["x"]))
