@@ -32,18 +32,14 @@ GEMV = [dict(KERNEL="gemv", BLOCK_N=bn, num_warps=w, num_stages=st, SPLIT_K=sp)
         for bn, w, st, sp in [(128, 4, 3, None), (64, 4, 3, None), (256, 4, 3, None), (512, 8, 3, None),
                               (256, 8, 3, None), (128, 4, 2, None), (128, 4, 4, None), (128, 4, 3, 1),
                               (128, 4, 3, 2), (128, 4, 3, 4), (256, 4, 3, 2), (256, 4, 4, 4), (64, 2, 4, 2)]]
-GEMV += [dict(KERNEL="mma", MAGIC=True, BLOCK_M=16, BLOCK_N=64, num_warps=4, num_stages=3, SPLIT_K=None)]
-SMALL_M = [dict(KERNEL="mma", MAGIC=mg, BLOCK_N=bn, num_warps=w, num_stages=st, SPLIT_K=sp)
-           for mg, bn, w, st, sp in [(True, 64, 4, 3, None), (False, 64, 4, 3, None), (True, 32, 4, 3, None),
-                                     (True, 128, 4, 3, None), (True, 64, 4, 2, None), (True, 64, 4, 4, None),
-                                     (True, 64, 2, 3, None), (True, 128, 8, 3, None), (True, 64, 4, 3, 1),
-                                     (True, 64, 4, 3, 2), (True, 64, 4, 3, 4), (True, 64, 4, 3, 8),
-                                     (True, 128, 4, 3, 4), (False, 128, 4, 3, None)]]
-LARGE_M = [dict(KERNEL="mma", MAGIC=mg, BLOCK_M=bm, BLOCK_N=bn, num_warps=w, num_stages=st, SPLIT_K=1)
-           for mg, bm, bn, w, st in [(False, 128, 128, 8, 3), (False, 128, 128, 4, 3), (False, 128, 256, 8, 3),
-                                     (False, 64, 128, 4, 3), (False, 128, 64, 4, 3), (False, 256, 128, 8, 2),
-                                     (False, 128, 128, 8, 4), (False, 64, 256, 8, 3), (False, 128, 128, 8, 2),
-                                     (True, 128, 128, 8, 3), (True, 64, 128, 4, 3), (True, 128, 64, 4, 3)]]
+GEMV += [dict(KERNEL="mma", BLOCK_M=16, BLOCK_N=64, num_warps=4, num_stages=3, SPLIT_K=None)]
+SMALL_M = [dict(KERNEL="mma", BLOCK_N=bn, num_warps=w, num_stages=st, SPLIT_K=sp)
+           for bn, w, st, sp in [(64, 4, 3, None), (32, 4, 3, None), (128, 4, 3, None), (64, 4, 2, None),
+                                 (64, 4, 4, None), (64, 2, 3, None), (64, 4, 3, 1), (64, 4, 3, 2), (64, 4, 3, 4),
+                                 (64, 4, 3, 8), (128, 4, 3, 4)]]
+LARGE_M = [dict(KERNEL="mma", BLOCK_M=bm, BLOCK_N=bn, num_warps=w, num_stages=st, SPLIT_K=1)
+           for bm, bn, w, st in [(128, 128, 8, 3), (128, 128, 4, 3), (128, 256, 8, 3), (64, 128, 4, 3),
+                                 (128, 64, 4, 3), (256, 128, 8, 2), (128, 128, 8, 4), (64, 256, 8, 3)]]
 
 
 def shapes_by_name(problem):
@@ -124,7 +120,6 @@ def main():
             cfg.update({k: v for k, v in candidate.items() if v is not None})
             if cfg["KERNEL"] == "gemv":
                 cfg.pop("BLOCK_M", None)
-                cfg.pop("MAGIC", None)
             elif "BLOCK_M" not in cfg:
                 cfg["BLOCK_M"] = max(16, triton.next_power_of_2(M))
             name = " ".join(f"{k}={v}" for k, v in sorted(cfg.items()))

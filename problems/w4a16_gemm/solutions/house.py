@@ -10,11 +10,10 @@ Two Triton kernels, one output tile per program, one group of 128 rows of K per 
 * `_gemv_kernel` (M = 1): CUDA-core multiply-adds on (16, BLOCK_N) fp32 tiles. A nibble becomes a float
   with two integer ops and one add (OR with the bits of 2^23, subtract 2^23); the zero point and scale
   are applied once per group and column: s * (sum_k x_k q_k - z * sum_k x_k).
-* `_mma_kernel` (M > 1): tensor-core dots of (BLOCK_M, 16) x (16, BLOCK_N) per nibble. With MAGIC, a
-  nibble becomes the bf16 number 128 + q by OR-ing in the exponent bits of 128 (exact), the dots sum
-  x * (128 + q) in fp32, and the group's correction s * (dot - (128 + z) * sum_k x_k) is applied to the
-  accumulator; without MAGIC the tile is dequantised to bf16 (q * s - z * s) and the dots accumulate
-  straight into the output accumulator (cheaper when BLOCK_M is large).
+* `_mma_kernel` (M > 1): per nibble, the (16, BLOCK_N) tile is dequantised to bf16 (q * s - z * s, one
+  fused multiply-add in fp32) and a (BLOCK_M, 16) x (16, BLOCK_N) tensor-core dot accumulates it in
+  fp32. (A variant that fed the dots 128 + q made exact by OR-ing in bf16 exponent bits and corrected
+  each group's sum afterwards measured slower in every M class: NOTES.md.)
 Few output tiles (decode) split K over SPLIT_K programs per tile: each writes an fp32 partial and bumps a
 per-tile counter; the last to arrive sums the partials, writes the bf16 tile and resets the counter
 (one kernel, no memset). Counters live in the prepared state.
@@ -93,7 +92,7 @@ def _gemv_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, 
 
 @triton.jit
 def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, M, N, K,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, MAGIC: tl.constexpr, SPLIT_K: tl.constexpr,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SPLIT_K: tl.constexpr,
                 EMULATE_RNE: tl.constexpr):
     pid_n = tl.program_id(0)
     pid_m = tl.program_id(1)
@@ -114,21 +113,11 @@ def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, c
                         mask=mask_n[None, :], other=0)
         scale = tl.load(scales_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32)
         zero = tl.load(zeros_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32)
-        if MAGIC:
-            dot = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-            x_sum = tl.zeros((BLOCK_M,), dtype=tl.float32)
-            for j in tl.static_range(8):
-                a_j = tl.load(x_rows + (g * 128 + 16 * j + offs_r)[None, :], mask=mask_m[:, None], other=0.0)
-                w_j = (((words >> (4 * j)) & 0xF) | 0x4300).to(tl.int16).to(tl.bfloat16, bitcast=True)  # 128 + q
-                dot = tl.dot(a_j, w_j, dot)
-                x_sum += tl.sum(a_j.to(tl.float32), axis=1)
-            acc += scale[None, :] * (dot - x_sum[:, None] * (128.0 + zero)[None, :])
-        else:
-            zero_scaled = zero * scale
-            for j in tl.static_range(8):
-                a_j = tl.load(x_rows + (g * 128 + 16 * j + offs_r)[None, :], mask=mask_m[:, None], other=0.0)
-                q_j = ((words >> (4 * j)) & 0xF).to(tl.float32)
-                acc = tl.dot(a_j, _to_bf16(q_j * scale[None, :] - zero_scaled[None, :], EMULATE_RNE), acc)
+        zero_scaled = zero * scale
+        for j in tl.static_range(8):
+            a_j = tl.load(x_rows + (g * 128 + 16 * j + offs_r)[None, :], mask=mask_m[:, None], other=0.0)
+            q_j = ((words >> (4 * j)) & 0xF).to(tl.float32)
+            acc = tl.dot(a_j, _to_bf16(q_j * scale[None, :] - zero_scaled[None, :], EMULATE_RNE), acc)
     out_offsets = offs_m.to(tl.int64)[:, None] * N + offs_n[None, :]
     tile = pid_m * tl.num_programs(0) + pid_n
     _finish(acc, out_offsets, mask_m[:, None] & mask_n[None, :], out_ptr, partial_ptr, counter_ptr, tile, pid_k,
@@ -138,18 +127,18 @@ def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, c
 def pick_config(M: int, N: int, K: int, sm_count: int) -> dict:
     """Kernel, tile shape, pipeline depth and K split by problem shape (measured on an H100: NOTES.md)."""
     if M == 1:
-        cfg = dict(KERNEL="gemv", BLOCK_N=128, num_warps=4, num_stages=3)
+        cfg, min_programs = dict(KERNEL="gemv", BLOCK_N=64, num_warps=4, num_stages=3), 4 * sm_count
     elif M <= 64:
-        cfg = dict(KERNEL="mma", MAGIC=True, BLOCK_M=max(16, triton.next_power_of_2(M)), BLOCK_N=64,
-                   num_warps=4, num_stages=3)
+        cfg = dict(KERNEL="mma", BLOCK_M=max(16, triton.next_power_of_2(M)), BLOCK_N=64, num_warps=4, num_stages=3)
+        min_programs = 2 * sm_count
     else:
-        cfg = dict(KERNEL="mma", MAGIC=False, BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3)
+        cfg = dict(KERNEL="mma", BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3)
+        min_programs = 0  # split K never pays here: fp32 partials of a large M cost as much as the weight
     tiles = triton.cdiv(M, cfg.get("BLOCK_M", 1)) * triton.cdiv(N, cfg["BLOCK_N"])
     groups = K // GROUP_SIZE
     split = 1
-    # Too few tiles to fill every SM twice: split K (>= 4 groups per split). Only for small M, where the
-    # fp32 partials are small next to the weight; for large M they would cost as much as the weight.
-    while M <= 64 and tiles * split < 2 * sm_count and split < 8 and groups // (2 * split) >= 4:
+    # Too few programs to keep every SM streaming: split K (keeping >= 4 groups per split).
+    while tiles * split < min_programs and split < 8 and groups // (2 * split) >= 4:
         split *= 2
     cfg["SPLIT_K"] = split
     return cfg
