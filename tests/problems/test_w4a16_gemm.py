@@ -1,0 +1,62 @@
+"""W4A16 specifics on the CPU: the documented packing round-trips, the house kernel's group-strided
+repack keeps every value, the byte formula counts packed weights, the library line's tinygemm
+conversion matches the reference, and ignoring the zero points is far outside the tolerance."""
+
+import torch
+
+from scoring.checking import compare
+from scoring.problem import import_file, load_problem
+from scoring.spec import find_problem
+
+PROBLEM = load_problem(find_problem("w4a16_gemm"))
+P = PROBLEM.module
+SOLUTIONS = PROBLEM.spec.directory / "solutions"
+
+
+def _draw(shape, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    weights = P.make_weights(shape, gen, torch.device("cpu"))
+    return weights, P.make_inputs(shape, weights, gen, torch.device("cpu"))
+
+
+def test_packing_round_trips_and_follows_the_documented_nibble_order():
+    q = torch.randint(0, 16, (256, 24))
+    packed = P.pack_int4(q)
+    assert packed.dtype == torch.int32 and packed.shape == (32, 24)
+    assert torch.equal(P.unpack_int4(packed), q)
+    k, n = 13, 5  # value k sits in nibble k % 8 of word k // 8
+    assert ((int(packed[k // 8, n]) >> (4 * (k % 8))) & 0xF) == int(q[k, n])
+
+
+def test_house_repack_is_a_permutation_within_each_group():
+    house = import_file(SOLUTIONS / "house.py", "w4_house_test")
+    q = torch.randint(0, 16, (256, 16))
+    words = house.repack_group_strided(P.pack_int4(q))
+    assert words.shape == (32, 16)
+    for k in (0, 15, 16, 127, 128, 200):
+        group, offset = divmod(k, 128)
+        row, nibble = group * 16 + offset % 16, offset // 16
+        assert ((int(words[row, 3]) >> (4 * nibble)) & 0xF) == int(q[k, 3])
+
+
+def test_bytes_count_packed_weights():
+    shape = dict(M=16, N=8192, K=28672)
+    assert P.bytes_moved(shape) == 2 * 16 * 28672 + 28672 * 8192 // 2 + 4 * 224 * 8192 + 2 * 16 * 8192
+
+
+def test_outputs_are_unit_variance_and_zero_points_matter():
+    shape = dict(M=8, N=32, K=512)
+    weights, inputs = _draw(shape)
+    ref = P.reference(weights, inputs)
+    assert 0.7 < ref.std().item() < 1.4
+    symmetric = dict(weights, zeros=torch.full_like(weights["zeros"], 8.0))
+    stats = compare(P.reference(symmetric, inputs).to(torch.bfloat16), ref, PROBLEM.spec.tolerance)
+    assert not stats.passed and stats.normwise_err > 0.3
+
+
+def test_library_line_repacking_matches_the_reference():
+    library = import_file(SOLUTIONS / "baselines" / "library.py", "w4_library_test")
+    shape = dict(M=4, N=64, K=256)
+    weights, inputs = _draw(shape)
+    out = library.run(library.prepare(**weights), inputs["x"])
+    assert compare(out, P.reference(weights, inputs), PROBLEM.spec.tolerance).passed
