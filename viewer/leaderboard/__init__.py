@@ -4,7 +4,7 @@
 Torch-free. Layout: config.py (options), load.py + validate.py + annotations.py (reading and checking
 inputs), frame.py + rank.py (pandas tables, the per-hardware boards), figures.py (Plotly), facts.py +
 problem_info.py (methodology and problem data, read from the scorer's code), run_info.py (solution,
-transcript, tokens), pages.py + templates/ + static/ (HTML), downloads.py, build.py (the one pass),
+transcript, tokens), pages.py + templates/ + static/ (HTML), downloads.py, builder.py (the one pass),
 cli.py, bench.py (the 10,000-result benchmark). docs/site.md is the guide.
 """
 
@@ -12,7 +12,7 @@ from .config import BuildConfig
 
 
 def build(config: BuildConfig | None = None, log=print):
-    from .build import build as _build
+    from .builder import build as _build
 
     return _build(config or BuildConfig(), log=log)
 

@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    from .build import build  # pandas and plotly load only for a real build
+    from .builder import build  # pandas and plotly load only for a real build
 
     log = (lambda line: print(line, file=sys.stderr)) if not config.quiet else (
         lambda line: print(line, file=sys.stderr) if line.startswith("skipped") else None)
