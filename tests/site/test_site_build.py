@@ -175,7 +175,7 @@ def test_cli_reports_bad_files_without_traceback_and_strict_fails(tmp_path):
     assert "Traceback" not in lenient.stderr and "bad-schema.json: field 'schema'" in lenient.stderr
     strict = _cli(f"results={results}", f"out={tmp_path / 'b'}", "strict=true")
     assert strict.returncode == 1 and "Traceback" not in strict.stderr and "strict=true" in strict.stderr
-    assert not (tmp_path / "b" / "index.html").exists()
+    assert not (tmp_path / "b" / "index.html").exists() and not (tmp_path / "b" / "run").exists()
 
 
 def test_cli_help_and_usage_errors():

@@ -15,7 +15,7 @@ import json
 import multiprocessing
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -26,7 +26,8 @@ from .downloads import write_downloads
 from .facts import collect_facts
 from .frame import build_frames, row_identity
 from .issues import BuildError, Issue
-from .load import Run, load_runs
+from .annotations import load_annotations
+from .load import Run, add_run, orphan_annotations, read_result, result_files, slim
 from .pages import PACKAGE, copy_assets, environment, write_text
 from .problem_info import load_problems
 from .rank import build_boards
@@ -73,12 +74,41 @@ def _run_key(run: Run, version: str, transcripts: bool) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-# ---- run pages (rendered in worker processes; the job is inherited through fork) ----
+# ---- reading files and rendering run pages, in worker processes (the job is inherited through fork) ----
 _JOB: dict = {}
 
 
-def _render_run(index: int) -> tuple[str, dict]:
-    run: Run = _JOB["runs"][index]
+@dataclass(frozen=True)
+class FileOutcome:
+    path: Path
+    issues: tuple[Issue, ...]
+    is_cpu: bool
+    run: Run | None  # with the slim data only
+    key: str
+    facts: dict | None
+    rendered: bool
+
+
+def _process_file(path: Path) -> FileOutcome:
+    """Read and validate one result file; render its run page unless the previous build's is current."""
+    job = _JOB
+    run, issues, is_cpu = read_result(path, job["results"], job["known"], job["annotations"], job["cpu"])
+    if run is None:
+        return FileOutcome(path, tuple(issues), is_cpu, None, "", None, False)
+    key = _run_key(run, job["version"], job["transcripts"])
+    if not job.get("render", True):  # strict mode's first pass: validate only
+        return FileOutcome(path, (), False, replace(run, data={"run_id": run.run_id}), key, None, False)
+    old = job["previous"].get(run.run_id)
+    page = job["out"] / "run" / f"{run.run_id}.html"
+    if job["incremental"] and old and old.get("key") == key and page.exists() and \
+            (not old["facts"]["transcript_page"] or (page.parent / old["facts"]["transcript_page"]).exists()):
+        facts, rendered = old["facts"], False
+    else:
+        facts, rendered = _render_run(run), True
+    return FileOutcome(path, (), False, replace(run, data=slim(run.data)), key, facts, rendered)
+
+
+def _render_run(run: Run) -> dict:
     out: Path = _JOB["out"]
     env = _JOB.setdefault("env", environment())
     if _JOB["transcripts"]:
@@ -103,32 +133,17 @@ def _render_run(index: int) -> tuple[str, dict]:
         systems=systems, facts=facts, annotation=run.annotation, source=source, source_path=source_path,
         source_note=note, result_rel=result_rel)
     write_text(out / "run" / f"{run.run_id}.html", html)
-    return run.run_id, asdict(facts)
+    return asdict(facts)
 
 
-def _render_runs(runs: tuple[Run, ...], out: Path, config, site: dict, previous: dict) -> tuple[dict, dict, int]:
-    version = code_version()
-    keys = {r.run_id: _run_key(r, version, config.transcripts) for r in runs}
-    todo, facts = [], {}
-    for index, run in enumerate(runs):
-        old = previous.get(run.run_id)
-        page = out / "run" / f"{run.run_id}.html"
-        if config.incremental and old and old["key"] == keys[run.run_id] and page.exists() and \
-                (not old["facts"]["transcript_page"] or (page.parent / old["facts"]["transcript_page"]).exists()):
-            facts[run.run_id] = old["facts"]
-        else:
-            todo.append(index)
+def _read_all(files: list[Path], config, job: dict) -> list[FileOutcome]:
     _JOB.clear()
-    _JOB.update(runs=runs, out=out, transcripts=config.transcripts, site=site)
+    _JOB.update(job)
     jobs = config.jobs or os.cpu_count() or 1
-    if len(todo) > 64 and jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+    if len(files) > 64 and jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            done = pool.map(_render_run, todo, chunksize=max(1, len(todo) // (jobs * 8)))
-    else:
-        done = [_render_run(i) for i in todo]
-    facts.update(dict(done))
-    manifest = {run_id: {"key": keys[run_id], "facts": facts[run_id]} for run_id in keys}
-    return facts, manifest, len(todo)
+            return list(pool.imap(_process_file, files, chunksize=max(1, min(64, len(files) // (jobs * 8)))))
+    return [_process_file(path) for path in files]
 
 
 def build(config, log=print) -> BuildReport:
@@ -140,25 +155,61 @@ def build(config, log=print) -> BuildReport:
     if out.resolve() in (REPO, results.resolve()) or (out / "problems").is_dir():
         raise BuildError(f"out={out} looks like a source folder; the build writes into (and prunes) it: choose site/")
     problems, issues = load_problems(Path(config.problems) if config.problems else None)
-    loaded = load_runs(results, set(problems), include_cpu=config.cpu)
-    issues += list(loaded.issues)
-    for issue in issues:
-        log(f"skipped: {issue}")
-    if config.strict and issues:
-        raise BuildError(f"{len(issues)} bad file(s) (strict=true); fix them or build with strict=false")
-    runs = tuple(sorted(loaded.runs, key=lambda r: r.run_id))
-    if loaded.cpu_skipped:
-        log(f"left out {loaded.cpu_skipped} CPU-profile result(s): smoke tests, not scores (cpu=true includes them)")
-    generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    site = {"result_count": len(runs), "generated": generated}
+    annotations, annotation_issues = load_annotations(results / "annotations")
+    issues += annotation_issues
     out.mkdir(parents=True, exist_ok=True)
     manifest_path = out / MANIFEST
     try:
         previous = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     except (OSError, json.JSONDecodeError):
         previous = {}
+    generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    site = {"result_count": 0, "generated": generated}
+    job = dict(results=results, known=set(problems), annotations=annotations, cpu=config.cpu, out=out,
+               transcripts=config.transcripts, incremental=config.incremental, site=site, version=code_version(),
+               previous=previous.get("runs", {}) if isinstance(previous, dict) else {})
+    files = result_files(results)
+    if config.strict:  # validate everything before writing anything: a bad file leaves the old site alone
+        checked = _read_all(files, config, dict(job, render=False))
+        bad = list(issues) + [i for o in checked for i in o.issues]
+        seen: dict = {}
+        for o in checked:
+            if o.run is not None:
+                add_run(seen, o.run, bad)
+        bad += orphan_annotations(annotations, seen)
+        if bad:
+            for issue in bad:
+                log(f"skipped: {issue}")
+            raise BuildError(f"{len(bad)} bad file(s) (strict=true); fix them or build with strict=false")
+    outcomes = _read_all(files, config, job)
+    kept: dict[str, Run] = {}
+    facts: dict[str, dict] = {}
+    manifest: dict[str, dict] = {}
+    cpu_skipped, rendered, rerender = 0, 0, []
+    for outcome in outcomes:
+        issues += outcome.issues
+        cpu_skipped += outcome.is_cpu
+        if outcome.run is None:
+            continue
+        if add_run(kept, outcome.run, issues):
+            facts[outcome.run.run_id] = outcome.facts
+            manifest[outcome.run.run_id] = {"key": outcome.key, "facts": outcome.facts}
+            rendered += outcome.rendered
+        else:
+            rerender.append(outcome.run.run_id)  # a duplicate may have overwritten the kept run's page
+    for run_id in rerender:
+        full = read_result(kept[run_id].path, results, set(problems), annotations, True)[0]
+        facts[run_id] = manifest[run_id]["facts"] = _render_run(full)
+    issues += orphan_annotations(annotations, kept)
+    for issue in issues:
+        log(f"skipped: {issue}")
+    if config.strict and issues:
+        raise BuildError(f"{len(issues)} bad file(s) (strict=true); fix them or build with strict=false")
+    runs = tuple(sorted(kept.values(), key=lambda r: r.run_id))
+    if cpu_skipped:
+        log(f"left out {cpu_skipped} CPU-profile result(s): smoke tests, not scores (cpu=true includes them)")
+    site["result_count"] = len(runs)
     written: set[Path] = set(copy_assets(out))
-    facts, manifest, rendered = _render_runs(runs, out, config, site, previous.get("runs", {}))
     for run in runs:
         written.add(out / "run" / f"{run.run_id}.html")
         if facts[run.run_id]["transcript_page"]:
@@ -167,8 +218,8 @@ def build(config, log=print) -> BuildReport:
     boards = build_boards(trials) if runs else []
     env = environment()
     notes = [f"{len(issues)} file(s) skipped as bad (listed in the build log)."] if issues else []
-    if loaded.cpu_skipped:
-        notes.append(f"{loaded.cpu_skipped} CPU-profile result(s) left out: smoke tests whose fractions are not scores.")
+    if cpu_skipped:
+        notes.append(f"{cpu_skipped} CPU-profile result(s) left out: smoke tests whose fractions are not scores.")
 
     def page(rel: str, template: str, **context) -> None:
         root = "../" * rel.count("/")
@@ -198,7 +249,7 @@ def build(config, log=print) -> BuildReport:
     _prune(out, written)
     seconds = time.perf_counter() - started
     return BuildReport(out, len(runs), len(written), rendered, len(runs) - rendered, tuple(issues),
-                       loaded.cpu_skipped, seconds)
+                       cpu_skipped, seconds)
 
 
 def _size(path: Path) -> str:

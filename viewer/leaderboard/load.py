@@ -54,39 +54,78 @@ def result_files(results: Path) -> list[Path]:
     return [p for p in top if p.parent.name != "annotations"] + nested
 
 
+def read_result(path: Path, results: Path, known_problems: set[str], annotations: dict,
+                include_cpu: bool) -> tuple[Run | None, list[Issue], bool]:
+    """One file -> (run, issues, is_cpu). A bad file gives issues and no run; a CPU result no run."""
+    try:
+        raw = path.read_bytes()
+        data = json.loads(raw)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        return None, [Issue(str(path), "(file)", f"is not readable JSON: {error}",
+                            "remove the file or rewrite it with the scorer")], False
+    except RecursionError:
+        return None, [Issue(str(path), "(file)", "is nested too deeply to read", "remove the file")], False
+    problems = check_result(data, str(path), known_problems)
+    if problems:
+        return None, problems, False
+    if data["hardware"]["profile"] == "cpu" and not include_cpu:
+        return None, [], True
+    return Run(path, data, hashlib.sha256(raw).hexdigest(), _run_dir(results, path, data),
+               annotations.get(data["run_id"])), [], False
+
+
+def add_run(runs: dict[str, Run], run: Run, issues: list[Issue]) -> bool:
+    """Keep the first file of each run id (top-level files come first); report a second top-level one."""
+    if run.run_id in runs:
+        if run.path.name != "result.json":  # a run directory's result.json is a copy of a top-level result
+            issues.append(Issue(str(run.path), "run_id", f"'{run.run_id}' is also used by {runs[run.run_id].path}",
+                                "keep one file per run (results are written once, never copied)"))
+        return False
+    runs[run.run_id] = run
+    return True
+
+
+def orphan_annotations(annotations: dict, runs: dict) -> list[Issue]:
+    return [Issue(a.file, "run_id", f"'{run_id}' names no loaded result",
+                  "fix the run id, or remove the verdict of a run that is gone")
+            for run_id, a in annotations.items() if run_id not in runs]
+
+
 def load_runs(results: Path, known_problems: set[str], include_cpu: bool = False) -> Loaded:
+    """Serial loading (the build itself reads files in worker processes through `read_result`)."""
     annotations, issues = load_annotations(results / "annotations")
     runs: dict[str, Run] = {}
     cpu_skipped = 0
     for path in result_files(results):
-        try:
-            raw = path.read_bytes()
-            data = json.loads(raw)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            issues.append(Issue(str(path), "(file)", f"is not readable JSON: {error}",
-                                "remove the file or rewrite it with the scorer"))
-            continue
-        problems = check_result(data, str(path), known_problems)
-        if problems:
-            issues += problems
-            continue
-        run_id = data["run_id"]
-        if run_id in runs:
-            if path.name == "result.json":  # a run directory's copy of a top-level result
-                continue
-            issues.append(Issue(str(path), "run_id", f"'{run_id}' is also used by {runs[run_id].path}",
-                                "keep one file per run (results are written once, never copied)"))
-            continue
-        if data["hardware"]["profile"] == "cpu" and not include_cpu:
-            cpu_skipped += 1
-            continue
-        runs[run_id] = Run(path, data, hashlib.sha256(raw).hexdigest(), _run_dir(results, path, data),
-                           annotations.get(run_id))
-    for run_id, annotation in annotations.items():
-        if run_id not in runs:
-            issues.append(Issue(annotation.file, "run_id", f"'{run_id}' names no loaded result",
-                                "fix the run id, or remove the verdict of a run that is gone"))
+        run, problems, is_cpu = read_result(path, results, known_problems, annotations, include_cpu)
+        issues += problems
+        cpu_skipped += is_cpu
+        if run is not None:
+            add_run(runs, run, issues)
+    issues += orphan_annotations(annotations, runs)
     return Loaded(tuple(runs.values()), tuple(issues), cpu_skipped, annotations)
+
+
+def slim(data: dict) -> dict:
+    """The fields the aggregate pages and downloads read: what a worker sends back to the main process."""
+    systems = []
+    for system in data["systems"]:
+        shapes = [{k: shape.get(k) for k in _SLIM_SHAPE} | {"timing": {k: (shape.get("timing") or {}).get(k)
+                                                                       for k in _SLIM_TIMING}}
+                  for shape in system["shapes"]]
+        systems.append({k: system.get(k) for k in _SLIM_SYSTEM} | {"shapes": shapes})
+    return {"run_id": data["run_id"], "created_utc": data["created_utc"], "agent": data.get("agent"),
+            "status": data.get("status"), "score": data.get("score"),
+            "problem": {"name": data["problem"]["name"], "precision": data["problem"].get("precision"),
+                        "title": data["problem"].get("title")},
+            "hardware": {"profile": data["hardware"]["profile"], "peak": data["hardware"]["peak"]},
+            "systems": systems}
+
+
+_SLIM_SHAPE = ("name", "shape_set", "params", "status", "achieved_tflops", "achieved_gbps", "fraction", "flops",
+               "bytes_moved")
+_SLIM_TIMING = ("median_ms", "p10_ms", "p90_ms")
+_SLIM_SYSTEM = ("role", "name", "label", "status", "score", "wall_s", "path", "sha256")
 
 
 def _run_dir(results: Path, path: Path, data: dict) -> Path | None:

@@ -17,6 +17,7 @@ import plotly
 
 from .annotations import VERDICTS
 from .code import highlight_cached, pygments_css
+from .run_tables import audit_table, shape_table
 
 PACKAGE = Path(__file__).resolve().parent
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
@@ -37,7 +38,8 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(PACKAGE / "templates"),
                              autoescape=jinja2.select_autoescape(["j2", "html"]), trim_blocks=True,
                              lstrip_blocks=True, undefined=jinja2.Undefined)
-    env.globals.update(fmt=fmt, highlight=highlight_cached, verdicts=VERDICTS)
+    env.globals.update(fmt=fmt, highlight=highlight_cached, verdicts=VERDICTS, shape_table=shape_table,
+                       audit_table=audit_table)
     return env
 
 

@@ -71,9 +71,11 @@ def _board(hw: str, frame: pd.DataFrame) -> Board:
     medians = medians.reindex(columns=list(problems)).fillna(0.0)
     aggregates = medians.mean(axis=1).to_dict()
     rows = []
+    by_cell = {key: group for key, group in frame.groupby(["row_key", "problem"], sort=False)}
+    empty = frame.iloc[0:0]
     for key, rows_frame in frame.groupby("row_key", sort=False):
         first = rows_frame.iloc[0]
-        cells = tuple(_cell(p, rows_frame[rows_frame["problem"] == p]) for p in problems)
+        cells = tuple(_cell(p, by_cell.get((key, p), empty)) for p in problems)
         rows.append(Row(str(key), first["row_kind"], first["row_label"], first["slug"], cells,
                         aggregates.get(key), sum(c.passes > 0 for c in cells), len(problems), None))
     rows.sort(key=lambda r: (r.aggregate is None, -(r.aggregate or 0.0), KIND_ORDER[r.kind], r.label))
