@@ -79,6 +79,7 @@ def _peak_mb() -> tuple[float, float]:
 
 
 def main(argv: list[str]) -> int:
+    sys.stdout.reconfigure(line_buffering=True)
     options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
     count, problem_count = int(options.get("results", 10_000)), int(options.get("problems", 5))
     keep = options.get("keep", "false") == "true"

@@ -10,6 +10,8 @@ trial. Runs whose verdict keeps them off the ranking, and lines that do not exis
 
 from __future__ import annotations
 
+import statistics
+from collections import Counter
 from dataclasses import dataclass
 
 import pandas as pd
@@ -90,27 +92,29 @@ def _board(hw: str, frame: pd.DataFrame) -> Board:
 def _cell(problem: str, trials: pd.DataFrame) -> Cell:
     if trials.empty:
         return Cell(problem, None, 0, 0, None, None, "", "none", 0, (), "", "no run")
-    verdicts = tuple(sorted({v for v in trials["verdict"] if v}))
-    flagged = int(trials["flagged"].sum())
-    ranked = trials[~trials["flagged"] & (trials["category"] != "na")].sort_values("fraction", kind="stable")
-    lines = [f"{r.run_id}: {r.status}" + (f" {r.fraction:.3f}" if r.status == "passed" else "")
-             + (f" [{r.verdict}]" if r.verdict else "") for r in trials.itertuples()]
-    title = f"{len(trials)} run{'s' if len(trials) != 1 else ''}:\n" + "\n".join(lines[:12])
-    if len(lines) > 12:
-        title += f"\n... and {len(lines) - 12} more"
-    if ranked.empty:
+    records = list(zip(trials["run_id"], trials["status"], trials["category"], trials["fraction"],
+                       trials["verdict"], trials["flagged"]))
+    verdicts = tuple(sorted({r[4] for r in records if r[4]}))
+    flagged = sum(1 for r in records if r[5])
+    lines = [f"{r[0]}: {r[1]}" + (f" {r[3]:.3f}" if r[1] == "passed" else "") + (f" [{r[4]}]" if r[4] else "")
+             for r in records[:12]]
+    title = f"{len(records)} run{'s' if len(records) != 1 else ''}:\n" + "\n".join(lines)
+    if len(records) > 12:
+        title += f"\n... and {len(records) - 12} more"
+    ranked = sorted((r for r in records if not r[5] and r[2] != "na"), key=lambda r: r[3])
+    if not ranked:
         category = "flagged" if flagged else "na"
-        representative = trials.iloc[len(trials) // 2]["run_id"]
         return Cell(problem, None, 0, 0, None, None, CELL_LABELS[category], category, flagged, verdicts,
-                    representative, title)
-    fractions = ranked["fraction"]
-    passes = int((ranked["category"] == "pass").sum())
-    value = float(fractions.median())
-    representative = ranked.iloc[(len(ranked) - 1) // 2]["run_id"]
+                    records[len(records) // 2][0], title)
+    fractions = [r[3] for r in ranked]
+    passes = sum(1 for r in ranked if r[2] == "pass")
+    value = statistics.median(fractions)
+    representative = ranked[(len(ranked) - 1) // 2][0]
     if passes:
         category, label = "pass", f"{value:.3f}"
     else:
-        category = ranked["category"].mode().iloc[0]
+        counts = Counter(r[2] for r in ranked)
+        category = max(sorted(counts), key=lambda c: counts[c])
         label = CELL_LABELS.get(category, category)
-    return Cell(problem, value, len(ranked), passes, float(fractions.min()), float(fractions.max()), label, category,
-                flagged, verdicts, representative, title)
+    return Cell(problem, value, len(ranked), passes, fractions[0], fractions[-1], label, category, flagged, verdicts,
+                representative, title)
