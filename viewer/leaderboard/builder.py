@@ -310,15 +310,16 @@ def _agent_pages(page, trials: pd.DataFrame, boards, facts: dict) -> None:
         first = frame.iloc[0]
         entries = [dict(board=b, row=r) for b in boards for r in b.rows if r.key == key]
         runs, tokens, cost = [], None, None
-        for r in frame.sort_values("created", ascending=False).itertuples():
-            f = facts.get(r.run_id, {}) if first["row_kind"] == "agent" else {}
+        is_agent, is_reference = first["row_kind"] == "agent", first["row_kind"] == "reference"
+        anchor = "sys-" + str(key).split(":", 1)[1] if is_reference else ""
+        columns = ["run_id", "hw_label", "problem", "status", "fraction", "verdict"]
+        for r in frame.sort_values("created", ascending=False)[columns].to_dict("records"):
+            f = (facts.get(r["run_id"]) or {}) if is_agent else {}
             if f.get("tokens") is not None:
                 tokens = (tokens or 0) + f["tokens"]
             if f.get("cost_usd") is not None:
                 cost = (cost or 0.0) + f["cost_usd"]
-            runs.append(dict(run_id=r.run_id, hw_label=r.hw_label, problem=r.problem, status=r.status,
-                             fraction=r.fraction, verdict=r.verdict, tokens=f.get("tokens"), cost=f.get("cost_usd"),
-                             wall_s=f.get("wall_s"), anchor="" if first["row_kind"] != "reference" else "sys-" + str(key).split(":", 1)[1]))
+            runs.append(dict(r, tokens=f.get("tokens"), cost=f.get("cost_usd"), wall_s=f.get("wall_s"), anchor=anchor))
         attempted = frame[frame["category"] != "na"]
         passed = int((attempted["category"] == "pass").sum())
         page(f"agent/{first['slug']}.html", "agent.html.j2", title=first["row_label"], section="agents",

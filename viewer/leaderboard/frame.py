@@ -67,7 +67,7 @@ def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
                            score.get("visible_fraction"), score.get("held_out_fraction"),
                            verdict if index == 0 else "", flagged, system.get("wall_s")))
             for shape in system["shapes"]:
-                timing = shape.get("timing") or {}
+                timing = shape.get("timing") or shape  # full results nest timing; slim ones are flat
                 shapes.append((hw, run.problem, run.run_id, key, system["name"], shape["name"], shape["shape_set"],
                                shape["status"], timing.get("median_ms"), timing.get("p10_ms"), timing.get("p90_ms"),
                                shape.get("achieved_tflops"), shape.get("achieved_gbps"), shape.get("fraction"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,16 +107,30 @@ def load_runs(results: Path, known_problems: set[str], include_cpu: bool = False
     return Loaded(tuple(runs.values()), tuple(issues), cpu_skipped, annotations)
 
 
+def _finite(value):
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
 def slim(data: dict) -> dict:
-    """The fields the aggregate pages and downloads read: what a worker sends back to the main process."""
+    """What a worker sends back to the main process: the fields the aggregate pages read, NaN as None.
+    It is also one entry of downloads/results.json (docs/site.md lists the fields)."""
     systems = []
     for system in data["systems"]:
-        shapes = [{k: shape.get(k) for k in _SLIM_SHAPE} | {"timing": {k: (shape.get("timing") or {}).get(k)
-                                                                       for k in _SLIM_TIMING}}
-                  for shape in system["shapes"]]
-        systems.append({k: system.get(k) for k in _SLIM_SYSTEM} | {"shapes": shapes})
+        shapes = []
+        for shape in system["shapes"]:
+            entry = {k: _finite(shape.get(k)) for k in _SLIM_SHAPE}
+            timing = shape.get("timing") or {}
+            entry.update((k, _finite(timing.get(k))) for k in _SLIM_TIMING)
+            shapes.append(entry)
+        entry = {k: system.get(k) for k in _SLIM_SYSTEM}
+        entry["score"] = {k: _finite(v) for k, v in system["score"].items()}
+        entry["wall_s"] = _finite(entry["wall_s"])
+        entry["shapes"] = shapes
+        systems.append(entry)
+    score = data.get("score")
     return {"run_id": data["run_id"], "created_utc": data["created_utc"], "agent": data.get("agent"),
-            "status": data.get("status"), "score": data.get("score"),
+            "status": data.get("status"),
+            "score": {k: _finite(v) for k, v in score.items()} if isinstance(score, dict) else None,
             "problem": {"name": data["problem"]["name"], "precision": data["problem"].get("precision"),
                         "title": data["problem"].get("title")},
             "hardware": {"profile": data["hardware"]["profile"], "peak": data["hardware"]["peak"]},
