@@ -121,7 +121,7 @@ def _render_run(run: Run) -> dict:
                          agent.get("cost_usd"), agent.get("wall_s"), "", facts.transcript_error)
     systems = []
     for i, system in enumerate(run.data["systems"]):
-        key, kind, label, slug = row_identity(run, i, system)
+        _key, _kind, label, slug = row_identity(run, i, system)
         systems.append(dict(system, row_label=label, slug=slug, label=system.get("label") or system["name"]))
     source, source_path, note = solution_source(run, REPO)
     try:
