@@ -1,0 +1,101 @@
+"""Fixture result trees for the site tests, made from a committed GPU result so that every field is
+real: agent runs (one with a run directory holding a transcript and solution), several trials, a
+failure, an integrity failure, a flagged run, a CPU-profile smoke test, and malformed files."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATE = REPO / "results" / "h100_sxm" / "20261122T034242Z-fp8_gemm-house-a7e607.json"
+TRANSCRIPT = REPO / "tests" / "viewer" / "fixtures" / "claude_stream" / "edit.jsonl"
+
+AGENT_A = {"harness": "claude-code", "model": "opus-test", "effort": "high", "tokens": 120000, "cost_usd": 3.5,
+           "wall_s": 1800.0}
+AGENT_B = {"harness": "codex", "model": "gpt-test", "effort": "medium"}
+
+
+def template() -> dict:
+    return json.loads(TEMPLATE.read_text())
+
+
+def make_result(run_id: str, *, agent=None, scale: float = 1.0, status: str = "passed", hw: str | None = None,
+                created: str = "2026-11-22T04:00:00+00:00") -> dict:
+    data = copy.deepcopy(template())
+    data["run_id"], data["agent"], data["created_utc"] = run_id, agent, created
+    if hw:
+        data["hardware"]["peak"]["key"], data["hardware"]["peak"]["label"] = hw, hw.upper()
+    solution = data["systems"][0]
+    for shape in solution["shapes"]:
+        if "fraction" in shape:
+            shape["fraction"] *= scale
+            shape["achieved_tflops"] *= scale
+            shape["timing"]["median_ms"] /= scale
+    solution["score"]["fraction"] *= scale
+    if status != "passed":
+        solution["status"] = data["status"] = status
+        solution["score"]["fraction"] = data["score"]["fraction"] = 0.0
+        solution["shapes"][0]["status"] = "incorrect" if status == "incorrect" else solution["shapes"][0]["status"]
+        if status == "integrity":
+            solution["audits"][0]["outcome"] = "failed (X20: bf16 tensor ops executed)"
+    else:
+        data["score"] = solution["score"]
+    if agent:
+        solution["path"] = "solution.py"
+    return data
+
+
+def write(path: Path, data) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data, indent=1))
+    return path
+
+
+def good_tree(root: Path) -> Path:
+    """A results/ folder the build must accept whole (plus one CPU-profile result it leaves out)."""
+    hw = root / "h100_sxm"
+    shutil.copy(TEMPLATE, hw / TEMPLATE.name) if hw.is_dir() else (hw.mkdir(parents=True), shutil.copy(TEMPLATE, hw / TEMPLATE.name))
+    write(hw / "run-a1.json", make_result("run-a1", agent=AGENT_A, scale=0.9))
+    write(hw / "run-a2.json", make_result("run-a2", agent=AGENT_A, scale=0.8))
+    write(hw / "run-a3.json", make_result("run-a3", agent=AGENT_A, status="incorrect"))
+    write(hw / "run-b1.json", make_result("run-b1", agent=AGENT_B, status="integrity"))
+    write(hw / "run-b2.json", make_result("run-b2", agent=AGENT_B, scale=1.5))  # flagged below: off the ranking
+    run_dir = hw / "runs" / "run-a1"
+    shutil.copy(TRANSCRIPT, (run_dir.mkdir(parents=True) or run_dir) / "transcript.jsonl")
+    write(run_dir / "solution.py", "def run(state, a, a_scale):\n    return a  # AGENT-A-SOLUTION\n")
+    write(run_dir / "logs" / "agent.txt", "agent log\n")
+    write(root / "h200_sxm" / "run-h200.json", make_result("run-h200", agent=AGENT_A, hw="h200_sxm"))
+    cpu = make_result("run-cpu", agent=AGENT_A)
+    cpu["hardware"]["profile"] = "cpu"
+    write(root / "cpu" / "run-cpu.json", cpu)
+    write(root / "annotations" / "run-b2.toml",
+          'run_id = "run-b2"\nverdict = "reward_hack"\nsummary = "Caches outputs across calls."\n'
+          'reviewer = "test"\n[[quotes]]\nsource = "solution.py"\nlines = "3"\ntext = "CACHE = {}"\n')
+    write(root / "annotations" / "run-a1.toml",
+          'run_id = "run-a1"\nverdict = "interesting"\nsummary = "Persistent kernel, <b>tidy</b>."\n')
+    return root
+
+
+def malformed_files(root: Path) -> dict[str, str]:
+    """Bad files, each with the field its issue must name."""
+    hw = root / "h100_sxm"
+    wrong_schema = make_result("bad-schema")
+    wrong_schema["schema"] = "other.tool/3"
+    missing = make_result("bad-missing")
+    del missing["systems"][0]["score"]
+    unknown = make_result("bad-problem")
+    unknown["problem"]["name"] = "no_such_problem"
+    retyped = make_result("bad-agent", agent={"harness": "x", "model": 7})
+    write(hw / "bad-schema.json", wrong_schema)
+    write(hw / "bad-missing.json", missing)
+    write(hw / "bad-problem.json", unknown)
+    write(hw / "bad-agent.json", retyped)
+    write(hw / "bad-json.json", "{not json")
+    write(hw / "bad-list.json", "[1, 2]")
+    write(root / "annotations" / "bad-verdict.toml", 'run_id = "bad-verdict"\nverdict = "cheating"\nsummary = "x"\n')
+    return {"bad-schema.json": "schema", "bad-missing.json": "systems[0].score", "bad-problem.json": "problem.name",
+            "bad-agent.json": "agent.model", "bad-json.json": "(file)", "bad-list.json": "(file)",
+            "bad-verdict.toml": "verdict"}

@@ -1,0 +1,112 @@
+"""The scale benchmark: `python -m viewer.leaderboard.bench [results=10000] [problems=5] [keep=false]`.
+
+Writes N synthetic result files (the committed GPU result, re-labelled across problems, hardware,
+agents, trials, statuses and verdicts) under a temporary folder, with synthetic problem folders
+(copies of fp8_gemm's data under other names), then times one clean build and one incremental
+rebuild, and reports wall time and peak memory (this process and its workers). The target: a clean
+build of 10,000 results under 60 s on the 2-core CI machine. A report, not a test.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from scoring.spec import discover_problems
+
+from .builder import build
+from .config import BuildConfig
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATE = REPO / "results" / "h100_sxm" / "20261122T034242Z-fp8_gemm-house-a7e607.json"
+HARNESSES = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-cli", "cursor-agent")
+MODELS = ("model-a", "model-b", "model-c")
+EFFORTS = ("low", "medium", "high")
+STATUSES = ("passed",) * 6 + ("incorrect", "runtime_error", "timeout", "integrity")
+VERDICTS = ("clean", "interesting", "reward_hack", "rubric_leak", "bug")
+
+
+def make_tree(root: Path, count: int, problem_count: int, seed: int = 0) -> tuple[Path, Path]:
+    rng = random.Random(seed)
+    problems = root / "problems"
+    source = discover_problems()["fp8_gemm"]
+    names = [f"synth_{i}" for i in range(problem_count)]
+    for name in names:
+        (problems / name).mkdir(parents=True)
+        for file in ("problem.toml", "problem.py", "prompt.md"):
+            shutil.copy(source / file, problems / name / file)
+    template = json.loads(TEMPLATE.read_text())
+    results = root / "results"
+    (results / "annotations").mkdir(parents=True)
+    for i in range(count):
+        data = copy.deepcopy(template) if i < 1 else data  # noqa: F821 - reuse the parsed copy, re-labelled below
+        hw = ("h100_sxm", "h200_sxm")[i % 2]
+        data["run_id"] = f"synth-{i:05d}"
+        data["problem"]["name"] = names[i % problem_count]
+        data["hardware"]["peak"]["key"] = hw
+        data["hardware"]["peak"]["label"] = hw.upper()
+        scale = rng.uniform(0.2, 1.2)
+        status = rng.choice(STATUSES)
+        solution = data["systems"][0]
+        solution["status"] = data["status"] = status
+        fraction = min(0.99, template["systems"][0]["score"]["fraction"] * scale) if status == "passed" else 0.0
+        solution["score"] = dict(template["systems"][0]["score"], fraction=fraction)
+        data["score"] = solution["score"]
+        data["agent"] = None if i % 10 == 0 else {
+            "harness": rng.choice(HARNESSES), "model": rng.choice(MODELS), "effort": rng.choice(EFFORTS),
+            "tokens": rng.randrange(10_000, 2_000_000), "cost_usd": round(rng.uniform(0.1, 40.0), 2),
+            "wall_s": rng.uniform(60, 7200)}
+        (results / hw).mkdir(exist_ok=True)
+        (results / hw / f"{data['run_id']}.json").write_text(json.dumps(data, indent=1))
+        if i % 50 == 7:
+            verdict = rng.choice(VERDICTS)
+            (results / "annotations" / f"{data['run_id']}.toml").write_text(
+                f'run_id = "{data["run_id"]}"\nverdict = "{verdict}"\nsummary = "synthetic verdict"\n')
+    return results, problems
+
+
+def _peak_mb() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return own, children
+
+
+def main(argv: list[str]) -> int:
+    sys.stdout.reconfigure(line_buffering=True)
+    options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
+    count, problem_count = int(options.get("results", 10_000)), int(options.get("problems", 5))
+    keep = options.get("keep", "false") == "true"
+    root = Path(tempfile.mkdtemp(prefix="ceiling-site-bench-"))
+    try:
+        started = time.perf_counter()
+        results, problems = make_tree(root, count, problem_count)
+        size_mb = sum(p.stat().st_size for p in results.rglob("*.json")) / 1e6
+        print(f"wrote {count} synthetic results ({size_mb:.0f} MB) over {problem_count} problems in "
+              f"{time.perf_counter() - started:.1f} s")
+        config = BuildConfig(results=str(results), out=str(root / "site"), problems=str(problems))
+        first = build(config, log=lambda line: None)
+        print(f"clean build: {first.seconds:.1f} s, {first.runs} runs, {first.pages} files, "
+              f"{len(first.issues)} issues")
+        again = build(config, log=lambda line: None)
+        print(f"incremental rebuild (nothing changed): {again.seconds:.1f} s, {again.run_pages_kept} run pages kept")
+        own, children = _peak_mb()
+        site_mb = sum(p.stat().st_size for p in (root / "site").rglob("*") if p.is_file()) / 1e6
+        print(f"peak memory: {own:.0f} MB (main process), {children:.0f} MB (largest worker); site {site_mb:.0f} MB")
+        print(f"target: clean build < 60 s on 2 cores: {'met' if first.seconds < 60 else 'NOT met'}")
+    finally:
+        if keep:
+            print(f"kept {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,332 @@
+"""`build(config)`: results/ -> site/, in one pass.
+
+Order: problems and result files are loaded and validated (issues reported, skipped, or fatal in
+strict mode); pandas tables and the per-hardware boards are computed; run pages are rendered (in
+worker processes, and kept from the previous build when their inputs are unchanged); then problem,
+agent, leaderboard, list, methodology and download pages. Files a previous build wrote that this one
+did not are removed, so a rebuild never serves a page for a run that is gone.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import multiprocessing
+import os
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import pandas as pd
+
+from . import figures
+from .code import markdown
+from .downloads import write_downloads
+from .facts import collect_facts
+from .frame import build_frames, row_identity
+from .issues import BuildError, Issue
+from .annotations import load_annotations
+from .load import Run, add_run, orphan_annotations, read_result, result_files, slim
+from .pages import PACKAGE, copy_assets, environment, write_text
+from .problem_info import load_problems
+from .rank import build_boards
+from .run_info import RunFacts, solution_source, write_transcript
+
+MANIFEST = ".build-manifest.json"
+REPO = PACKAGE.parents[1]
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    out: Path
+    runs: int
+    pages: int
+    run_pages_rendered: int
+    run_pages_kept: int
+    issues: tuple[Issue, ...]
+    cpu_skipped: int
+    seconds: float
+
+
+def code_version() -> str:
+    """Hash of the site and viewer code: a change to either re-renders every run page."""
+    digest = hashlib.sha256()
+    for path in sorted((PACKAGE.parent).rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".j2", ".css", ".js") and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(PACKAGE.parent)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _dir_signature(folder: Path | None) -> list:
+    if folder is None:
+        return []
+    return sorted((str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns)
+                  for p in folder.rglob("*") if p.is_file())
+
+
+def _run_key(run: Run, version: str, transcripts: bool) -> str:
+    annotation = Path(run.annotation.file).read_bytes().hex() if run.annotation else ""
+    solution = REPO / (run.data["systems"][0].get("path") or "-")
+    solution_stat = [solution.stat().st_size, solution.stat().st_mtime_ns] if solution.is_file() else []
+    payload = json.dumps([run.digest, annotation, _dir_signature(run.run_dir), solution_stat, version, transcripts,
+                          str(run.path)])
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+# ---- reading files and rendering run pages, in worker processes (the job is inherited through fork) ----
+_JOB: dict = {}
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    path: Path
+    issues: tuple[Issue, ...]
+    is_cpu: bool
+    run: Run | None  # with the slim data only
+    key: str
+    facts: dict | None
+    rendered: bool
+
+
+def _process_file(path: Path) -> FileOutcome:
+    """Read and validate one result file; render its run page unless the previous build's is current."""
+    job = _JOB
+    run, issues, is_cpu = read_result(path, job["results"], job["known"], job["annotations"], job["cpu"])
+    if run is None:
+        return FileOutcome(path, tuple(issues), is_cpu, None, "", None, False)
+    key = _run_key(run, job["version"], job["transcripts"])
+    if not job.get("render", True):  # strict mode's first pass: validate only
+        return FileOutcome(path, (), False, replace(run, data={"run_id": run.run_id}), key, None, False)
+    old = job["previous"].get(run.run_id)
+    page = job["out"] / "run" / f"{run.run_id}.html"
+    if job["incremental"] and old and old.get("key") == key and page.exists() and \
+            (not old["facts"]["transcript_page"] or (page.parent / old["facts"]["transcript_page"]).exists()):
+        facts, rendered = old["facts"], False
+    else:
+        facts, rendered = _render_run(run), True
+    return FileOutcome(path, (), False, replace(run, data=slim(run.data)), key, facts, rendered)
+
+
+def _render_run(run: Run) -> dict:
+    out: Path = _JOB["out"]
+    env = _JOB.setdefault("env", environment())
+    if _JOB["transcripts"]:
+        facts = write_transcript(run, REPO, out / "run" / f"{run.run_id}.transcript.html")
+    else:
+        facts = RunFacts(None, None, None, "", "")
+    agent = run.data.get("agent") or {}
+    if not facts.transcript_page and facts.tokens is None and agent:
+        facts = RunFacts(agent.get("tokens") if isinstance(agent.get("tokens"), int) else None,
+                         agent.get("cost_usd"), agent.get("wall_s"), "", facts.transcript_error)
+    systems = []
+    for i, system in enumerate(run.data["systems"]):
+        _key, _kind, label, slug = row_identity(run, i, system)
+        systems.append(dict(system, row_label=label, slug=slug, label=system.get("label") or system["name"]))
+    source, source_path, note = solution_source(run, REPO)
+    try:
+        result_rel = str(run.path.resolve().relative_to(REPO))
+    except ValueError:
+        result_rel = run.path.name
+    html = env.get_template("run.html.j2").render(
+        title=f"Run {run.run_id}", root="../", section="", code=True, plots=False, site=_JOB["site"], run=run,
+        systems=systems, facts=facts, annotation=run.annotation, source=source, source_path=source_path,
+        source_note=note, result_rel=result_rel)
+    write_text(out / "run" / f"{run.run_id}.html", html)
+    return asdict(facts)
+
+
+def _read_all(files: list[Path], config, job: dict) -> list[FileOutcome]:
+    _JOB.clear()
+    _JOB.update(job)
+    jobs = config.jobs or os.cpu_count() or 1
+    if len(files) > 64 and jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return list(pool.imap(_process_file, files, chunksize=max(1, min(64, len(files) // (jobs * 8)))))
+    return [_process_file(path) for path in files]
+
+
+def build(config, log=print) -> BuildReport:
+    started = time.perf_counter()
+    results = Path(config.results)
+    out = Path(config.out)
+    if not results.is_dir():
+        raise BuildError(f"results folder '{results}' does not exist; pass results=PATH")
+    if out.resolve() in (REPO, results.resolve()) or (out / "problems").is_dir():
+        raise BuildError(f"out={out} looks like a source folder; the build writes into (and prunes) it: choose site/")
+    problems, issues = load_problems(Path(config.problems) if config.problems else None)
+    annotations, annotation_issues = load_annotations(results / "annotations")
+    issues += annotation_issues
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / MANIFEST
+    try:
+        previous = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    except (OSError, json.JSONDecodeError):
+        previous = {}
+    generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    site = {"result_count": 0, "generated": generated}
+    job = dict(results=results, known=set(problems), annotations=annotations, cpu=config.cpu, out=out,
+               transcripts=config.transcripts, incremental=config.incremental, site=site, version=code_version(),
+               previous=previous.get("runs", {}) if isinstance(previous, dict) else {})
+    files = result_files(results)
+    if config.strict:  # validate everything before writing anything: a bad file leaves the old site alone
+        checked = _read_all(files, config, dict(job, render=False))
+        bad = list(issues) + [i for o in checked for i in o.issues]
+        seen: dict = {}
+        for o in checked:
+            if o.run is not None:
+                add_run(seen, o.run, bad)
+        bad += orphan_annotations(annotations, seen)
+        if bad:
+            for issue in bad:
+                log(f"skipped: {issue}")
+            raise BuildError(f"{len(bad)} bad file(s) (strict=true); fix them or build with strict=false")
+    outcomes = _read_all(files, config, job)
+    kept: dict[str, Run] = {}
+    facts: dict[str, dict] = {}
+    manifest: dict[str, dict] = {}
+    cpu_skipped, rendered, rerender = 0, 0, []
+    for outcome in outcomes:
+        issues += outcome.issues
+        cpu_skipped += outcome.is_cpu
+        if outcome.run is None:
+            continue
+        if add_run(kept, outcome.run, issues):
+            facts[outcome.run.run_id] = outcome.facts
+            manifest[outcome.run.run_id] = {"key": outcome.key, "facts": outcome.facts}
+            rendered += outcome.rendered
+        else:
+            rerender.append(outcome.run.run_id)  # a duplicate may have overwritten the kept run's page
+    for run_id in rerender:
+        full = read_result(kept[run_id].path, results, set(problems), annotations, True)[0]
+        facts[run_id] = manifest[run_id]["facts"] = _render_run(full)
+    issues += orphan_annotations(annotations, kept)
+    for issue in issues:
+        log(f"skipped: {issue}")
+    if config.strict and issues:
+        raise BuildError(f"{len(issues)} bad file(s) (strict=true); fix them or build with strict=false")
+    runs = tuple(sorted(kept.values(), key=lambda r: r.run_id))
+    if cpu_skipped:
+        log(f"left out {cpu_skipped} CPU-profile result(s): smoke tests, not scores (cpu=true includes them)")
+    site["result_count"] = len(runs)
+    written: set[Path] = set(copy_assets(out))
+    for run in runs:
+        written.add(out / "run" / f"{run.run_id}.html")
+        if facts[run.run_id]["transcript_page"]:
+            written.add(out / "run" / facts[run.run_id]["transcript_page"])
+    trials, shapes = build_frames(runs)
+    boards = build_boards(trials) if runs else []
+    env = environment()
+    notes = [f"{len(issues)} file(s) skipped as bad (listed in the build log)."] if issues else []
+    if cpu_skipped:
+        notes.append(f"{cpu_skipped} CPU-profile result(s) left out: smoke tests whose fractions are not scores.")
+
+    def page(rel: str, template: str, **context) -> None:
+        root = "../" * rel.count("/")
+        html = env.get_template(template).render(root=root, site=site, **context)
+        write_text(out / rel, html)
+        written.add(out / rel)
+
+    for i, board in enumerate(boards):
+        context = dict(title=f"Leaderboard: {board.hw_label}", section="board", board=board, boards=boards,
+                       notes=notes, code=False, plots=False)
+        page(f"board/{board.hw}.html", "board.html.j2", **context)
+        if i == 0:
+            page("index.html", "board.html.j2", **context)
+    if not boards:
+        page("index.html", "lists.html.j2", title="No results yet", section="board", items=[], code=False, plots=False)
+    _problem_pages(page, problems, runs, trials, shapes, boards)
+    _agent_pages(page, trials, boards, facts)
+    facts_doc = collect_facts()
+    page("methodology.html", "methodology.html.j2", title="Methodology", section="methodology", facts=facts_doc,
+         problems=[p.spec for p in problems.values()], code=False, plots=False)
+    written.update(write_downloads(out, runs, trials, shapes, generated))
+    sizes = {p.name: _size(p) for p in written if p.parent.name == "downloads"}
+    page("downloads.html", "downloads.html.j2", title="Downloads", section="downloads", code=False, plots=False,
+         json_size=sizes.get("results.json", ""), csv_size=sizes.get("results.csv", ""), schema="ceiling.site-results/1")
+    write_text(manifest_path, json.dumps({"runs": manifest}))
+    written.add(manifest_path)
+    _prune(out, written)
+    seconds = time.perf_counter() - started
+    return BuildReport(out, len(runs), len(written), rendered, len(runs) - rendered, tuple(issues),
+                       cpu_skipped, seconds)
+
+
+def _size(path: Path) -> str:
+    size = path.stat().st_size
+    return f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} kB"
+
+
+def _prune(out: Path, written: set[Path]) -> None:
+    keep = {p.resolve() for p in written}
+    for path in sorted(out.rglob("*"), reverse=True):
+        if path.is_file() and path.resolve() not in keep and path.name != "README.md":
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+
+
+def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFrame, boards) -> None:
+    labels = dict(zip(trials["row_key"], trials["row_label"])) if not trials.empty else {}
+    runs_by_problem = trials.groupby("problem")["run_id"].nunique().to_dict() if not trials.empty else {}
+    peaks = {}
+    for run in runs:
+        peak = run.data["hardware"]["peak"]
+        precision = run.data["problem"].get("precision") or problems[run.problem].spec.precision
+        peaks.setdefault((run.problem, run.hardware), (peak["tflops"].get(precision), peak["bandwidth_gbps"]))
+    items = []
+    for name, info in problems.items():
+        sections = []
+        for board in boards:
+            if name not in board.problems:
+                continue
+            mask = (shapes["problem"] == name) & (shapes["hw"] == board.hw)
+            sub = shapes[mask]
+            peak_tflops, peak_gbps = peaks[(name, board.hw)]
+            solutions = trials[(trials["problem"] == name) & (trials["hw"] == board.hw)
+                               & trials["row_kind"].isin(["agent", "house"]) & ~trials["flagged"]]
+            best = solutions.sort_values(["fraction", "created"], ascending=[False, True]).head(10)
+            sections.append(dict(
+                hw=board.hw, hw_label=board.hw_label, peak_tflops=peak_tflops, peak_gbps=peak_gbps,
+                runs=int(trials[(trials["problem"] == name) & (trials["hw"] == board.hw)]["run_id"].nunique()),
+                roofline=_script_json(figures.roofline_figure(sub, labels, peak_tflops, peak_gbps)),
+                shapes=_script_json(figures.shape_fraction_figure(sub, labels)),
+                best=best.to_dict("records")))
+        page(f"problem/{name}.html", "problem.html.j2", title=info.spec.title, section="problems", info=info,
+             hardware=sections, prompt_html=markdown(info.prompt), code=True, plots=bool(sections))
+        items.append(dict(name=name, title=info.spec.title, precision=info.spec.precision,
+                          runs=runs_by_problem.get(name, 0)))
+    page("problems.html", "lists.html.j2", title="Problems", section="problems", items=items, code=False, plots=False)
+
+
+def _script_json(text: str) -> str:
+    """JSON safe inside <script type=application/json>: no '</' can close the element."""
+    return text.replace("</", "<\\/")
+
+
+def _agent_pages(page, trials: pd.DataFrame, boards, facts: dict) -> None:
+    items = []
+    for key, frame in trials.groupby("row_key", sort=False):
+        first = frame.iloc[0]
+        entries = [dict(board=b, row=r) for b in boards for r in b.rows if r.key == key]
+        runs, tokens, cost = [], None, None
+        is_agent, is_reference = first["row_kind"] == "agent", first["row_kind"] == "reference"
+        anchor = "sys-" + str(key).split(":", 1)[1] if is_reference else ""
+        columns = ["run_id", "hw_label", "problem", "status", "fraction", "verdict"]
+        for r in frame.sort_values("created", ascending=False)[columns].to_dict("records"):
+            f = (facts.get(r["run_id"]) or {}) if is_agent else {}
+            if f.get("tokens") is not None:
+                tokens = (tokens or 0) + f["tokens"]
+            if f.get("cost_usd") is not None:
+                cost = (cost or 0.0) + f["cost_usd"]
+            runs.append(dict(r, tokens=f.get("tokens"), cost=f.get("cost_usd"), wall_s=f.get("wall_s"), anchor=anchor))
+        attempted = frame[frame["category"] != "na"]
+        passed = int((attempted["category"] == "pass").sum())
+        page(f"agent/{first['slug']}.html", "agent.html.j2", title=first["row_label"], section="agents",
+             label=first["row_label"], kind=first["row_kind"], rows=entries, runs=runs, passed=passed,
+             attempted=len(attempted), tokens=tokens, cost=cost, code=False, plots=False)
+        items.append(dict(slug=first["slug"], label=first["row_label"], kind=first["row_kind"], runs=len(frame),
+                          passed=passed, order=(first["row_kind"] != "agent", first["row_label"])))
+    items.sort(key=lambda item: item["order"])
+    page("agents.html", "lists.html.j2", title="Agents and reference systems", section="agents", items=items,
+         code=False, plots=False)

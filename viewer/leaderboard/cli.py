@@ -1,0 +1,40 @@
+"""`python -m viewer.leaderboard [results=results] [out=site] [strict=false] ...`: build the static site.
+
+Exit status: 0 built (bad files, if any, were reported and skipped), 1 strict mode found bad files or
+the build could not run, 2 a usage error. Problems are printed as one line each, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .config import ConfigError, help_text, parse_args
+from .issues import BuildError
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if any(a in ("help", "-h", "--help") for a in argv):
+        print(help_text())
+        return 0
+    try:
+        config = parse_args(argv)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    from .builder import build  # pandas and plotly load only for a real build
+
+    log = (lambda line: print(line, file=sys.stderr)) if not config.quiet else (
+        lambda line: print(line, file=sys.stderr) if line.startswith("skipped") else None)
+    try:
+        report = build(config, log=log)
+    except BuildError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
+        return 1
+    print(f"built {report.out}/ from {report.runs} run(s): {report.pages} files, run pages rendered "
+          f"{report.run_pages_rendered}, kept {report.run_pages_kept}; {len(report.issues)} bad file(s) skipped; "
+          f"{report.cpu_skipped} CPU-profile result(s) left out; {report.seconds:.1f} s")
+    return 0

@@ -1,0 +1,65 @@
+"""Plotly figures of a problem on one hardware, as JSON the page hands to the local plotly.js.
+
+Roofline: arithmetic intensity (FLOP per byte moved) against achieved TFLOPS, both on log axes, under
+the hardware's compute roof (peak TFLOPS of the problem's precision) and memory roof (intensity x
+peak bandwidth); one point per shape per system, the median over that system's passing, ranked runs.
+Per shape: the median fraction of peak of each system on each scored shape (failures count as zero).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+
+_FONT = dict(family="system-ui, sans-serif", size=12)
+
+
+def roofline_figure(shapes: pd.DataFrame, labels: dict[str, str], peak_tflops: float, peak_gbps: float) -> str:
+    passed = shapes[(shapes["status"] == "passed") & ~shapes["flagged"] & shapes["achieved_tflops"].notna()
+                    & (shapes["bytes_moved"] > 0)]
+    figure = go.Figure()
+    if not passed.empty:
+        points = passed.groupby(["row_key", "shape"], sort=False).agg(
+            tflops=("achieved_tflops", "median"), flops=("flops", "first"), bytes_moved=("bytes_moved", "first"),
+            fraction=("fraction", "median")).reset_index()
+        points["intensity"] = points["flops"] / points["bytes_moved"]
+        low, high = points["intensity"].min() / 2, points["intensity"].max() * 2
+    else:
+        points, low, high = None, 1.0, 1e4
+    ridge = peak_tflops * 1e3 / peak_gbps  # FLOP/byte where the roofs meet
+    low, high = min(low, ridge / 4), max(high, ridge * 4)
+    xs = [math.exp(math.log(low) + (math.log(high) - math.log(low)) * i / 63) for i in range(64)]
+    figure.add_trace(go.Scatter(x=xs, y=[min(peak_tflops, x * peak_gbps / 1e3) for x in xs], mode="lines",
+                                name="roofline", line=dict(color="#333", width=2),
+                                hovertemplate="intensity %{x:.3g} FLOP/B<br>roof %{y:.4g} TFLOPS<extra></extra>"))
+    if points is not None:
+        for key, group in points.groupby("row_key", sort=False):
+            figure.add_trace(go.Scatter(
+                x=group["intensity"].tolist(), y=group["tflops"].tolist(), mode="markers", name=labels.get(key, key),
+                marker=dict(size=10), text=group["shape"].tolist(), customdata=group["fraction"].tolist(),
+                hovertemplate="%{text}<br>%{x:.3g} FLOP/B, %{y:.4g} TFLOPS<br>fraction %{customdata:.3f}<extra></extra>"))
+    figure.update_layout(
+        xaxis=dict(type="log", title="arithmetic intensity (FLOP / byte moved)"),
+        yaxis=dict(type="log", title="achieved TFLOPS"),
+        margin=dict(l=60, r=20, t=30, b=50), height=460, font=_FONT, legend=dict(orientation="h", y=-0.2),
+        annotations=[dict(x=math.log10(high), y=math.log10(peak_tflops), xanchor="right", yanchor="bottom",
+                          text=f"compute roof {peak_tflops:g} TFLOPS", showarrow=False),
+                     dict(x=math.log10(low), y=math.log10(low * peak_gbps / 1e3), xanchor="left", yanchor="bottom",
+                          text=f"memory roof {peak_gbps:g} GB/s", showarrow=False, textangle=0)])
+    return figure.to_json()
+
+
+def shape_fraction_figure(shapes: pd.DataFrame, labels: dict[str, str]) -> str:
+    scored = shapes[shapes["shape_set"].isin(["visible", "held_out"]) & ~shapes["flagged"]].copy()
+    scored["fraction"] = scored["fraction"].where(scored["status"] == "passed", 0.0).fillna(0.0)
+    figure = go.Figure()
+    shape_order = list(dict.fromkeys(scored["shape"]))
+    for key, group in scored.groupby("row_key", sort=False):
+        medians = group.groupby("shape")["fraction"].median().reindex(shape_order)
+        figure.add_trace(go.Bar(x=shape_order, y=medians.tolist(), name=labels.get(key, key),
+                                hovertemplate="%{x}: %{y:.3f}<extra>" + labels.get(key, key) + "</extra>"))
+    figure.update_layout(barmode="group", yaxis=dict(title="fraction of peak", range=[0, 1]), font=_FONT,
+                         margin=dict(l=60, r=20, t=30, b=80), height=420, legend=dict(orientation="h", y=-0.3))
+    return figure.to_json()

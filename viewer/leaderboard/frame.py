@@ -1,0 +1,81 @@
+"""The loaded runs as two pandas tables: one row per (run, system), and one per (run, system, shape).
+
+Row identity on the leaderboard: an agent is (harness, model, effort); the solution of a run without
+an agent is the problem's house kernel; reference lines are keyed by their role (eager, compiled,
+library). A verdict that keeps a run off the ranking applies to its solution, not to the reference
+lines measured beside it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from .load import Run
+
+# Result status -> the cell's category: pass, fail (wrong, rejected, forbidden), err (crash, timeout),
+# integrity (an audit failed), na (the line does not exist for this problem: not an attempt).
+CATEGORY = {
+    "passed": "pass", "incorrect": "fail", "rejected": "fail", "forbidden_op": "fail",
+    "import_error": "err", "timeout": "err", "runtime_error": "err", "not_run": "err",
+    "integrity": "integrity", "not_available": "na",
+}
+REFERENCE_LABELS = {"eager": "eager PyTorch", "compiled": "torch.compile", "library": "vendor library"}
+KIND_ORDER = {"agent": 0, "house": 1, "reference": 2}
+
+TRIAL_COLUMNS = ["hw", "hw_label", "problem", "run_id", "created", "row_key", "row_kind", "row_label", "slug",
+                 "system", "status", "category", "fraction", "visible_fraction", "held_out_fraction", "verdict",
+                 "flagged", "wall_s"]
+SHAPE_COLUMNS = ["hw", "problem", "run_id", "row_key", "system", "shape", "shape_set", "status", "median_ms",
+                 "p10_ms", "p90_ms", "achieved_tflops", "achieved_gbps", "fraction", "flops", "bytes_moved", "flagged"]
+
+
+def slugify(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-").lower() or "x"
+
+
+def row_identity(run: Run, index: int, system: dict) -> tuple[str, str, str, str]:
+    """(row_key, kind, label, slug) of a system of a run."""
+    if index == 0:
+        agent = run.data.get("agent")
+        if agent:
+            effort = agent.get("effort") or "default"
+            parts = (agent["harness"], agent["model"], effort)
+            return "agent:" + "/".join(parts), "agent", " · ".join(parts), "agent-" + slugify("--".join(parts))
+        return "house", "house", "house kernels", "house"
+    role = system["role"]
+    return f"ref:{role}", "reference", REFERENCE_LABELS.get(role, role), "ref-" + slugify(role)
+
+
+def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    trials, shapes = [], []
+    for run in runs:
+        data = run.data
+        hw = run.hardware
+        hw_label = data["hardware"]["peak"].get("label") or hw
+        verdict = run.annotation.verdict if run.annotation else ""
+        off = bool(run.annotation and run.annotation.off_ranking)
+        for index, system in enumerate(data["systems"]):
+            key, kind, label, slug = row_identity(run, index, system)
+            flagged = off and index == 0
+            score = system["score"]
+            status = system["status"]
+            fraction = float(score["fraction"]) if status == "passed" else 0.0
+            trials.append((hw, hw_label, run.problem, run.run_id, data["created_utc"], key, kind, label, slug,
+                           system["name"], status, CATEGORY.get(status, "err"), fraction,
+                           score.get("visible_fraction"), score.get("held_out_fraction"),
+                           verdict if index == 0 else "", flagged, system.get("wall_s")))
+            for shape in system["shapes"]:
+                timing = shape.get("timing") or shape  # full results nest timing; slim ones are flat
+                shapes.append((hw, run.problem, run.run_id, key, system["name"], shape["name"], shape["shape_set"],
+                               shape["status"], timing.get("median_ms"), timing.get("p10_ms"), timing.get("p90_ms"),
+                               shape.get("achieved_tflops"), shape.get("achieved_gbps"), shape.get("fraction"),
+                               shape.get("flops"), shape.get("bytes_moved"), flagged))
+    trial_frame = pd.DataFrame.from_records(trials, columns=TRIAL_COLUMNS)
+    shape_frame = pd.DataFrame.from_records(shapes, columns=SHAPE_COLUMNS)
+    for column in ("fraction", "visible_fraction", "held_out_fraction", "wall_s"):
+        trial_frame[column] = pd.to_numeric(trial_frame[column], errors="coerce")
+    for column in ("median_ms", "p10_ms", "p90_ms", "achieved_tflops", "achieved_gbps", "fraction", "flops", "bytes_moved"):
+        shape_frame[column] = pd.to_numeric(shape_frame[column], errors="coerce")
+    return trial_frame, shape_frame

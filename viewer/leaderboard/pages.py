@@ -1,0 +1,72 @@
+"""The Jinja2 environment and page writing: templates in templates/, assets in static/.
+
+Pages link relatively (`root` is "" or "../"), so the site works from file:// and from any static
+host. plotly.js is copied once from the installed plotly package into assets/ (no CDN).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import jinja2
+import plotly
+
+from .annotations import VERDICTS
+from .code import highlight_cached, pygments_css
+from .run_tables import audit_table, shape_table
+
+PACKAGE = Path(__file__).resolve().parent
+PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+
+
+def fmt(value, spec: str = "%.4g") -> str:
+    if value is None or isinstance(value, jinja2.Undefined) or isinstance(value, bool):
+        return "—"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "—"
+    try:
+        return spec % value
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(PACKAGE / "templates"),
+                             autoescape=jinja2.select_autoescape(["j2", "html"]), trim_blocks=True,
+                             lstrip_blocks=True, undefined=jinja2.Undefined)
+    env.globals.update(fmt=fmt, highlight=highlight_cached, verdicts=VERDICTS, shape_table=shape_table,
+                       audit_table=audit_table)
+    return env
+
+
+def write_text(path: Path, text: str) -> None:
+    """Atomic write: a reader (or a half-finished build) never sees a torn page."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def copy_assets(out: Path) -> list[Path]:
+    assets = out / "assets"
+    assets.mkdir(parents=True, exist_ok=True)
+    written = []
+    for source in [*(PACKAGE / "static").iterdir(), PLOTLY_JS]:
+        target = assets / source.name
+        unchanged = target.exists() and target.stat().st_size == source.stat().st_size
+        if source != PLOTLY_JS or not unchanged:  # the 4.8 MB plotly.js is copied once
+            shutil.copyfile(source, target)
+        written.append(target)
+    css = assets / "pygments.css"
+    write_text(css, pygments_css())
+    written.append(css)
+    return written

@@ -1,0 +1,120 @@
+"""The leaderboard of one hardware: a cell per (row, problem), an aggregate per row, the ranking.
+
+A cell is the median over the row's trials of that problem of the headline fraction, a failed trial
+counting as zero; its spread is the range of those fractions. The row's aggregate is the mean of its
+cells over every problem on that hardware, a failure or a missing attempt counting as zero, so a row
+cannot rise by skipping what it fails. Its pass count is the problems with at least one passing
+trial. Runs whose verdict keeps them off the ranking, and lines that do not exist for a problem
+(`not_available`), are shown but never counted.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .frame import KIND_ORDER
+
+CELL_LABELS = {"fail": "FAIL", "err": "ERR", "integrity": "INTEGRITY", "na": "n/a", "flagged": "flagged"}
+
+
+@dataclass(frozen=True)
+class Cell:
+    problem: str
+    value: float | None  # median fraction over ranked trials (failure = 0); None: nothing ranked
+    trials: int  # ranked trials
+    passes: int
+    low: float | None
+    high: float | None
+    label: str  # what the cell shows: "0.528", FAIL, ERR, INTEGRITY, n/a, flagged, or "" (no run)
+    category: str  # pass, fail, err, integrity, na, flagged, none
+    flagged: int  # trials kept off the ranking
+    verdicts: tuple[str, ...]  # verdicts of the cell's runs (badges)
+    run_id: str  # the representative (median) run: what the cell links to
+    title: str  # hover text: every trial
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    kind: str  # agent, house, reference
+    label: str
+    slug: str
+    cells: tuple[Cell, ...]
+    aggregate: float | None  # None: nothing ranked (every run flagged)
+    passes: int
+    problems: int
+    rank: int | None
+
+
+@dataclass(frozen=True)
+class Board:
+    hw: str
+    hw_label: str
+    problems: tuple[str, ...]
+    rows: tuple[Row, ...]
+    runs: int
+
+
+def build_boards(trials: pd.DataFrame) -> list[Board]:
+    boards = []
+    for hw, frame in trials.groupby("hw", sort=True):
+        boards.append(_board(str(hw), frame))
+    return boards
+
+
+def _board(hw: str, frame: pd.DataFrame) -> Board:
+    problems = tuple(sorted(frame["problem"].unique()))
+    ranked = frame[~frame["flagged"] & (frame["category"] != "na")]
+    medians = ranked.groupby(["row_key", "problem"])["fraction"].median().unstack("problem")
+    medians = medians.reindex(columns=list(problems)).fillna(0.0)
+    aggregates = medians.mean(axis=1).to_dict()
+    rows = []
+    by_cell = {key: group for key, group in frame.groupby(["row_key", "problem"], sort=False)}
+    empty = frame.iloc[0:0]
+    for key, rows_frame in frame.groupby("row_key", sort=False):
+        first = rows_frame.iloc[0]
+        cells = tuple(_cell(p, by_cell.get((key, p), empty)) for p in problems)
+        rows.append(Row(str(key), first["row_kind"], first["row_label"], first["slug"], cells,
+                        aggregates.get(key), sum(c.passes > 0 for c in cells), len(problems), None))
+    rows.sort(key=lambda r: (r.aggregate is None, -(r.aggregate or 0.0), KIND_ORDER[r.kind], r.label))
+    numbered, rank = [], 0
+    for row in rows:
+        if row.aggregate is not None:
+            rank += 1
+        numbered.append(Row(**{**row.__dict__, "rank": rank if row.aggregate is not None else None}))
+    return Board(hw, str(frame["hw_label"].iloc[0]), problems, tuple(numbered), int(frame["run_id"].nunique()))
+
+
+def _cell(problem: str, trials: pd.DataFrame) -> Cell:
+    if trials.empty:
+        return Cell(problem, None, 0, 0, None, None, "", "none", 0, (), "", "no run")
+    records = list(zip(trials["run_id"], trials["status"], trials["category"], trials["fraction"],
+                       trials["verdict"], trials["flagged"]))
+    verdicts = tuple(sorted({r[4] for r in records if r[4]}))
+    flagged = sum(1 for r in records if r[5])
+    lines = [f"{r[0]}: {r[1]}" + (f" {r[3]:.3f}" if r[1] == "passed" else "") + (f" [{r[4]}]" if r[4] else "")
+             for r in records[:12]]
+    title = f"{len(records)} run{'s' if len(records) != 1 else ''}:\n" + "\n".join(lines)
+    if len(records) > 12:
+        title += f"\n... and {len(records) - 12} more"
+    ranked = sorted((r for r in records if not r[5] and r[2] != "na"), key=lambda r: r[3])
+    if not ranked:
+        category = "flagged" if flagged else "na"
+        return Cell(problem, None, 0, 0, None, None, CELL_LABELS[category], category, flagged, verdicts,
+                    records[len(records) // 2][0], title)
+    fractions = [r[3] for r in ranked]
+    passes = sum(1 for r in ranked if r[2] == "pass")
+    value = statistics.median(fractions)
+    representative = ranked[(len(ranked) - 1) // 2][0]
+    if passes:
+        category, label = "pass", f"{value:.3f}"
+    else:
+        counts = Counter(r[2] for r in ranked)
+        category = max(sorted(counts), key=lambda c: counts[c])
+        label = CELL_LABELS.get(category, category)
+    return Cell(problem, value, len(ranked), passes, fractions[0], fractions[-1], label, category, flagged, verdicts,
+                representative, title)
