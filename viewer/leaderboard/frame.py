@@ -1,8 +1,9 @@
 """The loaded runs as two pandas tables: one row per (run, system), and one per (run, system, shape).
 
-Row identity on the leaderboard: an agent is (harness, model, effort); the solution of a run without
-an agent is the problem's house kernel; reference lines are keyed by their role (eager, compiled,
-library). A verdict that keeps a run off the ranking applies to its solution, not to the reference
+Row identity on the leaderboard: an agent is (harness, model, effort); a run without an agent whose
+solution is the problem's `solutions/house.py` is the house kernel; any other solution scored without an
+agent (a known-wrong demonstration, a user's file) is its own row, keyed by its path and never ranked;
+reference lines are keyed by their role (eager, compiled, library). A verdict that keeps a run off the ranking applies to its solution, not to the reference
 lines measured beside it.
 """
 
@@ -22,7 +23,7 @@ CATEGORY = {
     "integrity": "integrity", "not_available": "na",
 }
 REFERENCE_LABELS = {"eager": "eager PyTorch", "compiled": "torch.compile", "library": "vendor library"}
-KIND_ORDER = {"agent": 0, "house": 1, "reference": 2}
+KIND_ORDER = {"agent": 0, "house": 1, "reference": 2, "solution": 3}
 
 TRIAL_COLUMNS = ["hw", "hw_label", "problem", "run_id", "created", "row_key", "row_kind", "row_label", "slug",
                  "system", "status", "category", "fraction", "visible_fraction", "held_out_fraction", "verdict",
@@ -43,7 +44,10 @@ def row_identity(run: Run, index: int, system: dict) -> tuple[str, str, str, str
             effort = agent.get("effort") or "default"
             parts = (agent["harness"], agent["model"], effort)
             return "agent:" + "/".join(parts), "agent", " · ".join(parts), "agent-" + slugify("--".join(parts))
-        return "house", "house", "house kernels", "house"
+        path = str(system.get("path") or "")
+        if path.endswith("solutions/house.py"):
+            return "house", "house", "house kernels", "house"
+        return f"solution:{path}", "solution", f"{system['name']} ({path})", "solution-" + slugify(path)
     role = system["role"]
     return f"ref:{role}", "reference", REFERENCE_LABELS.get(role, role), "ref-" + slugify(role)
 
