@@ -18,7 +18,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 class ForbiddenOpError(RuntimeError):
     def __init__(self, op_name: str):
         self.op_name = op_name
-        super().__init__(f"forbidden operator aten::{op_name} called by the solution")
+        super().__init__(f"X21: forbidden operator aten::{op_name} called by the solution")
 
 
 def aten_packet_name(func) -> str:

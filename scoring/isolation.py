@@ -142,7 +142,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
                     index = in_flight if in_flight is not None else next_index
                     if index < len(shapes):
                         outcome.shapes[index] = _unfinished(shapes[index], "integrity",
-                                                            "malformed message on the result channel (X14)")
+                                                            "X14: malformed message on the result channel")
                     return index + 1
                 if event == "imported":
                     imported = True
@@ -175,7 +175,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
         outcome.import_detail = f"the process ended during import ({how}) without reporting; see the log"
         return len(shapes)
     if in_flight is not None:
-        early = " before reporting a result (early exit, X14)" if returncode == 0 else ""
+        early = " before reporting a result (X14: early exit)" if returncode == 0 else ""
         outcome.shapes[in_flight] = _unfinished(shapes[in_flight], "runtime_error", f"process ended ({how}){early}")
         on_progress(in_flight, outcome.shapes[in_flight])
         return in_flight + 1

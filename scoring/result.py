@@ -38,8 +38,8 @@ def add_roofline(shape: dict, flops: int, bytes_moved: int, peak_tflops: float, 
     shape.update(roof.as_dict())
     if roof.fraction > MAX_PLAUSIBLE_FRACTION:
         shape["status"] = "rejected"
-        shape["detail"] = (f"fraction of peak {roof.fraction:.3f} is above {MAX_PLAUSIBLE_FRACTION}: physically "
-                           "impossible (a wrong peak, or an exploit such as L2 residency, X12); not scored")
+        shape["detail"] = (f"X12: fraction of peak {roof.fraction:.3f} is above {MAX_PLAUSIBLE_FRACTION}: physically "
+                           "impossible (L2 residency or another exploit, or a wrong peak); not scored")
     return shape
 
 

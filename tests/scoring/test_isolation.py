@@ -34,7 +34,7 @@ def run(state, a, a_scale):
     if a.shape[0] == 4:
         sys.exit(0)
     return correct(state, a, a_scale)
-""", "runtime_error", {"decode_m4": "runtime_error", "k_unaligned_112": "passed"}, "early exit, X14"),
+""", "runtime_error", {"decode_m4": "runtime_error", "k_unaligned_112": "passed"}, "X14: early exit"),
     "hangs_on_second_shape": (CORRECT + """
 import time
 
@@ -70,14 +70,14 @@ def run(state, a, a_scale):
     out = correct(state, a, a_scale)
     a.zero_()
     return out
-""", "incorrect", {"square_64": "incorrect"}, "input mutation (X04)"),
+""", "incorrect", {"square_64": "incorrect"}, "X04: input mutation"),
     "returns_a_tensor_subclass": (CORRECT + """
 class Lazy(torch.Tensor):
     pass
 
 def run(state, a, a_scale):
     return correct(state, a, a_scale).as_subclass(Lazy)
-""", "incorrect", {"square_64": "incorrect"}, "output contract (X05)"),
+""", "incorrect", {"square_64": "incorrect"}, "X05: output contract"),
     "patches_the_timer_at_import": (CORRECT + """
 import time
 time.perf_counter = lambda: 0.0

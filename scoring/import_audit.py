@@ -1,0 +1,120 @@
+"""Static audit of the solution's own source files: forbidden imports and forbidden operators by name (X21).
+
+Run-time interception (scoring/guard.py) sees every spelling of an aten operator, but only on the calls
+it watches; a solution that behaves differently when watched (X13) still has to *name* the operator
+somewhere. This audit reads the syntax tree (never a substring grep) of every file the solution loaded
+from its own folder and reports:
+
+* imports of forbidden modules (`import flash_attn`, `from vllm import ...`, `importlib.import_module("x")`,
+  `__import__("x")` with a constant name);
+* attribute accesses whose name is a forbidden operator (`torch._scaled_mm`, `F.scaled_dot_product_attention`,
+  `x.topk`, `torch.ops.aten.mm.default`), except on Triton's modules (`tl.dot` is Triton, not aten);
+* `getattr(obj, "name")` with a constant forbidden name.
+
+Names assembled at run time (`getattr(torch, "_scaled" + "_mm")`) are left to the run-time interception.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+TRITON_MODULES = ("triton", "triton.language")
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.what}"
+
+
+def _module_matches(module: str, forbidden: frozenset[str]) -> bool:
+    parts = module.split(".")
+    return any(".".join(parts[: i + 1]) in forbidden for i in range(len(parts)))
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, path: str, forbidden_imports: frozenset[str], forbidden_ops: frozenset[str]):
+        self.path = path
+        self.forbidden_imports = forbidden_imports
+        self.forbidden_ops = forbidden_ops
+        self.triton_aliases: set[str] = set()
+        self.findings: list[Finding] = []
+
+    def _add(self, node: ast.AST, what: str) -> None:
+        self.findings.append(Finding(self.path, getattr(node, "lineno", 0), what))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name in TRITON_MODULES:
+                self.triton_aliases.add(alias.asname or alias.name.split(".")[0])
+            if _module_matches(alias.name, self.forbidden_imports):
+                self._add(node, f"imports forbidden module '{alias.name}'")
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        for alias in node.names:
+            full = f"{module}.{alias.name}" if module else alias.name
+            if full in TRITON_MODULES:
+                self.triton_aliases.add(alias.asname or alias.name)
+            if _module_matches(module, self.forbidden_imports) or _module_matches(full, self.forbidden_imports):
+                self._add(node, f"imports forbidden module '{full}'")
+            elif alias.name in self.forbidden_ops and not module.startswith("triton"):
+                self._add(node, f"imports forbidden operator '{alias.name}' from '{module}'")
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in self.forbidden_ops and not self._on_triton(node.value):
+            self._add(node, f"names forbidden operator '{node.attr}' ({ast.unparse(node)})")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = node.func.id if isinstance(node.func, ast.Name) else \
+            node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        constant = node.args[1] if name == "getattr" and len(node.args) >= 2 else \
+            node.args[0] if name in ("import_module", "__import__") and node.args else None
+        if isinstance(constant, ast.Constant) and isinstance(constant.value, str):
+            if name == "getattr" and constant.value in self.forbidden_ops:
+                self._add(node, f"names forbidden operator '{constant.value}' through getattr")
+            elif name != "getattr" and _module_matches(constant.value, self.forbidden_imports):
+                self._add(node, f"imports forbidden module '{constant.value}' dynamically")
+        self.generic_visit(node)
+
+    def _on_triton(self, value: ast.expr) -> bool:
+        root = value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and root.id in self.triton_aliases
+
+
+def audit_files(paths: list[Path], forbidden_imports: tuple[str, ...], forbidden_ops: tuple[str, ...],
+                root: Path | None = None) -> list[Finding]:
+    findings: list[Finding] = []
+    for path in paths:
+        shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+        try:
+            tree = ast.parse(path.read_text(), filename=str(path))
+        except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+            findings.append(Finding(shown, 0, f"cannot be audited: {exc}"))
+            continue
+        visitor = _Visitor(shown, frozenset(forbidden_imports), frozenset(forbidden_ops))
+        visitor.visit(tree)
+        findings.extend(visitor.findings)
+    return findings
+
+
+def loaded_files_under(folder: Path, modules: dict) -> list[Path]:
+    """Source files of the loaded modules (e.g. sys.modules) that live under `folder`."""
+    folder = folder.resolve()
+    files = set()
+    for module in list(modules.values()):
+        file = getattr(module, "__file__", None)
+        if file and file.endswith(".py") and Path(file).resolve().is_relative_to(folder):
+            files.add(Path(file).resolve())
+    return sorted(files)
