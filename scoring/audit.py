@@ -9,6 +9,7 @@ FLOP formula shows skipped work (X22). Outcomes are `passed`, `failed (Xnn: deta
 from __future__ import annotations
 
 import csv
+import re
 import glob
 import io
 import json
@@ -34,6 +35,11 @@ MIN_EXECUTED_SHARE = 0.99
 # Tensor work on another precision path above this share of the formula means the kernel widened (X20).
 MAX_OTHER_PATH_SHARE = 0.01
 NCU_TIMEOUT_S = 900
+# Kernel-name prefixes and fragments of vendor libraries (cuBLAS/cuBLASLt, CUTLASS builds inside them,
+# cuDNN, flash-attention, FlashInfer, Marlin): their presence in the solution's profiled call is X21.
+VENDOR_KERNEL_PATTERNS = (r"^nvjet", r"xmma", r"^cutlass", r"cublas", r"^sm\d+_.*gemm", r"gemv2[NT]_kernel",
+                          r"gemmSN", r"splitKreduce", r"cudnn", r"^flash_fwd", r"flashinfer", r"fmha", r"marlin",
+                          r"^ampere_.*gemm", r"^hopper_.*gemm")
 
 
 def find_ncu() -> str | None:
@@ -88,6 +94,17 @@ def judge_tensor_precision(kernels: list[dict], expect: str, formula_flops: int)
     return "passed", evidence
 
 
+def judge_kernel_names(kernel_names: list[str]) -> str:
+    """X21 outcome for the kernels a solution's call launched (from the same ncu run)."""
+    if not kernel_names:
+        return "not verified (ncu profiled no kernel inside the audit range)"
+    vendor = sorted({name for name in kernel_names
+                     if any(re.search(pattern, name) for pattern in VENDOR_KERNEL_PATTERNS)})
+    if vendor:
+        return f"failed (X21: vendor library kernels launched: {', '.join(v[:80] for v in vendor[:3])})"
+    return "passed"
+
+
 def run_tensor_precision_audit(problem, solution_path: Path, audit, device: str, seed: int, log_path: Path) -> dict:
     record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect, "shape": dict(audit.shape),
               "tool": None}
@@ -120,11 +137,17 @@ def run_tensor_precision_audit(problem, solution_path: Path, audit, device: str,
 
 
 def run_audits(problem, solution_path: Path, hardware, seed: int, log_path: Path) -> list[dict]:
+    """The problem's counter audits, each followed by the vendor-kernel audit of the same profiled call."""
     audits = []
     for audit in problem.spec.audits:
         if hardware.profile == "cpu":
-            audits.append({"id": audit.kind, "classes": ["X20", "X22"], "expect": audit.expect,
-                           "outcome": "not verified (CPU profile: no GPU counters to read)"})
+            reason = "not verified (CPU profile: no GPU counters to read)"
+            record = {"id": audit.kind, "classes": ["X20", "X22"], "expect": audit.expect, "outcome": reason}
         else:
-            audits.append(run_tensor_precision_audit(problem, solution_path, audit, hardware.device, seed, log_path))
+            record = run_tensor_precision_audit(problem, solution_path, audit, hardware.device, seed, log_path)
+        audits.append(record)
+        kernels = record.get("evidence", {}).get("kernels", [])
+        names_outcome = judge_kernel_names(kernels) if "evidence" in record else record["outcome"]
+        audits.append({"id": "vendor_kernels", "classes": ["X21"], "shape": dict(audit.shape),
+                       "outcome": names_outcome, "evidence": {"kernels": kernels}})
     return audits

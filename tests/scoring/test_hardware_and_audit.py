@@ -62,3 +62,13 @@ def test_bf16_path_is_flagged_x20_and_skipped_work_x22():
     assert judge_tensor_precision(kernels(0, flops), "fp8", flops)[0].startswith("failed (X20")
     assert judge_tensor_precision(kernels(flops // 2, 0), "fp8", flops)[0].startswith("failed (X22")
     assert judge_tensor_precision([], "fp8", flops)[0].startswith("not verified")
+
+
+def test_vendor_kernels_in_the_profiled_call_fail_x21():
+    from scoring.audit import judge_kernel_names
+
+    assert judge_kernel_names(["_fp8_gemm_kernel", "triton_poi_fused_0"]) == "passed"
+    assert judge_kernel_names(["nvjet_sm90_qqtst_128x256_64x4_2x1_v_bz_coopA_NTN"]).startswith("failed (X21")
+    assert judge_kernel_names(["sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"]).startswith("failed (X21")
+    assert judge_kernel_names(["flash_fwd_splitkv_kernel"]).startswith("failed (X21")
+    assert judge_kernel_names([]).startswith("not verified")
