@@ -33,6 +33,7 @@ class SystemOutcome:
     import_detail: str = ""
     import_ms: float | None = None
     timer: dict = field(default_factory=dict)
+    library_version: str | None = None
     processes_started: int = 0
     log_tail: str = ""
 
@@ -148,6 +149,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
                     imported = True
                     outcome.import_ms = message["import_ms"]
                     outcome.timer = message["timer"]
+                    outcome.library_version = message.get("library_version")
                     deadline = time.monotonic() + shape_timeout_s
                 elif event == "import_failed":
                     outcome.import_status, outcome.import_detail = message["status"], message["detail"]

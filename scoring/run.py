@@ -98,7 +98,8 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
         outcome.shapes = [dict(s, status="not_available") for s in outcome.shapes]
     entry["shapes"] = [add_roofline(s, problem.flops(s["params"]), problem.bytes_moved(s["params"]), peak_tflops,
                                     hardware.peak.bandwidth_gbps) for s in outcome.shapes]
-    entry.update(import_status=outcome.import_status, import_detail=outcome.import_detail,
+    entry.update(library_version=outcome.library_version, import_status=outcome.import_status,
+                 import_detail=outcome.import_detail,
                  import_ms=outcome.import_ms, timer=outcome.timer, processes_started=outcome.processes_started,
                  wall_s=time.perf_counter() - started, log_tail=outcome.log_tail)
     return entry

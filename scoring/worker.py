@@ -299,7 +299,9 @@ def main(argv: list[str]) -> int:
         channel.send("import_failed", status=status,
                      detail=f"{type(exc).__name__}: {exc}\n" + "".join(traceback.format_exception(exc)[-8:]))
         return 0
-    channel.send("imported", import_ms=import_ms, timer=runner.timer.describe())
+    version = getattr(runner.solution, "library_version", None)  # reference lines name their library
+    channel.send("imported", import_ms=import_ms, timer=runner.timer.describe(),
+                 library_version=str(version()) if callable(version) else None)
     for offset, raw in enumerate(task["shapes"]):
         index = task["first_index"] + offset
         shape = Shape(raw["name"], raw["shape_set"], raw["params"])

@@ -2,7 +2,7 @@
 
 import torch
 
-LABEL = "torch._scaled_mm (cuBLASLt FP8)"
+LABEL = "torch._scaled_mm (cuBLASLt FP8 on a GPU)"
 
 
 def library_version():
