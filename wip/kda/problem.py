@@ -1,0 +1,90 @@
+"""Kimi Delta Attention (KDA), chunked forward: inputs, reference and roofline formulas (data in problem.toml).
+
+The per-channel gated delta rule of flash-linear-attention's KDA (fla.ops.kda, naive_recurrent_kda), per
+batch b and head h, with a state S of K x V (fp32/fp64), starting at zero, for t = 0 .. T-1:
+
+    S  <- diag(exp(g_t)) S                                  decay: g_t (K,) is this step's log-decay, <= 0
+    S  <- S + beta_t k_t (v_t - S^T k_t)^T                  delta rule: write v_t over what S recalls for k_t
+    o_t = scale * S^T q_t                                   read after the write
+
+g is the per-step log-decay (not a cumulative sum; a chunked kernel takes its cumulative sums itself),
+in natural-log units (fla's kernels convert to base 2 internally). Shape parameters: B, T, H, K, V.
+"""
+
+import math
+
+import torch
+
+CHUNK = 64  # the chunk length the FLOP formula counts (flash-linear-attention's, and the house kernel's)
+# Decay as Kimi Linear parameterises it: g = -A * softplus(z + dt_bias), A ~ U(1, 16) per head, dt_bias
+# the inverse softplus of dt ~ logU(1e-3, 1e-1) per head and channel, z ~ N(0, 1) per element; clipped to
+# [G_MIN, 0] (fla's recommended lower bound for its safe-gate mode, per-step decay >= exp(-5)).
+A_RANGE = (1.0, 16.0)
+DT_RANGE = (1e-3, 1e-1)
+G_MIN = -5.0
+# The attention scale, a per-call input: 0.5 makes the outputs O(1) (std ~1) with unit-variance q, unit-norm k
+# and unit-variance v (K**-0.5 = 0.088 would leave them ~0.16, too close to the tolerance's atol).
+SCALE = 0.5
+
+
+def flops(shape):
+    """Matrix work of the chunked algorithm at chunk C = 64, per token and head: three K x V state products
+    (v - W S, Q S, the state update K^T V) = 6 K V, and five C x C products of which the causal half
+    counts (K K^T and Q K^T over K, T (e^G K), T V and A V): 3 C K + 2 C V."""
+    B, T, H, K, V = shape["B"], shape["T"], shape["H"], shape["K"], shape["V"]
+    return B * T * H * (6 * K * V + 3 * CHUNK * K + 2 * CHUNK * V)
+
+
+def bytes_moved(shape):
+    B, T, H, K, V = shape["B"], shape["T"], shape["H"], shape["K"], shape["V"]
+    # bf16 q, k, v; fp32 g; bf16 beta; bf16 o.
+    return B * T * H * (2 * K + 2 * K + 2 * V + 4 * K + 2 + 2 * V)
+
+
+def output_spec(shape):
+    return (shape["B"], shape["T"], shape["H"], shape["V"]), torch.bfloat16
+
+
+def make_weights(shape, gen, device):
+    return {}  # KDA has no static weights: everything is a per-call activation
+
+
+def make_gate(shape, gen, device) -> torch.Tensor:
+    B, T, H, K = shape["B"], shape["T"], shape["H"], shape["K"]
+    a = torch.empty(H, 1, device=device).uniform_(*A_RANGE, generator=gen)
+    log_dt = torch.empty(H, K, device=device).uniform_(math.log(DT_RANGE[0]), math.log(DT_RANGE[1]), generator=gen)
+    dt_bias = torch.log(torch.expm1(torch.exp(log_dt)))  # softplus(dt_bias) = dt
+    z = torch.randn((B, T, H, K), generator=gen, device=device)
+    return (-a * torch.nn.functional.softplus(z + dt_bias)).clamp_(min=G_MIN)
+
+
+def make_inputs(shape, weights, gen, device):
+    B, T, H, K, V = shape["B"], shape["T"], shape["H"], shape["K"], shape["V"]
+    q = torch.randn((B, T, H, K), generator=gen, device=device)  # unit variance: outputs come out O(1)
+    k = torch.nn.functional.normalize(torch.randn((B, T, H, K), generator=gen, device=device), dim=-1)
+    v = torch.randn((B, T, H, V), generator=gen, device=device)
+    g = make_gate(shape, gen, device)
+    beta = torch.sigmoid(torch.randn((B, T, H), generator=gen, device=device))
+    return {"q": q.to(torch.bfloat16), "k": k.to(torch.bfloat16), "v": v.to(torch.bfloat16), "g": g,
+            "beta": beta.to(torch.bfloat16), "scale": SCALE}
+
+
+def recurrent_kda(q, k, v, g, beta, scale, dtype=torch.float64):
+    """The recurrent form above, step by step in `dtype`; returns (o in dtype, final state (B, H, K, V))."""
+    B, T, H, K = q.shape
+    V = v.shape[-1]
+    q, k, v, g, beta = (x.to(dtype) for x in (q, k, v, g, beta))
+    decay = g.exp()
+    state = torch.zeros((B, H, K, V), dtype=dtype, device=q.device)
+    o = torch.empty((B, T, H, V), dtype=dtype, device=q.device)
+    for t in range(T):
+        state.mul_(decay[:, t, :, :, None])
+        recalled = (k[:, t, :, :, None] * state).sum(-2)
+        state.add_((beta[:, t, :, None] * k[:, t])[..., None] * (v[:, t] - recalled)[:, :, None, :])
+        o[:, t] = (q[:, t, :, :, None] * state).sum(-2) * scale
+    return o, state
+
+
+def reference(weights, inputs):
+    o, _state = recurrent_kda(inputs["q"], inputs["k"], inputs["v"], inputs["g"], inputs["beta"], inputs["scale"])
+    return o
