@@ -1,12 +1,12 @@
 """Accuracy and speed of softmax kernels on the GPU (a measurement aid, not a score).
 
-    python problems/softmax/bench_softmax.py [--out FILE.json]
+    python problems/softmax/bench_softmax.py [--out FILE.json] [--sweep]
 
 For every visible and held-out shape (one draw each): the worst relative error against the fp64 reference
 (over elements above the absolute floor) and the number of elements outside the problem's tolerance for
 torch.softmax in fp32, the known-wrong plain online-softmax Triton kernel and the house kernel; then the
 median time (triton.testing.do_bench, L2 cleared between calls) and fraction of the memory roofline for
-torch.softmax, the online kernel and several house configurations. This is the naive-softmax
+torch.softmax, the online kernel and the house kernel (with --sweep, several house configurations). This is the naive-softmax
 demonstration the problem's tolerance rests on: the careless kernels must fail, the house kernel pass.
 """
 
@@ -39,6 +39,7 @@ def errors(out, ref, tol):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="")
+    parser.add_argument("--sweep", action="store_true", help="also time several house configurations")
     args = parser.parse_args()
     problem = load_problem(REPO / "problems" / "softmax")
     solutions = REPO / "problems" / "softmax" / "solutions"
@@ -63,7 +64,7 @@ def main():
         del ref
         candidates = {"torch.softmax fp32": lambda: torch.softmax(x, -1),
                       "online_softmax_fp32 (Triton)": lambda: online.run({}, x)}
-        for cfg in CONFIGS:
+        for cfg in CONFIGS if args.sweep else []:
             candidates[f"house CHUNK={cfg['CHUNK']} w={cfg['num_warps']}"] = lambda cfg=cfg: house.softmax(x, cfg)
         candidates["house (pick_config)"] = lambda: house.run({}, x)
         for name, fn in candidates.items():

@@ -30,11 +30,11 @@ import triton.language as tl
 
 LABEL = "house Triton kernel (two passes, exact x - max, own fp32 exp, double-float sums)"
 
-LOG2E = 1.4426950408889634
-LN2_HI = 0.693145751953125  # 16 significant bits: k * LN2_HI is exact for |k| < 256
-LN2_LO = 1.4286068203094173e-06  # ln 2 - LN2_HI
+LOG2E = tl.constexpr(1.4426950408889634)
+LN2_HI = tl.constexpr(0.693145751953125)  # 16 significant bits: k * LN2_HI is exact for |k| < 256
+LN2_LO = tl.constexpr(1.4286068203094173e-06)  # ln 2 - LN2_HI
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"  # Triton's CPU interpreter (the CPU profile)
-UNDERFLOW = -87.3  # exp below this is < 2^-126: returned as 0 (far under the absolute tolerance)
+UNDERFLOW = tl.constexpr(-87.3)  # exp below this is < 2^-126: returned as 0 (far under the absolute tolerance)
 
 
 @triton.jit
@@ -99,12 +99,10 @@ def _chunk_stats(x_ptr, m_part_ptr, s_part_ptr, n, chunks_per_row, CHUNK: tl.con
     offs = chunk * CHUNK + tl.arange(0, CHUNK)
     x = tl.load(x_ptr + row.to(tl.int64) * n + offs, mask=offs < n, other=-float("inf"))
     m = tl.max(x, axis=0)
-    if m == -float("inf"):  # an all-masked chunk contributes nothing
-        s = 0.0
-    else:
-        e = _exp_shifted(x, m)
-        s_hi, s_lo = _compensated_sum(e, CHUNK, HALVING_TREE)
-        s = s_hi.to(tl.float64) + s_lo.to(tl.float64)
+    # An all-masked chunk (m = -inf) shifts by 0 instead: every term is exp(-inf) = 0, so s = 0.
+    e = _exp_shifted(x, tl.where(m == -float("inf"), 0.0, m))
+    s_hi, s_lo = _compensated_sum(e, CHUNK, HALVING_TREE)
+    s = s_hi.to(tl.float64) + s_lo.to(tl.float64)
     tl.store(m_part_ptr + pid, m)
     tl.store(s_part_ptr + pid, s)
 

@@ -25,9 +25,9 @@ import triton.language as tl
 
 LABEL = "house Triton kernel (group-max threshold, exact bisection on ties, rank placement of k)"
 
-INT32_MIN = -2147483648
-INT32_MAX = 2147483647
-INT64_MIN = -9223372036854775808
+INT32_MIN = tl.constexpr(-2147483648)
+INT32_MAX = tl.constexpr(2147483647)
+INT64_MIN = tl.constexpr(-9223372036854775808)
 MAX_MERGE_SLOTS = 16384
 
 
@@ -101,14 +101,14 @@ def _merge(cand_key_ptr, cand_idx_ptr, cand_count_ptr, winners_ptr, out_ptr, k, 
     selected = _select_exactly_k(keys, valid, k, threshold)
     index = tl.load(cand_idx_ptr + where, mask=selected, other=0)
     rank = tl.cumsum(selected.to(tl.int32), axis=0) - 1
-    packed = (keys.to(tl.int64) << 32) | index.to(tl.int64)  # key order first, index as payload
+    packed = (keys.to(tl.int64) << 32) | index.to(tl.int64)  # key order first; index (< 2^31) as payload
     tl.store(winners_ptr + row * KP + rank, packed, mask=selected)
     tl.debug_barrier()  # the k winners were written by many threads; read them back after the barrier
     r = tl.arange(0, KP)
     winners = tl.load(winners_ptr + row * KP + r, mask=r < k, other=INT64_MIN)
     # Output position = how many winners beat this one (packed values are distinct: indices are).
     position = tl.sum((winners[None, :] > winners[:, None]).to(tl.int32), axis=1)
-    tl.store(out_ptr + row * k + position, winners & 0xFFFFFFFF, mask=r < k)
+    tl.store(out_ptr + row * k + position, winners & 0x7FFFFFFF, mask=r < k)
 
 
 def pick_config(n: int, k: int) -> dict:
