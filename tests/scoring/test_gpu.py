@@ -71,3 +71,12 @@ def run(state, a, a_scale):
     result = score(tmp_path, solution, shapes="visible", audits=False)
     statuses = {s["name"]: (s["status"], s.get("detail", "")) for s in result["systems"][0]["shapes"]}
     assert statuses["square_8192"][0] == "integrity" and statuses["square_8192"][1].startswith("X10"), statuses
+
+
+def test_a_fraction_above_the_peak_is_rejected_on_the_gpu(tmp_path):
+    """X12's last line of defence: with a peak set far too low, every timed shape beats 'physics' and is
+    rejected with its class id instead of being scored."""
+    result = score(tmp_path, shapes="visible", audits=False, peak_tflops=1.0, peak_gbps=10.0)
+    shapes = result["systems"][0]["shapes"]
+    assert all(s["status"] == "rejected" and s["detail"].startswith("X12") for s in shapes)
+    assert result["score"]["fraction"] == 0.0

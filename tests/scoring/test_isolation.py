@@ -78,6 +78,32 @@ class Lazy(torch.Tensor):
 def run(state, a, a_scale):
     return correct(state, a, a_scale).as_subclass(Lazy)
 """, "incorrect", {"square_64": "incorrect"}, "X05: output contract"),
+    "batch_and_skip": (CORRECT + """
+_last = {}
+
+def run(state, a, a_scale):
+    # X03: does the work on every other call and hands back the previous answer in between.
+    _last["calls"] = _last.get("calls", 0) + 1
+    if _last["calls"] % 2 == 1:
+        _last["out"] = correct(state, a, a_scale)
+    return _last["out"]
+""", "incorrect", {"square_64": "incorrect"}, "outside"),
+    "honest_only_while_warming_up": (CORRECT + """
+_calls = [0]
+
+def run(state, a, a_scale):
+    # X13: correct for the first calls of each shape (checks and warm-up), zeros once timing is underway.
+    _calls[0] += 1
+    if _calls[0] > 6:
+        return torch.zeros((a.shape[0], state["b"].shape[0]), dtype=torch.bfloat16)
+    return correct(state, a, a_scale)
+""", "incorrect", {"square_64": "incorrect"}, "X02/X03/X13: a timed call's output was wrong"),
+    "flips_tf32_at_import": (CORRECT + """
+torch.backends.cuda.matmul.allow_tf32 = True  # X15: would loosen the grader's fp32 reference on a GPU
+
+def run(state, a, a_scale):
+    return correct(state, a, a_scale)
+""", "integrity", {"square_64": "integrity"}, "flag cuda.matmul.allow_tf32"),
     "patches_the_timer_at_import": (CORRECT + """
 import time
 time.perf_counter = lambda: 0.0

@@ -1,0 +1,114 @@
+"""The exploit classes of shared/INTEGRITY.md, each with its defence and the adversarial evidence for it.
+
+`python -m scoring.integrity` prints docs/integrity.md; tests/scoring/test_integrity_table.py fails when
+the document is stale, when a class has no adversarial solution, or when a named test or solution file
+does not exist. Evidence entries are either `path::test_function[case]` (a test in this repository) or
+the path of a known-wrong solution that tests/problems/test_every_problem_cpu.py (CPU) or a GPU scoring
+run checks against its EXPECTED status. `where` says where the evidence runs: cpu (CI), gpu (the lent
+H100/H200, results committed) or both.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Defence:
+    class_id: str
+    name: str
+    defence: str
+    code: str  # where the defence lives
+    evidence: tuple[str, ...]
+    where: str  # "cpu", "gpu" or "cpu+gpu"
+
+
+ISO = "tests/scoring/test_isolation.py::test_solution_behaviour_is_classified"
+
+CLASSES: tuple[Defence, ...] = (
+    Defence("X01", "identity / zeros / constant output",
+            "inputs scaled so outputs are O(1); element-wise relative and normwise bounds; every problem must "
+            "ship zeros and pass-through solutions that fail", "scoring/checking.py, tests/problems",
+            ("problems/fp8_gemm/solutions/wrong/zeros.py", "problems/fp8_gemm/solutions/wrong/passthrough.py",
+             "problems/paged_attention/solutions/wrong/uniform_weights.py"), "cpu+gpu"),
+    Defence("X02", "result reuse (caching on id, data_ptr, shape)",
+            "fresh inputs generated for every call outside the timed region; a random sample of timed calls and "
+            "the last one checked", "scoring/worker.py (timed)",
+            ("tests/scoring/test_isolation.py::test_a_cache_keyed_on_the_call_is_caught_by_fresh_inputs",), "cpu"),
+    Defence("X03", "batch-and-skip", "every correctness call and sampled timed calls checked on fresh inputs",
+            "scoring/worker.py", (f"{ISO}[batch_and_skip]",), "cpu"),
+    Defence("X04", "input mutation", "the solution gets clones; pristine copies compared after checked calls",
+            "scoring/worker.py (_assert_unchanged)", (f"{ISO}[mutates_its_input]",), "cpu"),
+    Defence("X05", "lazy output", "outputs must be plain dense torch.Tensor of the declared shape, dtype and device",
+            "scoring/checking.py (check_output_contract)", (f"{ISO}[returns_a_tensor_subclass]",), "cpu"),
+    Defence("X06", "seed prediction", "a per-run secret mixed into the public seed, never in the solution's "
+            "environment; the task file is removed before the solution loads; logged for replay",
+            "scoring/seeds.py, scoring/worker.py",
+            ("tests/scoring/test_isolation.py::test_the_seed_never_reaches_the_solution",), "cpu"),
+    Defence("X10", "side stream", "after the timed stream's end event, a device-wide synchronise measures work "
+            "that outlived it; above the machine's calibrated idle tail the timing is refused",
+            "scoring/timing.py (outlived_detail)",
+            ("tests/scoring/test_gpu.py::test_work_hidden_on_a_side_stream_is_refused",
+             "tests/scoring/test_timing.py::test_work_that_outlives_the_timed_stream_is_refused"), "cpu+gpu"),
+    Defence("X11", "timer tampering", "true callables captured before the solution is imported and compared "
+            "by identity after import, prepare and every check; results on a private pipe",
+            "scoring/guard.py (TamperSnapshot)", (f"{ISO}[patches_the_timer_at_import]",), "cpu"),
+    Defence("X12", "L2 residency", "L2 flushed (2x its size) and persisting lines reset before every timed call; "
+            "any fraction of peak above 1.0 rejected", "scoring/timing.py, scoring/result.py (add_roofline)",
+            ("tests/scoring/test_roofline_and_result.py::test_a_fraction_above_one_is_rejected_not_scored",
+             "tests/scoring/test_gpu.py::test_a_fraction_above_the_peak_is_rejected_on_the_gpu"), "cpu+gpu"),
+    Defence("X13", "warm-up / phase detection", "checked calls drawn from the timed ones (the last always); the "
+            "source audit catches operators hidden from the watched calls",
+            "scoring/worker.py, scoring/import_audit.py",
+            (f"{ISO}[honest_only_while_warming_up]",
+             "tests/scoring/test_import_audit.py::test_a_solution_that_hides_a_forbidden_call_from_the_watched_calls_is_refused"),
+            "cpu"),
+    Defence("X14", "early exit / fake result line", "results travel on the parent's private pipe; a child that "
+            "ends without reporting, or a malformed message, is classified", "scoring/isolation.py",
+            (f"{ISO}[early_exit_on_decode]", f"{ISO}[prints_a_fake_result]", f"{ISO}[forges_the_result_channel]"),
+            "cpu"),
+    Defence("X15", "global state (TF32, reduced precision)", "backend flags snapshotted before import and "
+            "compared; the reference forces full precision", "scoring/guard.py",
+            (f"{ISO}[flips_tf32_at_import]",), "cpu"),
+    Defence("X20", "precision downcast", "tolerances that separate precisions where arithmetic can; the tensor "
+            "pipe's per-precision counters (ncu) where it cannot", "scoring/audit.py (tensor_precision)",
+            ("problems/fp8_gemm/solutions/wrong/bf16_cast.py",
+             "tests/scoring/test_gpu.py::test_bf16_cast_passes_numerically_but_fails_the_audit_where_ncu_runs"),
+            "gpu"),
+    Defence("X21", "vendor library call", "aten-level dispatch mode on checked calls; syntax-tree audit of the "
+            "solution's files; vendor kernel names in the profiled call",
+            "scoring/guard.py, scoring/import_audit.py, scoring/audit.py (vendor_kernels)",
+            ("problems/fp8_gemm/solutions/wrong/scaled_mm_alias.py", "problems/fp8_gemm/solutions/wrong/matmul_operator.py",
+             "problems/w4a16_gemm/solutions/wrong/dequant_then_mm.py",
+             "tests/scoring/test_hardware_and_audit.py::test_vendor_kernels_in_the_profiled_call_fail_x21"), "cpu+gpu"),
+    Defence("X22", "skipped work", "dense-equivalent formulas; adversarial routing and lengths; executed tensor "
+            "FLOPs against the formula (ncu)", "problems/*/problem.py, scoring/audit.py",
+            ("problems/paged_attention/solutions/wrong/first_pages_only.py",
+             "tests/scoring/test_hardware_and_audit.py::test_bf16_path_is_flagged_x20_and_skipped_work_x22"), "cpu+gpu"),
+    Defence("X23", "hard-coded shapes", "held-out shapes never shown to agents and property shapes drawn fresh per "
+            "run must pass; the generalisation gap is reported", "scoring/spec.py, scoring/result.py (score)",
+            ("problems/fp8_gemm/solutions/wrong/hardcoded_shape.py",), "cpu+gpu"),
+    Defence("X24", "algorithm named but skipped", "adversarial inputs on which the shortcut fails the tolerance",
+            "problems/softmax", ("problems/softmax/solutions/wrong/online_softmax_fp32.py",), "gpu"),
+    Defence("X25", "reading the answer", "the agent's workspace holds only public files, in a bubblewrap sandbox; "
+            "the grader scores a copy of the solution alone against a pristine problem",
+            "harnesses/workspace.py, harnesses/sandbox.py",
+            ("tests/harnesses/test_sandbox.py::test_hostile_agent_cannot_escape",
+             "tests/harnesses/test_sandbox.py::test_workspace_holds_only_public_files"), "cpu"),
+)
+
+
+def markdown() -> str:
+    rows = ["# Integrity: each exploit class, its defence and its adversarial evidence", "",
+            "Generated by `python -m scoring.integrity` from `scoring/integrity.py`; a test keeps it true. "
+            "Classes are those of shared/INTEGRITY.md.", "",
+            "| class | exploit | defence | code | adversarial evidence | runs on |", "|---|---|---|---|---|---|"]
+    for d in CLASSES:
+        evidence = "<br>".join(f"`{e}`" for e in d.evidence)
+        rows.append(f"| {d.class_id} | {d.name} | {d.defence} | {d.code} | {evidence} | {d.where} |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(markdown())
