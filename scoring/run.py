@@ -65,6 +65,16 @@ def _module_constant(path: Path, name: str) -> str | None:
     return None
 
 
+def _read_agent(path_text: str) -> dict:
+    try:
+        agent = json.loads(Path(path_text).read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"agent={path_text}: cannot be read as JSON ({exc}); give the harness's agent file") from None
+    if not isinstance(agent, dict):
+        raise ConfigError(f"agent={path_text}: expected a JSON object with harness, model, effort, ...")
+    return agent
+
+
 def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], hardware: Hardware,
                  config: RunConfig, mixed_seed: int, log_dir: Path) -> dict:
     name = path.stem if role == "solution" else role
@@ -127,7 +137,7 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
     run_id = f"{created:%Y%m%dT%H%M%SZ}-{problem.name}-{solution_path.stem}-{secret[:6]}"
     out_dir = Path(config.out) / hardware.slug()
     log_dir = out_dir / f"{run_id}.logs"
-    agent = json.loads(Path(config.agent).read_text()) if config.agent else None
+    agent = _read_agent(config.agent) if config.agent else None
     if hardware.profile == "cpu" and config.progress:
         print("CPU profile: no GPU in use; timings are host timings and not scores.", file=sys.stderr)
 

@@ -58,3 +58,10 @@ def test_cli_usage_errors_exit_two_with_a_suggestion():
     assert misspelled.returncode == 2 and "did you mean 'fp8_gemm'" in misspelled.stderr
     missing = run_cli("problem=fp8_gemm", "solution=/nonexistent/solution.py", "device=cpu")
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_cli_refuses_an_unreadable_agent_file(tmp_path):
+    bad = tmp_path / "agent.json"
+    bad.write_text("{not json")
+    result = run_cli("problem=fp8_gemm", f"agent={bad}", "device=cpu")
+    assert result.returncode == 2 and "cannot be read as JSON" in result.stderr
