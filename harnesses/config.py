@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harnesses.budget import DEFAULT_LIMIT_S
-from harnesses.options import opt
+from scoring.options import opt
 
 NETWORK_CHOICES = ("host", "none")
 SANDBOX_CHOICES = ("bwrap", "none")

@@ -11,7 +11,7 @@ import sys
 
 from harnesses.agents import AdapterError
 from harnesses.config import HarnessConfig
-from harnesses.options import OptionError, help_text, parse
+from scoring.options import OptionError, help_text, parse
 from harnesses.runner import run_one
 from harnesses.sandbox import SandboxError
 from scoring.spec import SpecError

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnesses.config import HarnessConfig
-from harnesses.options import OptionError, help_text, opt, parse
+from scoring.options import OptionError, help_text, opt, parse
 from harnesses.runner import find_run
 
 USAGE = "python -m harnesses.sweep SWEEP.toml [key=value ...]"
