@@ -2,14 +2,13 @@
 type loads from file:// with no console error and no outside request, sorting works, Plotly draws,
 and links between leaderboard, problem, agent and run pages resolve. Screenshots: test-artifacts/site/."""
 
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 
+from tests.offline_browser import offline_chromium
+
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "site"
-CHROMIUM = "/usr/bin/chromium"
 PAGES = {
     "leaderboard": "index.html",
     "leaderboard_h200": "board/h200_sxm.html",
@@ -31,30 +30,9 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is absent (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    with sync_api.sync_playwright() as playwright:
-        profile = Path(tempfile.mkdtemp(prefix="site-chromium-"))
-        context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, viewport={"width": 1366, "height": 900},
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
-        outside: list[str] = []
-
-        def route(request_route):
-            if request_route.request.url.startswith("file://"):
-                request_route.continue_()
-            else:
-                outside.append(request_route.request.url)
-                request_route.abort()
-
-        context.route("**/*", route)
-        context.outside_requests = outside
+    with offline_chromium("site-chromium-") as context:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         yield context
-        context.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def open_page(browser, path: Path):

@@ -3,16 +3,16 @@ they load without console errors or outside requests, search, filters, folding a
 work, and hostile content runs no script. Screenshots go to test-artifacts/viewer/."""
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+
+from tests.offline_browser import offline_chromium
 
 from viewer import render_transcript_html, write_transcript_page
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "viewer"
-CHROMIUM = "/usr/bin/chromium"
 PAGES = [
     "claude_stream/edit.jsonl",
     "claude_stream/parallel_subagents.jsonl",
@@ -56,41 +56,8 @@ def _name(rel: str) -> str:
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is absent (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    with sync_api.sync_playwright() as playwright:
-        profile = Path(__import__("tempfile").mkdtemp(prefix="viewer-chromium-"))
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            headless=True,
-            viewport={"width": 1366, "height": 900},
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        outside: list[str] = []
-
-        def route(request_route):
-            if request_route.request.url.startswith("file://"):
-                request_route.continue_()
-            else:
-                outside.append(request_route.request.url)
-                request_route.abort()
-
-        context.route("**/*", route)
-        context.outside_requests = outside
+    with offline_chromium("viewer-chromium-") as context:
         yield context
-        context.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
