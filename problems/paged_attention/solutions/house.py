@@ -25,22 +25,10 @@ LABEL = "house Triton kernel (split-context decode, online softmax)"
 PAGE_SIZE = 16
 
 
-@triton.jit
-def _to_bf16(x, EMULATE_RNE: tl.constexpr):
-    """fp32 -> bf16 rounded to nearest even. Triton's CPU interpreter truncates this cast (measured: a
-    2^-9 mean relative bias), so there the rounding is done on the bits; on a GPU the cast is native."""
-    if EMULATE_RNE:
-        bits = x.to(tl.uint32, bitcast=True)
-        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-        x = bits.to(tl.float32, bitcast=True)
-    return x.to(tl.bfloat16)
-
-
 @triton.jit(do_not_specialize=["table_width", "num_chunks"])
 def _split_kernel(q_ptr, k_ptr, v_ptr, table_ptr, lens_ptr, part_acc_ptr, part_ml_ptr, qk_scale_log2,
                   table_width, num_chunks, H, HKV: tl.constexpr, G: tl.constexpr, D: tl.constexpr,
-                  BLOCK_G: tl.constexpr, BLOCK_T: tl.constexpr, CHUNK: tl.constexpr, PAGE: tl.constexpr,
-                  EMULATE_RNE: tl.constexpr):
+                  BLOCK_G: tl.constexpr, BLOCK_T: tl.constexpr, CHUNK: tl.constexpr, PAGE: tl.constexpr):
     chunk = tl.program_id(0)
     kv_head = tl.program_id(1)
     seq = tl.program_id(2)
@@ -73,7 +61,7 @@ def _split_kernel(q_ptr, k_ptr, v_ptr, table_ptr, lens_ptr, part_acc_ptr, part_m
         m_new = tl.maximum(m, tl.max(scores, axis=1))
         # P is rounded to bf16 for the tensor cores; the normaliser sums the rounded values, so the
         # weights applied to V sum to exactly 1 (no bias from the rounding).
-        p = _to_bf16(tl.math.exp2(scores - m_new[:, None]), EMULATE_RNE)
+        p = tl.math.exp2(scores - m_new[:, None]).to(tl.bfloat16)
         alpha = tl.math.exp2(m - m_new)
         l = l * alpha + tl.sum(p.to(tl.float32), axis=1)
         acc = acc * alpha[:, None] + tl.dot(p, v)
@@ -87,8 +75,7 @@ def _split_kernel(q_ptr, k_ptr, v_ptr, table_ptr, lens_ptr, part_acc_ptr, part_m
 
 @triton.jit(do_not_specialize=["num_chunks"])
 def _combine_kernel(part_acc_ptr, part_ml_ptr, lens_ptr, out_ptr, num_chunks, H, D: tl.constexpr,
-                    CHUNK: tl.constexpr, BLOCK_C: tl.constexpr,
-                    EMULATE_RNE: tl.constexpr):
+                    CHUNK: tl.constexpr, BLOCK_C: tl.constexpr):
     seq = tl.program_id(0) // H
     head = tl.program_id(0) % H
     used = tl.cdiv(tl.load(lens_ptr + seq), CHUNK)  # chunks that hold part of this sequence
@@ -109,7 +96,7 @@ def _combine_kernel(part_acc_ptr, part_ml_ptr, lens_ptr, out_ptr, num_chunks, H,
         l = l * alpha + tl.sum(l_c * w_c, axis=0)
         acc = acc * alpha + tl.sum(acc_c * w_c[:, None], axis=0)
         m = m_new
-    tl.store(out_ptr + (seq * H + head).to(tl.int64) * D + offs_d, _to_bf16(acc / l, EMULATE_RNE))
+    tl.store(out_ptr + (seq * H + head).to(tl.int64) * D + offs_d, (acc / l).to(tl.bfloat16))
 
 
 DEFAULT_CONFIG = dict(CHUNK=512, BLOCK_T=64, num_warps=4, num_stages=2)  # measured best overall: NOTES.md
@@ -130,9 +117,9 @@ def paged_decode(q, k_cache, v_cache, block_table, seq_lens, config=None):
     _split_kernel[(num_chunks, hkv, B)](
         q, k_cache, v_cache, block_table, seq_lens, part_acc, part_ml, qk_scale_log2, table_width, num_chunks, H,
         HKV=hkv, G=G, D=D, BLOCK_G=max(16, triton.next_power_of_2(G)), CHUNK=chunk, PAGE=PAGE_SIZE,
-        EMULATE_RNE=not q.is_cuda, **cfg, **launch)
+        **cfg, **launch)
     _combine_kernel[(B * H,)](part_acc, part_ml, seq_lens, out, num_chunks, H, D=D, CHUNK=chunk, BLOCK_C=16,
-                              EMULATE_RNE=not q.is_cuda, num_warps=4)
+                              num_warps=4)
     return out
 
 

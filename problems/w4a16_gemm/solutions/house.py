@@ -31,22 +31,11 @@ ROWS = GROUP_SIZE // 8  # word rows per group: 16
 
 
 @triton.jit
-def _to_bf16(x, EMULATE_RNE: tl.constexpr):
-    """fp32 -> bf16 rounded to nearest even. Triton's CPU interpreter truncates this cast (measured: a
-    2^-9 mean relative bias), so there the rounding is done on the bits; on a GPU the cast is native."""
-    if EMULATE_RNE:
-        bits = x.to(tl.uint32, bitcast=True)
-        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-        x = bits.to(tl.float32, bitcast=True)
-    return x.to(tl.bfloat16)
-
-
-@triton.jit
 def _finish(acc, out_offsets, out_mask, out_ptr, partial_ptr, counter_ptr, tile, pid_k, MN,
-            SPLIT_K: tl.constexpr, EMULATE_RNE: tl.constexpr):
+            SPLIT_K: tl.constexpr):
     """Write the tile, or (split K) its fp32 partial; the last split to arrive reduces and writes."""
     if SPLIT_K == 1:
-        tl.store(out_ptr + out_offsets, _to_bf16(acc, EMULATE_RNE), mask=out_mask)
+        tl.store(out_ptr + out_offsets, acc.to(tl.bfloat16), mask=out_mask)
     else:
         tl.store(partial_ptr + pid_k.to(tl.int64) * MN + out_offsets, acc, mask=out_mask)
         tl.debug_barrier()  # every thread's partial is written before the counter moves
@@ -56,13 +45,13 @@ def _finish(acc, out_offsets, out_mask, out_ptr, partial_ptr, counter_ptr, tile,
             for split in tl.static_range(SPLIT_K):
                 total += tl.load(partial_ptr + tl.full((), split, tl.int64) * MN + out_offsets, mask=out_mask,
                                  other=0.0, cache_modifier=".cg")
-            tl.store(out_ptr + out_offsets, _to_bf16(total, EMULATE_RNE), mask=out_mask)
+            tl.store(out_ptr + out_offsets, total.to(tl.bfloat16), mask=out_mask)
             tl.atomic_xchg(counter_ptr + tile, 0)  # ready for the next call
 
 
 @triton.jit
 def _gemv_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, N, K,
-                 BLOCK_N: tl.constexpr, SPLIT_K: tl.constexpr, EMULATE_RNE: tl.constexpr):
+                 BLOCK_N: tl.constexpr, SPLIT_K: tl.constexpr):
     pid_n = tl.program_id(0)
     pid_k = tl.program_id(1)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -87,13 +76,12 @@ def _gemv_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, 
             x_sum += x_j
         acc += dot * scale[None, :] - x_sum[:, None] * (zero * scale)[None, :]
     _finish(tl.sum(acc, axis=0), offs_n, mask_n, out_ptr, partial_ptr, counter_ptr, pid_n, pid_k, N,
-            SPLIT_K, EMULATE_RNE)
+            SPLIT_K)
 
 
 @triton.jit
 def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, M, N, K,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SPLIT_K: tl.constexpr,
-                EMULATE_RNE: tl.constexpr):
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SPLIT_K: tl.constexpr):
     pid_n = tl.program_id(0)
     pid_m = tl.program_id(1)
     pid_k = tl.program_id(2)
@@ -117,11 +105,11 @@ def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, c
         for j in tl.static_range(8):
             a_j = tl.load(x_rows + (g * 128 + 16 * j + offs_r)[None, :], mask=mask_m[:, None], other=0.0)
             q_j = ((words >> (4 * j)) & 0xF).to(tl.float32)
-            acc = tl.dot(a_j, _to_bf16(q_j * scale[None, :] - zero_scaled[None, :], EMULATE_RNE), acc)
+            acc = tl.dot(a_j, (q_j * scale[None, :] - zero_scaled[None, :]).to(tl.bfloat16), acc)
     out_offsets = offs_m.to(tl.int64)[:, None] * N + offs_n[None, :]
     tile = pid_m * tl.num_programs(0) + pid_n
     _finish(acc, out_offsets, mask_m[:, None] & mask_n[None, :], out_ptr, partial_ptr, counter_ptr, tile, pid_k,
-            M * N, SPLIT_K, EMULATE_RNE)
+            M * N, SPLIT_K)
 
 
 def pick_config(M: int, N: int, K: int, sm_count: int) -> dict:
@@ -177,7 +165,7 @@ def w4a16_gemm(x, words, scales, zeros, counters, config=None):
             raise ValueError(f"{tiles_n * tiles_m} output tiles need more split-K counters than prepared")
     else:
         partial = out  # unused
-    common = dict(SPLIT_K=split, EMULATE_RNE=not x.is_cuda)
+    common = dict(SPLIT_K=split)
     if kernel == "gemv":
         assert M == 1, "the GEMV kernel computes one row"
         _gemv_kernel[(tiles_n, split)](x, words, scales, zeros, out, partial, counters, N, K, **cfg, **common)
