@@ -2,11 +2,15 @@
 repack keeps every value, the byte formula counts packed weights, the library line's tinygemm
 conversion matches the reference, and ignoring the zero points is far outside the tolerance."""
 
-import torch
+import os
 
-from scoring.checking import compare
-from scoring.problem import import_file, load_problem
-from scoring.spec import find_problem
+os.environ.setdefault("TRITON_INTERPRET", "1")  # variants.py's Triton kernels run in the CPU interpreter
+
+import torch  # noqa: E402
+
+from scoring.checking import compare  # noqa: E402
+from scoring.problem import import_file, load_problem  # noqa: E402
+from scoring.spec import find_problem  # noqa: E402
 
 PROBLEM = load_problem(find_problem("w4a16_gemm"))
 P = PROBLEM.module
@@ -60,3 +64,25 @@ def test_library_line_repacking_matches_the_reference():
     weights, inputs = _draw(shape)
     out = library.run(library.prepare(**weights), inputs["x"])
     assert compare(out, P.reference(weights, inputs), PROBLEM.spec.tolerance).passed
+
+
+def test_candidate_variants_match_the_reference_in_the_interpreter():
+    """Every kernel family of variants.py (bench_variants.py times them on the GPU), with and without
+    split K, on a ragged M (masked tokens) and a ragged N tile, in Triton's CPU interpreter."""
+    from scoring import interpreter_fixes
+
+    interpreter_fixes.apply()
+    variants = import_file(PROBLEM.spec.directory / "variants.py", "w4_variants_test")
+    small = dict(BLOCK_N=32, num_warps=4, num_stages=2)
+    cases = [(dict(M=1, N=48, K=512), "gemv_lean", {}), (dict(M=1, N=48, K=512), "gemv_lean", dict(SPLIT_K=2))]
+    for family in ("swap16", "swap16p", "swap128"):
+        cases += [(dict(M=20, N=48, K=512), family, dict(BLOCK_T=16)),
+                  (dict(M=5, N=48, K=512), family, dict(BLOCK_T=16, SPLIT_K=2))]
+    for shape, family, extra in cases:
+        weights, inputs = _draw(shape)
+        state = variants.prepare(**weights)
+        ref = P.reference(weights, inputs)
+        for _ in range(2):  # twice: split K must leave its arrival counters reset
+            out = variants.run_variant(state, inputs["x"], family, **small, **extra)
+            stats = compare(out, ref, PROBLEM.spec.tolerance)
+            assert stats.passed, (family, shape, extra, stats)
