@@ -12,6 +12,8 @@ import torch
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
 
+import triton  # noqa: E402  (after TRITON_INTERPRET)
+
 from scoring.problem import import_file, load_problem  # noqa: E402
 
 PROBLEM_DIR = Path(__file__).resolve().parents[2] / "problems" / "topk"
@@ -33,6 +35,14 @@ def test_house_kernel_is_exact_on_adversarial_families(family, k):
     inputs = _inputs(family, k=k)
     assert _check(house.run({}, **inputs), inputs).passed
 
+
+
+@pytest.mark.parametrize("family,k", [(0, 64), (1, 33), (2, 8), (3, 16), (4, 5)])
+def test_exact_across_several_chunks(family, k):
+    """Small chunks force several chunks per row and the exact (tie/cluster) path in both passes."""
+    inputs = _inputs(family, batch=2, n=5000, k=k, seed=1)
+    config = dict(house.pick_config(5000, k), CHUNK=max(1024, 2 * triton.next_power_of_2(k)))
+    assert _check(house.topk_indices(inputs["x"], k, config), inputs).passed
 
 def test_nan_ranks_above_inf():
     x = torch.zeros((1, 300))

@@ -5,11 +5,12 @@ Values become order-preserving int32 keys (flip the low 31 bits of negative floa
 
 Pass 1 (`_chunk_candidates`), one program per CHUNK of a row, the chunk in registers: a cheap threshold tau
 = the smallest of KP group maxima (KP = next power of two >= k groups) is a lower bound on the chunk's
-k-th largest key, since KP >= k distinct elements reach it. On random data about 1.1k elements pass it
-(measured in a simulation: 73 on average, 86 at most, of 8192 for k = 64). If at most CAP = 8 KP pass, they
-are the chunk's candidates; if more (ties, a cluster of winners), the exact k-th largest key T is found
-by bisection over [tau, max] (zero steps when everything ties) and exactly k candidates are kept: keys > T
-and the first ties == T. Candidates are compacted (prefix sum) into CAP slots per chunk.
+k-th largest key, since KP >= k distinct elements reach it. On random data about 300 of 4096 elements pass
+it for k = 50 (a numpy simulation; sorting 4 KP maxima for a tighter tau admitted 73 but was slower on the
+H100). If at most CAP = 8 KP pass, they are the chunk's candidates; if more (ties, a cluster of winners),
+the exact k-th largest key T is found by bisection over [tau, max] (no step when fewer than k keys exceed
+tau, as with -inf padding or integer ties) and exactly k candidates are kept: keys > T and the first ties
+== T. Candidates are compacted (prefix sum) into CAP slots per chunk.
 Pass 2 (`_merge`), one program per row, holds all its chunks' slots (at most 16384): the exact k-th
 largest key by bisection, exactly k winners (ties broken by position), written as (key << 32 | index)
 to a k-slot scratch, then placed by rank (each winner's position = how many winners beat it, a KP x KP
@@ -41,7 +42,12 @@ def _order_keys(x):
 
 @triton.jit
 def _kth_largest_key(keys, valid, k, lo, hi):
-    """The largest t with count(keys >= t) >= k, given count(>= lo) >= k > count(>= hi) (int64 bounds)."""
+    """The largest t with count(keys >= t) >= k, given count(>= lo) >= k > count(>= hi) (int64 bounds).
+
+    Bisection over the key range, after one count that settles the common tie cases at once: when fewer than
+    k keys exceed lo, lo is the answer (-inf padding, a chunk of equal integers)."""
+    if tl.sum((valid & (keys > lo.to(tl.int32))).to(tl.int32), axis=0) < k:
+        hi = lo + 1
     while hi - lo > 1:
         mid = lo + (hi - lo) // 2
         count = tl.sum((valid & (keys >= mid.to(tl.int32))).to(tl.int32), axis=0)
@@ -111,13 +117,19 @@ def _merge(cand_key_ptr, cand_idx_ptr, cand_count_ptr, winners_ptr, out_ptr, k, 
     tl.store(out_ptr + row * k + position, winners & 0x7FFFFFFF, mask=r < k)
 
 
+# Chunk size by KP, from the H100 sweep (NOTES.md): small chunks (more programs, fewer registers per
+# thread) win while KP group maxima still leave few candidates; at KP >= 32 a chunk needs more elements per
+# group. 16 elements per thread at every size.
+CHUNK_BY_KP = {1: 1024, 2: 2048, 4: 2048, 8: 2048, 16: 2048, 32: 4096, 64: 4096}
+
+
 def pick_config(n: int, k: int) -> dict:
-    """Chunk size from n and k so that pass 2's tile (chunks x CAP slots) stays within MAX_MERGE_SLOTS."""
+    """CHUNK_BY_KP's chunk, grown where needed to keep pass 2's tile (chunks x CAP slots) within MAX_MERGE_SLOTS."""
     kp = triton.next_power_of_2(k)
     cap = 8 * kp
-    chunk = max(4096, triton.next_power_of_2(triton.cdiv(n, max(1, MAX_MERGE_SLOTS // cap))))
-    chunk = max(min(chunk, 32768, triton.next_power_of_2(n)), 2 * kp, 16)
-    return dict(CHUNK=chunk, GROUPS=kp, CAP=cap, KP=kp, num_warps=min(16, max(4, chunk // 1024)))
+    chunk = max(CHUNK_BY_KP[kp], triton.next_power_of_2(triton.cdiv(n, MAX_MERGE_SLOTS // cap)))
+    chunk = min(chunk, max(CHUNK_BY_KP[kp], triton.next_power_of_2(n)))
+    return dict(CHUNK=chunk, GROUPS=kp, CAP=cap, KP=kp, num_warps=min(16, chunk // 512))
 
 
 def topk_indices(x: torch.Tensor, k: int, config: dict | None = None) -> torch.Tensor:

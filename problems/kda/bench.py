@@ -1,7 +1,7 @@
 """Time the house KDA kernel (and, with --fla, flash-linear-attention's chunk_kda) on the GPU shapes, with
 each one's normwise error against the fp64 recurrence. A tuning aid, not a score.
 
-    python wip/kda/bench.py [--fla] [--out FILE.json]
+    python problems/kda/bench.py [--fla] [--out FILE.json]
 """
 
 import argparse
@@ -42,7 +42,7 @@ def main():
     parser.add_argument("--out", default="")
     parser.add_argument("--quick", action="store_true", help="the first visible shape only")
     args = parser.parse_args()
-    problem = load_problem(Path(__file__).resolve().parent)  # wip/kda now, problems/kda later
+    problem = load_problem(Path(__file__).resolve().parent)
     house = import_file(Path(__file__).resolve().parent / "solutions" / "house.py", "house")
     if args.fla:
         from fla.ops.kda import chunk_kda
