@@ -9,7 +9,9 @@ Variants
   tl.dot's A operand, which Hopper's wgmma can take from registers (no shared-memory round trip for the
   dequantised tile); x^T is the B operand (wgmma's N dimension = the token tile, 16..256). Words in the
   house's group-strided order (K / 8, N): nibble j of a (BLOCK_N, 16) word tile is a ready (BLOCK_N, 16)
-  A tile for rows 16 j .. 16 j + 15 of the group, so 8 dots of K = 16 per group.
+  A tile for rows 16 j .. 16 j + 15 of the group, so 8 dots of K = 16 per group. Round 1 (NOTES.md)
+  made it the house's kernel for M >= 17: it is the house's `_swap_kernel`, imported from
+  solutions/house.py (as are `_finish` and `repack_group_strided`).
 * `swap16p` swap16 with the next group's x^T prefetched into registers one loop step ahead (Triton 3.6
   pipelines only the word loads with cp.async; its x loads wait right before each dot).
 * `swap128` the same swap with one K = 128 dot per group: words transposed to (N, K / 8) in GPTQ's own
@@ -22,43 +24,37 @@ Variants
 Split K: as the house kernel (fp32 partials, per-tile arrival counter, the last program reduces).
 """
 
+import importlib.util
+from pathlib import Path
+
 import torch
 import triton
 import triton.language as tl
 
-GROUP_SIZE = 128
-ROWS = GROUP_SIZE // 8  # word rows per group: 16
+
+def _load_house():
+    spec = importlib.util.spec_from_file_location("w4a16_house_for_variants",
+                                                  Path(__file__).resolve().parent / "solutions" / "house.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-@triton.jit
-def _finish(acc, out_offsets, out_mask, out_ptr, partial_ptr, counter_ptr, tile, pid_k, MN,
-            SPLIT_K: tl.constexpr):
-    """Write the tile, or (split K) its fp32 partial; the last split to arrive reduces and writes."""
-    if SPLIT_K == 1:
-        tl.store(out_ptr + out_offsets, acc.to(tl.bfloat16), mask=out_mask)
-    else:
-        tl.store(partial_ptr + pid_k.to(tl.int64) * MN + out_offsets, acc, mask=out_mask)
-        tl.debug_barrier()  # every thread's partial is written before the counter moves
-        arrived = tl.atomic_add(counter_ptr + tile, 1, sem="acq_rel")
-        if arrived == SPLIT_K - 1:
-            total = tl.zeros(acc.shape, dtype=tl.float32)
-            for split in tl.static_range(SPLIT_K):
-                total += tl.load(partial_ptr + tl.full((), split, tl.int64) * MN + out_offsets, mask=out_mask,
-                                 other=0.0, cache_modifier=".cg")
-            tl.store(out_ptr + out_offsets, total.to(tl.bfloat16), mask=out_mask)
-            tl.atomic_xchg(counter_ptr + tile, 0)  # ready for the next call
+house = _load_house()
+_finish, repack_group_strided, GROUP_SIZE = house._finish, house.repack_group_strided, house.GROUP_SIZE
 
 
 @triton.jit
 def _swapped_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, M, N, K,
                     BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr, SPLIT_K: tl.constexpr,
-                    WHOLE_GROUP_DOT: tl.constexpr, NUM_STAGES: tl.constexpr, PREFETCH_X: tl.constexpr = False):
-    """One (BLOCK_N columns of W) x (BLOCK_T tokens) tile of out^T; one group of 128 K rows per step.
+                    WHOLE_GROUP_DOT: tl.constexpr, NUM_STAGES: tl.constexpr):
+    """swap16p and swap128: one (BLOCK_N columns of W) x (BLOCK_T tokens) tile of out^T; one group of
+    128 K rows per step.
 
-    WHOLE_GROUP_DOT: words are (N, K / 8) in GPTQ nibble order, one K = 128 dot per group; otherwise
-    words are (K / 8, N) group-strided, eight K = 16 dots per group. PREFETCH_X (K = 16 dots only): the
-    next group's x^T is loaded into registers one step ahead (Triton 3.6's pipeliner streams the words
-    with cp.async but loads x synchronously before each dot), then split into the eight (16, BLOCK_T) tiles."""
+    WHOLE_GROUP_DOT (swap128): words are (N, K / 8) in GPTQ nibble order, one K = 128 dot per group.
+    Otherwise (swap16p): words are (K / 8, N) group-strided, eight K = 16 dots per group, and the next
+    group's x^T is loaded into registers one step ahead (Triton 3.6's pipeliner streams the words with
+    cp.async but loads x synchronously before each dot), then split into the eight (16, BLOCK_T) tiles."""
     pid_n = tl.program_id(0)
     pid_t = tl.program_id(1)
     pid_k = tl.program_id(2)
@@ -80,7 +76,7 @@ def _swapped_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_pt
                     + offs_r[:, None, None, None, None] + 64 * tl.arange(0, 2)[None, None, :, None, None]
                     + 32 * tl.arange(0, 2)[None, None, None, :, None] + 16 * tl.arange(0, 2)[None, None, None, None, :])
     x_next = tl.zeros((16, BLOCK_T, 2, 2, 2), dtype=tl.bfloat16)
-    if PREFETCH_X:
+    if not WHOLE_GROUP_DOT:
         x_next = tl.load(x_group_ptrs + g_first * 128,
                          mask=g_first < g_last, other=0.0)
     for g in tl.range(g_first, g_last, num_stages=NUM_STAGES):
@@ -99,26 +95,21 @@ def _swapped_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_pt
         else:
             words = tl.load(words_ptr + (g * 16 + offs_r).to(tl.int64)[None, :] * N + offs_n[:, None],
                             mask=mask_n[:, None], other=0)  # (BLOCK_N, 16 word rows)
-            if PREFETCH_X:
-                x_group = x_next
-                x_next = tl.load(x_group_ptrs + (g + 1) * 128,
-                                 mask=g + 1 < g_last, other=0.0)
-                x_c0, x_c1 = tl.split(x_group)
-                x_b00, x_b01 = tl.split(x_c0)
-                x_b10, x_b11 = tl.split(x_c1)
-                x_0, x_4 = tl.split(x_b00)  # [.., b=0, c=0] -> a = 0, 1: j = 0, 4
-                x_2, x_6 = tl.split(x_b01)  # b = 1, c = 0: j = 2, 6
-                x_1, x_5 = tl.split(x_b10)  # b = 0, c = 1
-                x_3, x_7 = tl.split(x_b11)
-                x_tiles = (x_0, x_1, x_2, x_3, x_4, x_5, x_6, x_7)
+            x_group = x_next
+            x_next = tl.load(x_group_ptrs + (g + 1) * 128,
+                             mask=g + 1 < g_last, other=0.0)
+            x_c0, x_c1 = tl.split(x_group)
+            x_b00, x_b01 = tl.split(x_c0)
+            x_b10, x_b11 = tl.split(x_c1)
+            x_0, x_4 = tl.split(x_b00)  # [.., b=0, c=0] -> a = 0, 1: j = 0, 4
+            x_2, x_6 = tl.split(x_b01)  # b = 1, c = 0: j = 2, 6
+            x_1, x_5 = tl.split(x_b10)  # b = 0, c = 1
+            x_3, x_7 = tl.split(x_b11)
+            x_tiles = (x_0, x_1, x_2, x_3, x_4, x_5, x_6, x_7)
             for j in tl.static_range(8):
                 q_j = ((words >> (4 * j)) & 0xF).to(tl.float32)  # rows 16 j + r of the group
                 w_j = (q_j * scale[:, None] - zero_scaled[:, None]).to(tl.bfloat16)
-                if PREFETCH_X:
-                    x_j = x_tiles[j]
-                else:
-                    x_j = tl.load(x_columns + (g * 128 + 16 * j + offs_r)[:, None])
-                acc = tl.dot(w_j, x_j, acc)
+                acc = tl.dot(w_j, x_tiles[j], acc)
     out_offsets = offs_t.to(tl.int64)[None, :] * N + offs_n[:, None]  # out[t, n] from the tile's [n, t]
     tile = pid_t * tl.num_programs(0) + pid_n
     _finish(acc, out_offsets, mask_n[:, None] & mask_t[None, :], out_ptr, partial_ptr, counter_ptr, tile, pid_k,
@@ -163,17 +154,6 @@ def _gemv_lean_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_
     _finish(tl.sum(acc, axis=0), offs_n, mask_n, out_ptr, partial_ptr, counter_ptr, pid_n, pid_k, N, SPLIT_K)
 
 
-def repack_group_strided(qweight: torch.Tensor) -> torch.Tensor:
-    """GPTQ words -> the same bytes with nibble j of row r of each group's 16 rows holding value 16 j + r."""
-    K8, N = qweight.shape
-    shifts = 4 * torch.arange(8, device=qweight.device, dtype=torch.int32)
-    q = ((qweight[:, None, :] >> shifts[None, :, None]) & 0xF).reshape(K8 * 8, N)  # (K, N) values
-    q = q.reshape(-1, 8, ROWS, N).to(torch.int64)  # [group, nibble j, row r, n] = value 16 j + r
-    words = (q << (4 * torch.arange(8, device=q.device))[None, :, None, None]).sum(dim=1)  # (groups, 16, N)
-    words = torch.where(words >= 2**31, words - 2**32, words)  # same 32 bits as a signed int32
-    return words.reshape(K8, N).to(torch.int32).contiguous()
-
-
 def prepare(qweight, scales, zeros):
     """Every layout the variants read (each variant reads one), plus zeroed split-K tile counters."""
     return {"group_strided": repack_group_strided(qweight),  # (K / 8, N)
@@ -211,12 +191,15 @@ def run_variant(state, x, variant: str, BLOCK_N: int, num_warps: int, num_stages
         args = (x, state["group_strided"]) + args[2:]
         _gemv_lean_kernel[(tiles_n, split)](*args, N, K, BLOCK_N=BLOCK_N, SPLIT_K=split, NUM_STAGES=num_stages,
                                             num_warps=num_warps)
-    elif variant in ("swap16", "swap16p", "swap128"):
+    elif variant == "swap16":
+        args = (x, state["group_strided"]) + args[2:]
+        house._swap_kernel[(tiles_n, tiles_t, split)](*args, M, N, K, BLOCK_N=BLOCK_N, BLOCK_T=BLOCK_T,
+                                                      SPLIT_K=split, NUM_STAGES=num_stages, num_warps=num_warps)
+    elif variant in ("swap16p", "swap128"):
         whole = variant == "swap128"
         args = (x, state["transposed" if whole else "group_strided"]) + args[2:]
         _swapped_kernel[(tiles_n, tiles_t, split)](*args, M, N, K, BLOCK_N=BLOCK_N, BLOCK_T=BLOCK_T,
                                                    SPLIT_K=split, WHOLE_GROUP_DOT=whole, NUM_STAGES=num_stages,
-                                                   PREFETCH_X=variant == "swap16p",
                                                    num_warps=num_warps)
     else:
         raise ValueError(variant)

@@ -86,3 +86,26 @@ def test_candidate_variants_match_the_reference_in_the_interpreter():
             out = variants.run_variant(state, inputs["x"], family, **small, **extra)
             stats = compare(out, ref, PROBLEM.spec.tolerance)
             assert stats.passed, (family, shape, extra, stats)
+
+
+def test_house_dispatch_reaches_every_kernel_and_matches_the_reference_in_the_interpreter():
+    """One small shape per row of the house's DISPATCH table (M = 1, 9, 20, 40, 130: GEMV, MMA, swap T32,
+    swap T64, swap T128 with two token tiles; K split in 2 up to M = 64), each run twice (split K must
+    leave its counters reset); the CPU profile's own shapes reach only some of the rows."""
+    from scoring import interpreter_fixes
+
+    interpreter_fixes.apply()
+    house = import_file(SOLUTIONS / "house.py", "w4_house_dispatch_test")
+    expected = {1: ("gemv", None), 9: ("mma", 16), 20: ("swap", 32), 40: ("swap", 64), 130: ("swap", 128)}
+    assert len(expected) == len(house.DISPATCH)
+    for M, (kernel, rows) in expected.items():
+        shape = dict(M=M, N=80, K=1024)  # 8 groups of K: the decode rows split K in 2 on 4 'SMs'
+        cfg = house.pick_config(M, shape["N"], shape["K"], sm_count=4)
+        assert (cfg["KERNEL"], cfg.get("BLOCK_M", cfg.get("BLOCK_T"))) == (kernel, rows), (M, cfg)
+        assert cfg["SPLIT_K"] == (1 if M > 64 else 2), (M, cfg)
+        weights, inputs = _draw(shape)
+        state = house.prepare(**weights)
+        ref = P.reference(weights, inputs)
+        for _ in range(2):
+            stats = compare(house.run(state, inputs["x"]), ref, PROBLEM.spec.tolerance)
+            assert stats.passed, (M, cfg, stats)

@@ -2,30 +2,32 @@
 
 Preparation (once per weight, not scored) repacks GPTQ's words without changing their size: within each
 group of 128 rows of K, word row r (0..15) of the group keeps in nibble j the value of row 16 * j + r
-("group-strided" order). Unpacking nibble j of a (16, BLOCK_N) tile of words then yields rows
-16j .. 16j + 15 of the group as a ready (16, BLOCK_N) tile: no reshape or interleave in the kernel,
-and every packed word crosses DRAM exactly once.
+("group-strided" order). Unpacking nibble j of a 16-row tile of words then yields rows 16j .. 16j + 15
+of the group as a ready tile: no reshape or interleave in the kernel, and every packed word crosses DRAM
+exactly once. All three kernels read this one layout.
 
-Two Triton kernels, one output tile per program, one group of 128 rows of K per loop step:
+Three Triton kernels, one output tile per program, one group of 128 rows of K per loop step; `DISPATCH`
+picks one by M (measured on an H100, NOTES.md):
 * `_gemv_kernel` (M = 1): CUDA-core multiply-adds on (16, BLOCK_N) fp32 tiles. A nibble becomes a float
   with two integer ops and one add (OR with the bits of 2^23, subtract 2^23); the zero point and scale
   are applied once per group and column: s * (sum_k x_k q_k - z * sum_k x_k).
-* `_mma_kernel` (M > 1): per nibble, the (16, BLOCK_N) tile is dequantised to bf16 (q * s - z * s, one
-  fused multiply-add in fp32) and a (BLOCK_M, 16) x (16, BLOCK_N) tensor-core dot accumulates it in
-  fp32. (A variant that fed the dots 128 + q made exact by OR-ing in bf16 exponent bits and corrected
-  each group's sum afterwards measured slower in every M class: NOTES.md.)
+* `_mma_kernel` (small decode batches): per nibble, the (16, BLOCK_N) tile is dequantised to bf16
+  (q * s - z * s, one fused multiply-add in fp32) and a (BLOCK_M, 16) x (16, BLOCK_N) tensor-core dot
+  accumulates it in fp32.
+* `_swap_kernel` (larger M): the same dequantisation with the operands swapped, out^T = W^T @ x^T: the
+  dequantised (BLOCK_N, 16) weight tile is the dot's A operand, which Hopper's wgmma takes from
+  registers (no shared-memory round trip), and x^T is the B operand, whose wgmma N dimension is the
+  token tile BLOCK_T (16..256).
 Few output tiles (decode) split K over SPLIT_K programs per tile: each writes an fp32 partial and bumps a
 per-tile counter; the last to arrive sums the partials, writes the bf16 tile and resets the counter
 (one kernel, no memset). Counters live in the prepared state.
-
-Configurations come from a small rule on the shape (no autotuning), measured on an H100 (NOTES.md).
 """
 
 import torch
 import triton
 import triton.language as tl
 
-LABEL = "house Triton kernel (fused int4 dequant, GEMV / bf16 MMA, split-K)"
+LABEL = "house Triton kernel (fused int4 dequant, GEMV / bf16 MMA / swapped MMA, split-K)"
 GROUP_SIZE = 128
 ROWS = GROUP_SIZE // 8  # word rows per group: 16
 
@@ -112,21 +114,82 @@ def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, c
             M * N, SPLIT_K)
 
 
+@triton.jit
+def _swap_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, M, N, K,
+                 BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr, SPLIT_K: tl.constexpr, NUM_STAGES: tl.constexpr):
+    """One (BLOCK_N columns of W) x (BLOCK_T tokens) tile of out^T = W^T @ x^T."""
+    pid_n = tl.program_id(0)
+    pid_t = tl.program_id(1)
+    pid_k = tl.program_id(2)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_t = pid_t * BLOCK_T + tl.arange(0, BLOCK_T)
+    mask_n = offs_n < N
+    mask_t = offs_t < M
+    offs_r = tl.arange(0, 16)
+    groups = K // 128
+    per_split = tl.cdiv(groups, SPLIT_K)
+    g_first = pid_k * per_split
+    g_last = tl.minimum(g_first + per_split, groups)
+    # x^T[k, t] = x[t, k]. Tokens past M read row M - 1 (their outputs are masked at the store) so the
+    # x loads need no mask.
+    x_columns = x_ptr + tl.minimum(offs_t, M - 1).to(tl.int64)[None, :] * K
+    acc = tl.zeros((BLOCK_N, BLOCK_T), dtype=tl.float32)
+    for g in tl.range(g_first, g_last, num_stages=NUM_STAGES):
+        scale = tl.load(scales_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32)
+        zero_scaled = tl.load(zeros_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32) * scale
+        words = tl.load(words_ptr + (g * 16 + offs_r).to(tl.int64)[None, :] * N + offs_n[:, None],
+                        mask=mask_n[:, None], other=0)  # (BLOCK_N, 16 word rows)
+        for j in tl.static_range(8):
+            q_j = ((words >> (4 * j)) & 0xF).to(tl.float32)  # rows 16 j + r of the group
+            w_j = (q_j * scale[:, None] - zero_scaled[:, None]).to(tl.bfloat16)
+            x_j = tl.load(x_columns + (g * 128 + 16 * j + offs_r)[:, None])
+            acc = tl.dot(w_j, x_j, acc)
+    out_offsets = offs_t.to(tl.int64)[None, :] * N + offs_n[:, None]  # out[t, n] from the tile's [n, t]
+    tile = pid_t * tl.num_programs(0) + pid_n
+    _finish(acc, out_offsets, mask_n[:, None] & mask_t[None, :], out_ptr, partial_ptr, counter_ptr, tile, pid_k,
+            M * N, SPLIT_K)
+
+# Dispatch by M: (largest M of the row, kernel config, minimum programs per SM before K is split). First
+# row whose largest M >= M wins. Fractions of the roofline are the H100 SXM bench of the candidates,
+# measurements/bench_variants_round1_h100.json (`python problems/w4a16_gemm/bench_variants.py --out FILE`;
+# the swap16 rows there are `_swap_kernel`). M values between the measured ones (1, 7, 16, 32, 64, 128,
+# 256) are not measured: their row takes the token tile BLOCK_T = the row's M rounded up to a power of
+# two, so one token tile covers the batch and each weight tile is read once, as in the bench's candidates.
+DISPATCH = [
+    # M = 1: CUDA-core GEMV, 0.449 (decode_m1_70b_up). No tensor-core path came close (swap16 0.363); the
+    # variants' leaner GEMV reached 0.454 only with split 2 and 4 stages (0.413 with 3 stages, no split),
+    # within noise of this kernel, so it was not taken. (Split 2 here: 448 tiles < 4 x 132 SMs.)
+    (1, dict(KERNEL="gemv", BLOCK_N=64, num_warps=4, num_stages=3), 4),
+    # M 2..16: bf16-dequant MMA on a 16-row tile: 0.448 at M = 7, 0.401 at M = 16; swap16 N64 T16 ties
+    # (0.446, 0.397), swap16 N128 and the other swaps are slower.
+    (16, dict(KERNEL="mma", BLOCK_M=16, BLOCK_N=64, num_warps=4, num_stages=3), 2),
+    # M 17..32: swap16 N64 T32, 4 warps: 0.338 at M = 32 (batch_m32_qwen72b_down; the MMA path 0.322).
+    (32, dict(KERNEL="swap", BLOCK_N=64, BLOCK_T=32, num_warps=4, num_stages=3), 2),
+    # M 33..64: swap16 N64 T64, 4 warps: 0.188 at M = 64 (batch_m64_70b_qkv; swap16 N128 0.162, MMA 0.154).
+    (64, dict(KERNEL="swap", BLOCK_N=64, BLOCK_T=64, num_warps=4, num_stages=3), 2),
+    # M > 64: swap16 N128 T128, 8 warps, K never split (fp32 partials of a large M cost as much as the
+    # weight): 0.230 at M = 128 and 0.284 at M = 256 (two token tiles; the MMA path 0.181 and 0.218;
+    # a 256-token tile was measured only on swap16p, where it lost to 128: 0.143 vs 0.210).
+    (None, dict(KERNEL="swap", BLOCK_N=128, BLOCK_T=128, num_warps=8, num_stages=3), 0),
+]
+
+
+def _rows_per_tile(cfg: dict) -> int:
+    """Rows of x (tokens) per output tile."""
+    return {"gemv": 1, "mma": cfg.get("BLOCK_M"), "swap": cfg.get("BLOCK_T")}[cfg["KERNEL"]]
+
+
 def pick_config(M: int, N: int, K: int, sm_count: int) -> dict:
-    """Kernel, tile shape, pipeline depth and K split by problem shape (measured on an H100: NOTES.md)."""
-    if M == 1:
-        cfg, min_programs = dict(KERNEL="gemv", BLOCK_N=64, num_warps=4, num_stages=3), 4 * sm_count
-    elif M <= 64:
-        cfg = dict(KERNEL="mma", BLOCK_M=max(16, triton.next_power_of_2(M)), BLOCK_N=64, num_warps=4, num_stages=3)
-        min_programs = 2 * sm_count
-    else:
-        cfg = dict(KERNEL="mma", BLOCK_M=128, BLOCK_N=128, num_warps=8, num_stages=3)
-        min_programs = 0  # split K never pays here: fp32 partials of a large M cost as much as the weight
-    tiles = triton.cdiv(M, cfg.get("BLOCK_M", 1)) * triton.cdiv(N, cfg["BLOCK_N"])
+    """The DISPATCH row of M, with its K split: the smallest power of two giving the row's programs per
+    SM, at most 8 and keeping >= 4 groups of K per split."""
+    for max_m, row_cfg, programs_per_sm in DISPATCH:
+        if max_m is None or M <= max_m:
+            break
+    cfg = dict(row_cfg)
+    tiles = triton.cdiv(M, _rows_per_tile(cfg)) * triton.cdiv(N, cfg["BLOCK_N"])
     groups = K // GROUP_SIZE
     split = 1
-    # Too few programs to keep every SM streaming: split K (keeping >= 4 groups per split).
-    while tiles * split < min_programs and split < 8 and groups // (2 * split) >= 4:
+    while tiles * split < programs_per_sm * sm_count and split < 8 and groups // (2 * split) >= 4:
         split *= 2
     cfg["SPLIT_K"] = split
     return cfg
@@ -155,23 +218,25 @@ def w4a16_gemm(x, words, scales, zeros, counters, config=None):
     M, K = x.shape
     N = words.shape[1]
     cfg = dict(config or pick_config(M, N, K, _sm_count(x.device)))
+    tiles_n, tiles_m = triton.cdiv(N, cfg["BLOCK_N"]), triton.cdiv(M, _rows_per_tile(cfg))
     kernel, split = cfg.pop("KERNEL"), cfg.pop("SPLIT_K", 1)
     out = torch.empty((M, N), dtype=torch.bfloat16, device=x.device)
-    block_m = 1 if kernel == "gemv" else cfg["BLOCK_M"]
-    tiles_n, tiles_m = triton.cdiv(N, cfg["BLOCK_N"]), triton.cdiv(M, block_m)
     if split > 1:
         partial = torch.empty((split, M, N), dtype=torch.float32, device=x.device)
         if counters.numel() < tiles_n * tiles_m:
             raise ValueError(f"{tiles_n * tiles_m} output tiles need more split-K counters than prepared")
     else:
         partial = out  # unused
-    common = dict(SPLIT_K=split)
+    args = (x, words, scales, zeros, out, partial, counters)
     if kernel == "gemv":
         assert M == 1, "the GEMV kernel computes one row"
-        _gemv_kernel[(tiles_n, split)](x, words, scales, zeros, out, partial, counters, N, K, **cfg, **common)
-    else:
-        _mma_kernel[(tiles_n, tiles_m, split)](x, words, scales, zeros, out, partial, counters, M, N, K,
-                                               **cfg, **common)
+        _gemv_kernel[(tiles_n, split)](*args, N, K, SPLIT_K=split, **cfg)
+    elif kernel == "mma":
+        _mma_kernel[(tiles_n, tiles_m, split)](*args, M, N, K, SPLIT_K=split, **cfg)
+    else:  # the swap kernel pipelines its K loop with tl.range(num_stages=NUM_STAGES), as benchmarked
+        _swap_kernel[(tiles_n, tiles_m, split)](*args, M, N, K, BLOCK_N=cfg["BLOCK_N"], BLOCK_T=cfg["BLOCK_T"],
+                                                SPLIT_K=split, NUM_STAGES=cfg["num_stages"],
+                                                num_warps=cfg["num_warps"])
     return out
 
 
