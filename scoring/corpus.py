@@ -3,7 +3,8 @@
 Cases (scoring/corpus_cases.py): every adversary under adversarial/, every problem's known-wrong
 solutions and every house kernel. Each is scored exactly as `python -m scoring.run` scores it (the same
 `scoring.run.run`, results written under out=), then compared with what the case expects on this
-profile (scoring/corpus_judge.py). One summary JSON (schema `ceiling.corpus/1`) records the hardware,
+profile (scoring/corpus_judge.py). With jobs=N, cases that only need classifying share the device N at
+a time; house kernels and cases whose verdict rests on an audit then run alone. One summary JSON (schema `ceiling.corpus/1`) records the hardware,
 versions, commit, command line and, per case, expected against observed with the result file's path.
 Exit status: 0 when every case scored as expected, 1 on any mismatch or case that could not run, 2 for
 a usage error. A case not exercised on this profile is listed with its reason, never as passed.
@@ -15,6 +16,7 @@ import platform
 import sys
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +49,7 @@ class CorpusConfig:
     only: str = opt("", "score only cases whose id contains one of these comma-separated substrings")
     kinds: str = opt(",".join(KINDS), "which kinds of case: a comma list of adversary, known_wrong, house")
     lines: str = opt("none", "reference lines measured with the house kernels (comma list, or none)")
+    jobs: int = opt(1, "cases scored at once; house kernels and cases whose verdict rests on an audit run alone")
 
 
 def parse_config(argv: list[str]) -> CorpusConfig:
@@ -54,6 +57,8 @@ def parse_config(argv: list[str]) -> CorpusConfig:
     unknown = [k for k in config.kinds.split(",") if k.strip() and k.strip() not in KINDS]
     if unknown:
         raise OptionError(f"kinds: unknown kind '{unknown[0]}'; use a comma list of {', '.join(KINDS)}")
+    if config.jobs < 1:
+        raise OptionError(f"jobs={config.jobs}: give a positive number of cases to score at once")
     return config
 
 
@@ -73,6 +78,17 @@ def selected(cases: list[Case], config: CorpusConfig) -> list[Case]:
     kinds = {k.strip() for k in config.kinds.split(",") if k.strip()}
     wanted = [w.strip() for w in config.only.split(",") if w.strip()]
     return [c for c in cases if c.kind in kinds and (not wanted or any(w in c.case_id for w in wanted))]
+
+
+def runs_alone(case: Case, profile: str) -> bool:
+    """House kernels (their timings are committed) and cases that must pass every shape, so that the
+    problem's hardware-counter audits run (ncu's counters should see no other process's kernels), get
+    the device to themselves. The rest only need classifying, which sharing the device cannot change
+    (it slows calls down; the X10 tail and the above-peak rule only ever fire on calls that are too fast
+    or work that outlives its own stream)."""
+    expected = case.expected[profile]
+    audited = expected.status == "passed" or (case.kind == "known_wrong" and expected.status == "integrity")
+    return case.kind == "house" or audited
 
 
 def run_config(case: Case, config: CorpusConfig, profile: str) -> RunConfig:
@@ -111,12 +127,13 @@ def hardware_summary(records: list[dict], results_by_path) -> dict:
 
 
 def summary_table(summary: dict) -> str:
-    rows = [f"{'case':<52} {'kind':<11} {'class':<5} {'expected':<14} {'observed':<14} verdict"]
+    rows = [f"{'case':<52} {'kind':<11} {'class':<5} {'named':<5} {'expected':<14} {'observed':<14} verdict"]
     for r in summary["cases"]:
         expected = r["expected"].get("status") or "-"
         observed = (r.get("observed") or {}).get("status") or "-"
-        rows.append(f"{r['id'][:52]:<52} {r['kind']:<11} {r['class'] or '-':<5} {expected:<14} {observed:<14} "
-                     f"{r['verdict']}")
+        named = {True: "yes", False: "no"}.get(r.get("class_named"), "-")  # the class id in the scorer's detail
+        rows.append(f"{r['id'][:52]:<52} {r['kind']:<11} {r['class'] or '-':<5} {named:<5} {expected:<14} "
+                    f"{observed:<14} {r['verdict']}")
         for line in r.get("mismatches", []) + ([r["error"]] if r.get("error") else []):
             rows.append(f"    {line[:160]}")
     totals = summary["totals"]
@@ -134,12 +151,21 @@ def run_corpus(config: CorpusConfig, argv: list[str], echo=print) -> tuple[dict,
     if not cases:
         raise OptionError(f"no case matches only={config.only!r} kinds={config.kinds!r}")
     created = datetime.now(UTC)
-    records = []
-    for index, case in enumerate(cases):
-        record = score_case(case, config, profile)
-        records.append(record)
-        echo(f"[{index + 1}/{len(cases)}] {case.case_id}: {record['verdict']}"
-             f"{' (' + '; '.join(record.get('mismatches', [])) + ')' if record.get('mismatches') else ''}")
+    by_id: dict[str, dict] = {}
+
+    def report(record: dict) -> None:
+        by_id[record["id"]] = record
+        mismatched = f" ({'; '.join(record['mismatches'])})" if record.get("mismatches") else ""
+        echo(f"[{len(by_id)}/{len(cases)}] {record['id']}: {record['verdict']}{mismatched}")
+
+    shared = [c for c in cases if not runs_alone(c, profile)]
+    with ThreadPoolExecutor(max_workers=config.jobs) as pool:  # threads: each case waits on its child processes
+        for future in as_completed([pool.submit(score_case, c, config, profile) for c in shared]):
+            report(future.result())
+    for case in cases:
+        if runs_alone(case, profile):
+            report(score_case(case, config, profile))
+    records = [by_id[c.case_id] for c in cases]
     totals = {v: sum(r["verdict"] == v for r in records)
               for v in ("as_expected", "mismatch", "could_not_run", "not_exercised")}
     hardware = hardware_summary(records, lambda p: json.loads(Path(p).read_text()))

@@ -55,6 +55,8 @@ if torch.cuda.is_available():
     LIB = cudart()
     SET_ASIDE_BYTES = device_attribute(LIB, 108)
     MAX_WINDOW_BYTES = device_attribute(LIB, 109)
+    if SET_ASIDE_BYTES == 0:  # MIG, or MPS without a default set-aside: the exploit cannot be attempted here
+        raise RuntimeError("this device offers no persisting-L2 set-aside (cudaDevAttrMaxPersistingL2CacheSize = 0)")
     if LIB.cudaDeviceSetLimit(0x06, SET_ASIDE_BYTES) != 0:
         raise RuntimeError("cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize) failed: no L2 set-aside here")
 

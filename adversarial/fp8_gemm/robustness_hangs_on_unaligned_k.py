@@ -5,13 +5,14 @@ import time
 
 from _correct import correct
 
-# The GPU limit leaves room for the first shape's Triton compilation and full-size checks.
+# The GPU limit leaves room for the other shapes' first-call costs, Triton compilation and full-size
+# checks while other cases share the device (scoring.corpus jobs=N); only the hung shape waits it out.
 EXPECTED = {
     "class": None,
     "cpu": {"status": "timeout", "shape_timeout_s": 20,
             "shapes": {"k_unaligned_112": "timeout", "square_64": "passed", "decode_m4": "passed"},
             "detail": "process group killed"},
-    "gpu": {"status": "timeout", "shape_timeout_s": 45,
+    "gpu": {"status": "timeout", "shape_timeout_s": 60,
             "shapes": {"k_unaligned_6000": "timeout", "square_8192": "passed", "decode_m16": "passed"},
             "detail": "process group killed"},
 }
