@@ -119,6 +119,15 @@ def score_case(case: Case, config: CorpusConfig, profile: str) -> dict:
                 result_path=str(path), wall_s=time.perf_counter() - started)
 
 
+def portable(record: dict, summary_dir: Path) -> dict:
+    """The record as committed: its result file named relative to the summary (they share a folder), so
+    the summary stays true when the folder is copied off the machine that wrote it."""
+    if "result_path" not in record:
+        return record
+    path = Path(record.pop("result_path"))
+    return dict(record, result_file=str(path.relative_to(summary_dir) if path.is_relative_to(summary_dir) else path))
+
+
 def hardware_summary(records: list[dict], results_by_path) -> dict:
     for record in records:
         if record.get("result_path"):
@@ -169,6 +178,9 @@ def run_corpus(config: CorpusConfig, argv: list[str], echo=print) -> tuple[dict,
     totals = {v: sum(r["verdict"] == v for r in records)
               for v in ("as_expected", "mismatch", "could_not_run", "not_exercised")}
     hardware = hardware_summary(records, lambda p: json.loads(Path(p).read_text()))
+    # Beside the per-case results (scoring.run writes them to <out>/<hardware slug>/).
+    ran = [Path(r["result_path"]).parent for r in records if r.get("result_path")]
+    out_dir = ran[0] if ran else Path(config.out) / profile
     try:
         import triton
         triton_version = triton.__version__
@@ -185,11 +197,8 @@ def run_corpus(config: CorpusConfig, argv: list[str], echo=print) -> tuple[dict,
         "hardware": hardware,
         "totals": totals,
         "wall_s": (datetime.now(UTC) - created).total_seconds(),
-        "cases": records,
+        "cases": [portable(r, out_dir) for r in records],
     }
-    # Beside the per-case results (scoring.run writes them to <out>/<hardware slug>/).
-    ran = [Path(r["result_path"]).parent for r in records if r.get("result_path")]
-    out_dir = ran[0] if ran else Path(config.out) / profile
     return summary, write_result(summary, out_dir)
 
 

@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
-import scoring.corpus as corpus
-from scoring.corpus_cases import CORPUS_ROOT, CaseError, Expectation, adversary_case, all_cases
+from scoring import corpus
+from scoring.corpus_cases import (
+    CORPUS_ROOT,
+    CaseError,
+    Expectation,
+    adversary_case,
+    all_cases,
+)
 from scoring.result import SCHEMA as RESULT_SCHEMA
 
 NO_RUN = CORPUS_ROOT / "fp8_gemm" / "robustness_no_run_function.py"
@@ -63,7 +69,7 @@ def test_the_runner_scores_a_subset_writes_its_summary_and_exits_zero(tmp_path, 
     by_id = {c["id"]: c for c in summary["cases"]}
     mutation = by_id["fp8_gemm/X04_mutates_its_input"]
     assert mutation["observed"]["status"] == "incorrect" and mutation["class_named"] is True
-    assert json.loads(Path(mutation["result_path"]).read_text())["schema"] == RESULT_SCHEMA
+    assert json.loads((summary_path.parent / mutation["result_file"]).read_text())["schema"] == RESULT_SCHEMA
     assert by_id["fp8_gemm/X12_persisting_l2_window"]["reason"].startswith("the CPU profile has no L2")
     assert "X04_mutates_its_input" in printed and "not_exercised" in printed
 
