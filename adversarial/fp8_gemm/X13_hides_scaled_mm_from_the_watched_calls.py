@@ -10,13 +10,12 @@ from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 EXPECTED = {
     "class": "X13",
-    "cpu": {"status": "forbidden_op", "detail": "X21: X13_hides_scaled_mm_from_the_watched_calls.py:22"},
-    "gpu": {"status": "forbidden_op", "detail": "X21: X13_hides_scaled_mm_from_the_watched_calls.py:22"},
+    "cpu": {"status": "forbidden_op", "detail": "X21: X13_hides_scaled_mm_from_the_watched_calls.py"},
+    "gpu": {"status": "forbidden_op", "detail": "X21: X13_hides_scaled_mm_from_the_watched_calls.py"},
 }
 
 
 def run(state, a, a_scale):
     if _get_current_dispatch_mode() is None:
-        # The forbidden call below is line 22: EXPECTED names it.
         return torch._scaled_mm(a, state["b"].T, scale_a=a_scale, scale_b=state["b_scale"], out_dtype=torch.bfloat16)
     return correct(state, a, a_scale)
