@@ -12,6 +12,7 @@ a usage error. A case not exercised on this profile is listed with its reason, n
 
 from __future__ import annotations
 
+import json
 import platform
 import sys
 import time
@@ -128,10 +129,11 @@ def portable(record: dict, summary_dir: Path) -> dict:
     return dict(record, result_file=str(path.relative_to(summary_dir) if path.is_relative_to(summary_dir) else path))
 
 
-def hardware_summary(records: list[dict], results_by_path) -> dict:
+def hardware_of(records: list[dict]) -> dict:
+    """The hardware block of the first result written (every case ran on the same device)."""
     for record in records:
         if record.get("result_path"):
-            return results_by_path(record["result_path"])["hardware"]
+            return json.loads(Path(record["result_path"]).read_text())["hardware"]
     return {}
 
 
@@ -151,8 +153,6 @@ def summary_table(summary: dict) -> str:
 
 
 def run_corpus(config: CorpusConfig, argv: list[str], echo=print) -> tuple[dict, Path]:
-    import json
-
     import torch
 
     profile = profile_of(config.device)
@@ -177,7 +177,7 @@ def run_corpus(config: CorpusConfig, argv: list[str], echo=print) -> tuple[dict,
     records = [by_id[c.case_id] for c in cases]
     totals = {v: sum(r["verdict"] == v for r in records)
               for v in ("as_expected", "mismatch", "could_not_run", "not_exercised")}
-    hardware = hardware_summary(records, lambda p: json.loads(Path(p).read_text()))
+    hardware = hardware_of(records)
     # Beside the per-case results (scoring.run writes them to <out>/<hardware slug>/).
     ran = [Path(r["result_path"]).parent for r in records if r.get("result_path")]
     out_dir = ran[0] if ran else Path(config.out) / profile
