@@ -24,7 +24,11 @@ from typing import Any, Callable, NamedTuple
 
 import torch
 
-from scoring.l2_residency import declare_signatures, read_persisting_l2, residency_detail
+from scoring.l2_residency import (
+    declare_signatures,
+    read_persisting_l2,
+    residency_detail,
+)
 
 
 @dataclass(frozen=True)

@@ -316,8 +316,9 @@ def main(argv: list[str]) -> int:
     except BaseException as exc:  # SystemExit from the solution's import is an import failure too
         status = "forbidden_op" if isinstance(exc, (ForbiddenOpError, StaticAuditError)) else \
             "integrity" if isinstance(exc, TamperError) else "import_error"
+        classes = "X11/X15: tampering: " if isinstance(exc, TamperError) else ""  # as for a shape's tampering
         channel.send("import_failed", status=status,
-                     detail=f"{type(exc).__name__}: {exc}\n" + "".join(traceback.format_exception(exc)[-8:]))
+                     detail=f"{classes}{type(exc).__name__}: {exc}\n" + "".join(traceback.format_exception(exc)[-8:]))
         return 0
     version = getattr(runner.solution, "library_version", None)  # reference lines name their library
     channel.send("imported", import_ms=import_ms, timer=runner.timer.describe(),
