@@ -9,6 +9,7 @@ whole pipeline runs on a machine without a GPU; its fractions are labelled and a
 from __future__ import annotations
 
 import platform
+import threading
 import time
 import tomllib
 from dataclasses import asdict, dataclass, field
@@ -86,7 +87,16 @@ def _triton_version() -> str | None:
         return None
 
 
+# NVML's init/shutdown pair is process-wide state; scoring.corpus (jobs=N) detects from several threads.
+_NVML_LOCK = threading.Lock()
+
+
 def _nvml_facts(index: int) -> dict:
+    with _NVML_LOCK:
+        return _nvml_facts_unlocked(index)
+
+
+def _nvml_facts_unlocked(index: int) -> dict:
     try:
         import pynvml
     except ImportError:

@@ -3,9 +3,10 @@
 `python -m scoring.integrity` prints docs/integrity.md; tests/scoring/test_integrity_table.py fails when
 the document is stale, when a class has no adversarial solution, or when a named test or solution file
 does not exist. Evidence entries are either `path::test_function[case]` (a test in this repository) or
-the path of a known-wrong solution that tests/problems/test_every_problem_cpu.py (CPU) or a GPU scoring
-run checks against its EXPECTED status. `where` says where the evidence runs: cpu (CI), gpu (the lent
-H100/H200, results committed) or both.
+the path of a file declaring EXPECTED: an adversary of the corpus (adversarial/<problem>/, scored on the
+CPU by tests/scoring/test_isolation.py) or a known-wrong solution (tests/problems/test_every_problem_cpu.py);
+`python -m scoring.corpus` scores all of them on the device at hand and checks each against its EXPECTED.
+`where` says where the evidence runs: cpu (CI), gpu (the lent H100/H200, results committed) or both.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class Defence:
     where: str  # "cpu", "gpu" or "cpu+gpu"
 
 
-ISO = "tests/scoring/test_isolation.py::test_solution_behaviour_is_classified"
+CORPUS = "adversarial/fp8_gemm/"  # adversaries with their EXPECTED classification per device
 
 CLASSES: tuple[Defence, ...] = (
     Defence("X01", "identity / zeros / constant output",
@@ -35,42 +36,49 @@ CLASSES: tuple[Defence, ...] = (
     Defence("X02", "result reuse (caching on id, data_ptr, shape)",
             "fresh inputs generated for every call outside the timed region; a random sample of timed calls and "
             "the last one checked", "scoring/worker.py (timed)",
-            ("tests/scoring/test_isolation.py::test_a_cache_keyed_on_the_call_is_caught_by_fresh_inputs",), "cpu"),
+            (f"{CORPUS}X02_cache_keyed_on_the_call.py",), "cpu+gpu"),
     Defence("X03", "batch-and-skip", "every correctness call and sampled timed calls checked on fresh inputs",
-            "scoring/worker.py", (f"{ISO}[batch_and_skip]",), "cpu"),
+            "scoring/worker.py", (f"{CORPUS}X03_batch_and_skip.py",), "cpu+gpu"),
     Defence("X04", "input mutation", "the solution gets clones; pristine copies compared after checked calls",
-            "scoring/worker.py (_assert_unchanged)", (f"{ISO}[mutates_its_input]",), "cpu"),
+            "scoring/worker.py (_assert_unchanged)", (f"{CORPUS}X04_mutates_its_input.py",), "cpu+gpu"),
     Defence("X05", "lazy output", "outputs must be plain dense torch.Tensor of the declared shape, dtype and device",
-            "scoring/checking.py (check_output_contract)", (f"{ISO}[returns_a_tensor_subclass]",), "cpu"),
+            "scoring/checking.py (check_output_contract)", (f"{CORPUS}X05_returns_a_tensor_subclass.py",),
+            "cpu+gpu"),
     Defence("X06", "seed prediction", "a per-run secret mixed into the public seed, never in the solution's "
             "environment; the task file is removed before the solution loads; logged for replay",
             "scoring/seeds.py, scoring/worker.py",
-            ("tests/scoring/test_isolation.py::test_the_seed_never_reaches_the_solution",), "cpu"),
+            (f"{CORPUS}X06_predicts_the_inputs_from_the_seed.py",
+             "tests/scoring/test_isolation.py::test_the_seed_predicting_adversary_passes_when_the_seed_leaks"),
+            "cpu+gpu"),
     Defence("X10", "side stream", "after the timed stream's end event, a device-wide synchronise measures work "
             "that outlived it; above the machine's calibrated idle tail the timing is refused",
             "scoring/timing.py (outlived_detail)",
-            ("tests/scoring/test_gpu.py::test_work_hidden_on_a_side_stream_is_refused",
+            (f"{CORPUS}X10_side_stream.py", "tests/scoring/test_gpu.py::test_work_hidden_on_a_side_stream_is_refused",
              "tests/scoring/test_timing.py::test_work_that_outlives_the_timed_stream_is_refused"), "cpu+gpu"),
     Defence("X11", "timer tampering", "true callables captured before the solution is imported and compared "
             "by identity after import, prepare and every check; results on a private pipe",
-            "scoring/guard.py (TamperSnapshot)", (f"{ISO}[patches_the_timer_at_import]",), "cpu"),
+            "scoring/guard.py (TamperSnapshot)", (f"{CORPUS}X11_patches_the_timer_at_import.py",), "cpu+gpu"),
     Defence("X12", "L2 residency", "L2 flushed (2x its size) and persisting lines reset before every timed call; "
-            "any fraction of peak above 1.0 rejected", "scoring/timing.py, scoring/result.py (add_roofline)",
-            ("tests/scoring/test_roofline_and_result.py::test_a_fraction_above_one_is_rejected_not_scored",
+            "a persisting-L2 set-aside or persisting access-policy window set by the solution refuses the shape; "
+            "any fraction of peak above 1.0 rejected",
+            "scoring/timing.py, scoring/l2_residency.py, scoring/result.py (add_roofline)",
+            (f"{CORPUS}X12_persisting_l2_window.py",
+             "tests/scoring/test_gpu.py::test_persisting_l2_asked_for_by_the_solution_is_refused",
+             "tests/scoring/test_l2_residency.py::test_a_raised_set_aside_is_x12",
+             "tests/scoring/test_roofline_and_result.py::test_a_fraction_above_one_is_rejected_not_scored",
              "tests/scoring/test_gpu.py::test_a_fraction_above_the_peak_is_rejected_on_the_gpu"), "cpu+gpu"),
     Defence("X13", "warm-up / phase detection", "checked calls drawn from the timed ones (the last always); the "
             "source audit catches operators hidden from the watched calls",
             "scoring/worker.py, scoring/import_audit.py",
-            (f"{ISO}[honest_only_while_warming_up]",
-             "tests/scoring/test_import_audit.py::test_a_solution_that_hides_a_forbidden_call_from_the_watched_calls_is_refused"),
-            "cpu"),
+            (f"{CORPUS}X13_honest_only_while_warming_up.py", f"{CORPUS}X13_hides_scaled_mm_from_the_watched_calls.py"),
+            "cpu+gpu"),
     Defence("X14", "early exit / fake result line", "results travel on the parent's private pipe; a child that "
             "ends without reporting, or a malformed message, is classified", "scoring/isolation.py",
-            (f"{ISO}[early_exit_on_decode]", f"{ISO}[prints_a_fake_result]", f"{ISO}[forges_the_result_channel]"),
-            "cpu"),
+            (f"{CORPUS}X14_early_exit_on_decode.py", f"{CORPUS}X14_prints_a_fake_result.py",
+             f"{CORPUS}X14_forges_the_result_channel.py"), "cpu+gpu"),
     Defence("X15", "global state (TF32, reduced precision)", "backend flags snapshotted before import and "
             "compared; the reference forces full precision", "scoring/guard.py",
-            (f"{ISO}[flips_tf32_at_import]",), "cpu"),
+            (f"{CORPUS}X15_flips_tf32_at_import.py",), "cpu+gpu"),
     Defence("X20", "precision downcast", "tolerances that separate precisions where arithmetic can; the tensor "
             "pipe's per-precision counters (ncu) where it cannot", "scoring/audit.py (tensor_precision)",
             ("problems/fp8_gemm/solutions/wrong/bf16_cast.py",
@@ -99,10 +107,38 @@ CLASSES: tuple[Defence, ...] = (
 )
 
 
+CORPUS_SECTION = (
+    "## Running the corpus",
+    "",
+    ("`python -m scoring.corpus` scores every adversary under `adversarial/<problem>/`, every problem's known-wrong "
+     "solutions (`problems/*/solutions/wrong/`) and every house kernel, each through `scoring.run` (exactly as "
+     "`python -m scoring.run` scores it, with reduced timing), and checks each outcome against the case's "
+     "`EXPECTED` for the device at hand: the system status, the per-shape statuses it declares and the text its "
+     "detail must contain. A house kernel must pass every shape with no failed audit. Per-case results and one "
+     "summary (`ceiling.corpus/1`, docs/results.md: hardware, versions, commit, command, expected against "
+     "observed per case) go to `<out>/<hardware>/`; the exit status is 1 on any mismatch or case that could not "
+     "run."),
+    "",
+    "```",
+    "python -m scoring.corpus jobs=6                        # on the GPU: cases that only need classifying, 6 at once",
+    "python -m scoring.corpus device=cpu only=X04_,house    # a subset, in the CPU profile",
+    "python -m scoring.corpus help                          # every key with its default",
+    "```",
+    "",
+    ("With `jobs=N`, house kernels and cases whose verdict rests on a hardware-counter audit still run alone on "
+     "the device. An adversary declares `EXPECTED = {\"class\": \"X04\", \"cpu\": {...}, \"gpu\": {...}}` "
+     "(schema in `scoring/corpus_cases.py`); a device on which the exploit cannot be attempted is "
+     "`{\"not_exercised\": \"why\"}`, listed with its reason and never as passed. Helpers beside the adversaries "
+     "start with `_`: `_correct.py` is the house kernel on CUDA and an fp32 computation without a GEMM operator "
+     "in the CPU profile. The `named` column shows whether the scorer's detail names the adversary's class: a "
+     "wrong output is reported with the classes the checker cannot tell apart (`X01/X24`, `X02/X03/X13`)."),
+)
+
+
 def markdown() -> str:
     rows = ["# Integrity: each exploit class, its defence and its adversarial evidence", "",
-            "Generated by `python -m scoring.integrity` from `scoring/integrity.py`; a test keeps it true. "
-            "Classes are those of shared/INTEGRITY.md.", "",
+            ("Generated by `python -m scoring.integrity` from `scoring/integrity.py`; a test keeps it true. "
+             "Classes are those of shared/INTEGRITY.md."), "", *CORPUS_SECTION, "", "## Classes", "",
             "| class | exploit | defence | code | adversarial evidence | runs on |", "|---|---|---|---|---|---|"]
     for d in CLASSES:
         evidence = "<br>".join(f"`{e}`" for e in d.evidence)

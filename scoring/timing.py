@@ -2,7 +2,9 @@
 
 Before every timed call the GPU timer resets persisting-L2 lines and writes a buffer twice the size of
 the device's L2 (so no operand survives in L2 from the previous call, X12), then queues a short
-device-side pause. The call is bracketed by CUDA events on the current stream; once the end event has completed, a
+device-side pause. The worker first asks `residency_detail()` whether the solution raised the
+persisting-L2 set-aside or put a persisting access-policy window on the timed stream (scoring/l2_residency.py):
+the reset clears persisting lines but leaves both settings in force. The call is bracketed by CUDA events on the current stream; once the end event has completed, a
 device-wide synchronise measures how long work on other streams outlived it (X10: a solution that
 launches on a side stream escapes the events, but not this tail).
 Flush and pause keep the GPU busy while the host enqueues the solution's launches, so up to
@@ -21,6 +23,12 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, NamedTuple
 
 import torch
+
+from scoring.l2_residency import (
+    declare_signatures,
+    read_persisting_l2,
+    residency_detail,
+)
 
 
 @dataclass(frozen=True)
@@ -118,8 +126,10 @@ class GpuTimer:
         self.device = device
         self.flush_bytes = 2 * l2_bytes
         self._flush = torch.empty(self.flush_bytes // 4, dtype=torch.int32, device=device)
+        self._current_stream = torch.cuda.current_stream  # captured before any solution code runs
         self._cudart = _loaded_cudart()
         self._reset_persisting = getattr(self._cudart, "cudaCtxResetPersistingL2Cache", None)
+        self._baseline_l2_limit_bytes, self._l2_check_unavailable, self._l2_window_note = self._read_baseline_l2()
         self._Event = torch.cuda.Event  # captured before any solution code runs
         self._synchronize = torch.cuda.synchronize
         self._perf_counter = time.perf_counter
@@ -127,6 +137,25 @@ class GpuTimer:
         clock_khz = getattr(torch.cuda.get_device_properties(device), "clock_rate", 0) or 1_980_000
         self._pad_cycles = int(self.launch_pad_us * clock_khz / 1e3)
         self.idle_tail_ms = self._calibrate_idle_tail()
+
+    def _read_baseline_l2(self) -> tuple[int, str | None, str]:
+        """(persisting-L2 set-aside before any solution code runs, why the check cannot run, window note)."""
+        if self._cudart is None:
+            return 0, "CUDA runtime library not found in this process", ""
+        try:
+            declare_signatures(self._cudart)
+            reading = read_persisting_l2(self._cudart, self._current_stream(self.device).cuda_stream)
+        except (AttributeError, RuntimeError) as exc:  # a missing symbol, or a CUDA error code
+            return 0, str(exc), ""
+        note = f"; stream window not readable (CUDA error {reading.window_error})" if reading.window_error else ""
+        return reading.limit_bytes, None, note
+
+    def residency_detail(self) -> str | None:
+        """X12 detail if the solution asked for persisting L2 (read on the stream the call is timed on)."""
+        if self._l2_check_unavailable:
+            return None
+        reading = read_persisting_l2(self._cudart, self._current_stream(self.device).cuda_stream)
+        return residency_detail(reading, self._baseline_l2_limit_bytes)
 
     def _calibrate_idle_tail(self, samples: int = 50) -> float:
         """p90 of the device-wide synchronise wait when nothing outlives the timed stream."""
@@ -145,7 +174,9 @@ class GpuTimer:
         return {"timer": self.name, "l2_flush_bytes": self.flush_bytes, "launch_pad_us": self.launch_pad_us,
                 "idle_sync_tail_p90_us": self.idle_tail_ms * 1e3,
                 "persisting_l2_reset": "cudaCtxResetPersistingL2Cache" if self._reset_persisting
-                else "not verified (CUDA runtime symbol not found)"}
+                else "not verified (CUDA runtime symbol not found)",
+                "persisting_l2_check": "cudaDeviceGetLimit + cudaStreamGetAttribute before every timed call"
+                + self._l2_window_note if not self._l2_check_unavailable else f"not verified ({self._l2_check_unavailable})"}
 
     def before_call(self) -> None:
         if self._reset_persisting is not None:
@@ -175,7 +206,11 @@ class CpuTimer:
         self._perf_counter = time.perf_counter
 
     def describe(self) -> dict[str, Any]:
-        return {"timer": self.name, "l2_flush_bytes": 0, "persisting_l2_reset": "not applicable (CPU profile)"}
+        return {"timer": self.name, "l2_flush_bytes": 0, "persisting_l2_reset": "not applicable (CPU profile)",
+                "persisting_l2_check": "not applicable (CPU profile)"}
+
+    def residency_detail(self) -> str | None:
+        return None  # no L2 to keep anything in
 
     def before_call(self) -> None:
         pass

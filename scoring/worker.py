@@ -9,7 +9,8 @@ solution is imported.
 Per shape: for each check seed, fresh weights (-> prepare, timed apart) and fresh inputs, the call under
 the forbidden-operator mode with uninitialised memory poisoned, the output contract, input mutation and
 the numeric check. Then, for scored shapes, warm-up and timed calls, each on freshly generated inputs
-after an L2 flush, a random sample of them checked against the reference as well.
+after an L2 flush (and a check that the solution asked for no persisting L2, X12), a random sample of
+them checked against the reference as well.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ class StaticAuditError(Exception):
 
 class TamperError(Exception):
     """The solution replaced a grader callable or flipped a backend flag (X11/X15)."""
+
+
+class L2ResidencyError(Exception):
+    """The solution set aside persisting L2 or put a persisting window on the timed stream (X12)."""
 
 
 def _clone_all(tensors: dict) -> dict:
@@ -220,6 +225,9 @@ class Runner:
         def one_call(check_this: bool) -> CallTiming:
             inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
             given = _clone_all(inputs)
+            residency = self.timer.residency_detail()  # before the reset, which leaves these settings in force
+            if residency:
+                raise L2ResidencyError(residency)
             self.timer.before_call()
             out, timing = self.timer.time_call(lambda: self.call_plain(state, given))
             if check_this:
@@ -288,6 +296,9 @@ def _classify(exc: BaseException) -> tuple[str, str, bool]:
         return "incorrect", f"X04: input mutation: {exc}", False
     if isinstance(exc, TamperError):
         return "integrity", f"X11/X15: tampering: {exc}", True
+    if isinstance(exc, L2ResidencyError):
+        # The settings stay in force, so every later timed shape is refused too: no fresh process needed.
+        return "integrity", str(exc), False
     tail = "".join(traceback.format_exception(exc)[-6:])
     # A CUDA error leaves the context unusable: every later shape needs a fresh process.
     return "runtime_error", f"{type(exc).__name__}: {exc}\n{tail}", True
@@ -305,8 +316,9 @@ def main(argv: list[str]) -> int:
     except BaseException as exc:  # SystemExit from the solution's import is an import failure too
         status = "forbidden_op" if isinstance(exc, (ForbiddenOpError, StaticAuditError)) else \
             "integrity" if isinstance(exc, TamperError) else "import_error"
+        classes = "X11/X15: tampering: " if isinstance(exc, TamperError) else ""  # as for a shape's tampering
         channel.send("import_failed", status=status,
-                     detail=f"{type(exc).__name__}: {exc}\n" + "".join(traceback.format_exception(exc)[-8:]))
+                     detail=f"{classes}{type(exc).__name__}: {exc}\n" + "".join(traceback.format_exception(exc)[-8:]))
         return 0
     version = getattr(runner.solution, "library_version", None)  # reference lines name their library
     channel.send("imported", import_ms=import_ms, timer=runner.timer.describe(),

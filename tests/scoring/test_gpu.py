@@ -11,6 +11,7 @@ from scoring.config import RunConfig
 from scoring.run import run
 
 FP8 = Path(__file__).resolve().parents[2] / "problems" / "fp8_gemm"
+ADVERSARIES = Path(__file__).resolve().parents[2] / "adversarial" / "fp8_gemm"
 QUICK = dict(device="cuda", lines="none", progress=False, min_calls=5, max_calls=20, warmup_s=0.1, budget_s=2.0,
              check_seeds=2)
 
@@ -54,23 +55,21 @@ def test_zeros_fail_and_a_crash_is_confined_to_its_shape(tmp_path):
 
 def test_work_hidden_on_a_side_stream_is_refused(tmp_path):
     """X10: the house kernel launched on another stream, never joined: the events see nothing."""
-    solution = tmp_path / "side_stream.py"
-    solution.write_text(f'''
-import importlib.util, torch
-spec = importlib.util.spec_from_file_location("house_for_side_stream", "{FP8 / "solutions" / "house.py"}")
-house = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(house)
-side = torch.cuda.Stream()
-
-def run(state, a, a_scale):
-    side.wait_stream(torch.cuda.current_stream())  # inputs are ready; the result is never joined back
-    with torch.cuda.stream(side):
-        out = house.fp8_gemm(a, state["b"], a_scale, state["b_scale"])
-    return out
-''')
-    result = score(tmp_path, solution, shapes="visible", audits=False)
+    result = score(tmp_path, ADVERSARIES / "X10_side_stream.py", shapes="visible", audits=False)
     statuses = {s["name"]: (s["status"], s.get("detail", "")) for s in result["systems"][0]["shapes"]}
     assert statuses["square_8192"][0] == "integrity" and statuses["square_8192"][1].startswith("X10"), statuses
+
+
+def test_persisting_l2_asked_for_by_the_solution_is_refused(tmp_path):
+    """X12: a set-aside raised at import and a persisting window over the weights: every timed shape is
+    refused with the class id, and the house kernel's timer reports the check as running."""
+    result = score(tmp_path, ADVERSARIES / "X12_persisting_l2_window.py", shapes="visible", audits=False)
+    shapes = result["systems"][0]["shapes"]
+    assert all(s["status"] == "integrity" and s["detail"].startswith("X12: L2 residency") for s in shapes), \
+        [(s["name"], s["status"], s.get("detail")) for s in shapes]
+    house = score(tmp_path, shapes="visible", audits=False)
+    assert house["status"] == "passed"
+    assert not house["systems"][0]["timer"]["persisting_l2_check"].startswith("not verified")
 
 
 def test_a_fraction_above_the_peak_is_rejected_on_the_gpu(tmp_path):

@@ -1,11 +1,13 @@
-"""The static audit of a solution's source (X21): syntax tree, not substrings."""
+"""The static audit of a solution's source (X21): syntax tree, not substrings.
+
+A whole solution that hides a forbidden call from the watched calls (X13) and is refused by this audit
+is the corpus case adversarial/fp8_gemm/X13_hides_scaled_mm_from_the_watched_calls.py."""
 
 import textwrap
 
 import pytest
 
 from scoring.import_audit import audit_files
-from tests.problems.helpers import score_on_cpu
 
 OPS = ("_scaled_mm", "mm", "topk", "softmax", "dot")
 IMPORTS = ("flash_attn", "vllm")
@@ -49,22 +51,3 @@ def test_triton_and_unrelated_names_are_not_flagged(tmp_path):
     """
     assert findings_for(tmp_path, source) == []
 
-
-def test_a_solution_that_hides_a_forbidden_call_from_the_watched_calls_is_refused(tmp_path):
-    """X13 + X21: calls torch._scaled_mm only when no dispatch mode watches; the source still names it."""
-    solution = tmp_path / "phase_detect.py"
-    solution.write_text(textwrap.dedent("""
-        import torch
-        from torch.utils._python_dispatch import _get_current_dispatch_mode
-
-        def run(state, a, a_scale):
-            if _get_current_dispatch_mode() is None:  # timed calls run unwatched
-                return torch._scaled_mm(a, state["b"].T, scale_a=a_scale, scale_b=state["b_scale"],
-                                        out_dtype=torch.bfloat16)
-            products = a.float()[:, None, :] * state["b"].float()[None, :, :]
-            return (products.sum(-1) * (a_scale * state["b_scale"])).to(torch.bfloat16)
-    """))
-    result = score_on_cpu("fp8_gemm", solution, tmp_path / "results", shapes="visible")
-    system = result["systems"][0]
-    assert result["status"] == "forbidden_op"
-    assert "X21: phase_detect.py:7" in system["import_detail"] and "_scaled_mm" in system["import_detail"]

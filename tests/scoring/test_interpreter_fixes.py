@@ -1,5 +1,6 @@
 """The CPU profile's fixes to Triton's interpreter match what the GPU computes (torch as the yardstick)."""
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -8,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("triton")
+# Looked up, not imported: importing Triton here, before tests/problems/test_softmax.py and test_topk.py
+# set TRITON_INTERPRET=1, left their kernels compiled for a GPU when both ran in one pytest process.
+if importlib.util.find_spec("triton") is None:
+    pytest.skip("needs triton", allow_module_level=True)
 REPO = Path(__file__).resolve().parents[2]
 
 PROGRAM = textwrap.dedent("""

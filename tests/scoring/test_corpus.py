@@ -1,0 +1,96 @@
+"""The corpus runner (`python -m scoring.corpus`) on the CPU: its cases, its checks of EXPECTED, its
+summary and its exit status. The adversaries' own classifications are tests/scoring/test_isolation.py."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from scoring import corpus
+from scoring.corpus_cases import (
+    CORPUS_ROOT,
+    CaseError,
+    Expectation,
+    adversary_case,
+    all_cases,
+)
+from scoring.result import SCHEMA as RESULT_SCHEMA
+
+NO_RUN = CORPUS_ROOT / "fp8_gemm" / "robustness_no_run_function.py"
+
+
+def test_every_case_declares_both_profiles_and_every_problem_has_a_house_case():
+    cases = all_cases()
+    assert {c.kind for c in cases} == {"adversary", "known_wrong", "house"}
+    assert len({c.case_id for c in cases}) == len(cases)
+    for case in cases:
+        for profile in ("cpu", "gpu"):
+            expected = case.expected[profile]
+            assert expected.status or expected.not_exercised, (case.case_id, profile)
+    houses = {c.problem for c in cases if c.kind == "house"}
+    assert houses == {c.problem for c in cases}
+
+
+@pytest.mark.parametrize("literal,words", [
+    ('{"class": "X04", "cpu": {"status": "incorrect"}}', "missing ['gpu']"),
+    ('{"class": "X4", "cpu": {"status": "passed"}, "gpu": {"status": "passed"}}', "EXPECTED['class'] is 'X4'"),
+    ('{"class": None, "cpu": {"status": "wrong"}, "gpu": {"status": "passed"}}', "EXPECTED['cpu']['status']"),
+    ('{"class": None, "cpu": {"status": "passed", "detial": "x"}, "gpu": {"status": "passed"}}', "unknown keys"),
+    ('{"class": None, "cpu": {"not_exercised": ""}, "gpu": {"status": "passed"}}', "non-empty reason"),
+    ('{"class": None, "cpu": {"status": "passed"}, "gpu": None}', "EXPECTED['gpu'] must be a dict"),
+    ('{"class": None, "shape_set": "seen", "cpu": {"status": "passed"}, "gpu": {"status": "passed"}}', "shape_set"),
+    ("make_expected()", "must be a literal"),
+])
+def test_a_bad_expected_names_the_file_and_the_field(tmp_path, literal, words):
+    path = tmp_path / "bad_case.py"
+    path.write_text(f"EXPECTED = {literal}\n")
+    with pytest.raises(CaseError) as error:
+        adversary_case(path, "fp8_gemm")
+    assert str(path) in str(error.value) and words in str(error.value)
+
+
+def test_expected_is_read_above_a_parse_error(tmp_path):
+    path = tmp_path / "broken.py"
+    path.write_text('EXPECTED = {"class": None, "cpu": {"status": "import_error"}, "gpu": {"status": "import_error"}}\n'
+                    "def run(state) return\n")
+    assert adversary_case(path, "fp8_gemm").expected["cpu"].status == "import_error"
+
+
+def test_the_runner_scores_a_subset_writes_its_summary_and_exits_zero(tmp_path, capsys):
+    argv = ["device=cpu", f"out={tmp_path}", "only=X04_,X12_,robustness_no_run"]
+    assert corpus.main(argv) == 0
+    printed = capsys.readouterr().out
+    summary_path = Path(printed.strip().splitlines()[-1].removeprefix("summary: "))
+    summary = json.loads(summary_path.read_text())
+    assert summary["schema"] == corpus.SCHEMA and summary["command"] == "python -m scoring.corpus " + " ".join(argv)
+    assert summary["hardware"]["profile"] == "cpu" and summary["versions"]["torch"]
+    assert summary["totals"] == {"as_expected": 2, "mismatch": 0, "could_not_run": 0, "not_exercised": 1}
+    by_id = {c["id"]: c for c in summary["cases"]}
+    mutation = by_id["fp8_gemm/X04_mutates_its_input"]
+    assert mutation["observed"]["status"] == "incorrect" and mutation["class_named"] is True
+    assert json.loads((summary_path.parent / mutation["result_file"]).read_text())["schema"] == RESULT_SCHEMA
+    assert by_id["fp8_gemm/X12_persisting_l2_window"]["reason"].startswith("the CPU profile has no L2")
+    assert "X04_mutates_its_input" in printed and "not_exercised" in printed
+
+
+def test_a_mismatch_or_a_case_that_could_not_run_fails_the_run(tmp_path, monkeypatch, capsys):
+    case = adversary_case(NO_RUN, "fp8_gemm")
+    wrong = dataclasses.replace(case, expected={"cpu": Expectation("passed"), "gpu": Expectation("passed")})
+    monkeypatch.setattr(corpus, "all_cases", lambda: [wrong])
+    assert corpus.main(["device=cpu", f"out={tmp_path}"]) == 1
+    assert "status 'import_error', expected 'passed'" in capsys.readouterr().out
+
+    def broken_scorer(config, argv):
+        raise RuntimeError("scorer broke")
+
+    monkeypatch.setattr(corpus, "run", broken_scorer)
+    assert corpus.main(["device=cpu", f"out={tmp_path}"]) == 1
+    assert "could_not_run" in capsys.readouterr().out
+
+
+def test_usage_errors_exit_two(capsys):
+    assert corpus.main(["kinds=adversary,housekeeping"]) == 2
+    assert corpus.main(["only=no-such-case-anywhere", "device=cpu"]) == 2
+    assert corpus.main(["colour=blue"]) == 2
+    assert corpus.main(["help"]) == 0 and "only" in capsys.readouterr().out
