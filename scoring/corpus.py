@@ -120,6 +120,16 @@ def score_case(case: Case, config: CorpusConfig, profile: str) -> dict:
                 result_path=str(path), wall_s=time.perf_counter() - started)
 
 
+def ran_out_of_device_memory(record: dict) -> bool:
+    """Whether a shape of the case's result failed on CUDA out-of-memory (cases sharing one GPU can exhaust it:
+    seen on an H100 with jobs=6, where a neighbour's fp64 reference held 25 GB)."""
+    if not record.get("result_path"):
+        return False
+    result = json.loads(Path(record["result_path"]).read_text())
+    return any("OutOfMemoryError" in str(shape.get("detail", ""))
+               for system in result["systems"] for shape in system["shapes"])
+
+
 def portable(record: dict, summary_dir: Path) -> dict:
     """The record as committed: its result file named relative to the summary (they share a folder), so
     the summary stays true when the folder is copied off the machine that wrote it."""
@@ -168,9 +178,19 @@ def run_corpus(config: CorpusConfig, argv: list[str], echo=print) -> tuple[dict,
         echo(f"[{len(by_id)}/{len(cases)}] {record['id']}: {record['verdict']}{mismatched}")
 
     shared = [c for c in cases if not runs_alone(c, profile)]
+    crowded_out: list[tuple[Case, dict]] = []
     with ThreadPoolExecutor(max_workers=config.jobs) as pool:  # threads: each case waits on its child processes
-        for future in as_completed([pool.submit(score_case, c, config, profile) for c in shared]):
-            report(future.result())
+        futures = {pool.submit(score_case, c, config, profile): c for c in shared}
+        for future in as_completed(futures):
+            record = future.result()
+            if config.jobs > 1 and record["verdict"] != "as_expected" and ran_out_of_device_memory(record):
+                crowded_out.append((futures[future], record))  # judged again alone, below
+            else:
+                report(record)
+    for case, first_try in crowded_out:  # the device was shared, so the memory error says nothing of the case
+        retry = score_case(case, config, profile)
+        report(dict(retry, retried_alone=f"CUDA out of memory while {config.jobs} cases shared the device; "
+                                         f"first try: {Path(first_try['result_path']).name}"))
     for case in cases:
         if runs_alone(case, profile):
             report(score_case(case, config, profile))

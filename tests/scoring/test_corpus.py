@@ -94,3 +94,17 @@ def test_usage_errors_exit_two(capsys):
     assert corpus.main(["only=no-such-case-anywhere", "device=cpu"]) == 2
     assert corpus.main(["colour=blue"]) == 2
     assert corpus.main(["help"]) == 0 and "only" in capsys.readouterr().out
+
+
+def test_only_a_cuda_out_of_memory_failure_is_retried_alone(tmp_path):
+    """Cases sharing one GPU can exhaust its memory; such a failure is judged again alone, no other."""
+    from scoring.corpus import ran_out_of_device_memory
+
+    def record_with(detail):
+        path = tmp_path / f"{len(detail)}.json"
+        path.write_text(json.dumps({"systems": [{"shapes": [{"status": "runtime_error", "detail": detail}]}]}))
+        return {"result_path": str(path)}
+
+    assert ran_out_of_device_memory(record_with("OutOfMemoryError: CUDA out of memory. Tried to allocate 1016.00 MiB"))
+    assert not ran_out_of_device_memory(record_with("RuntimeError: boom on decode"))
+    assert not ran_out_of_device_memory({"verdict": "could_not_run"})
