@@ -37,7 +37,9 @@ COMMAND = "python -m scoring.corpus"
 # tests/problems/helpers.py's FAST). Two check seeds are what X03 and X06 adversaries are written against.
 TIMING = {
     "cpu": {"min_calls": 2, "max_calls": 3, "warmup_s": 0.0, "check_seeds": 2, "budget_s": 5.0},
-    "gpu": {"min_calls": 5, "max_calls": 20, "warmup_s": 0.1, "check_seeds": 2, "budget_s": 2.0},
+    # warmup_s as scoring.run's default: with 0.1 s the softmax house timed 152 us instead of 94 us on
+    # masked_202048 (H100, clocks still ramping) and its device-sync tail (53 us) tripped the X10 limit.
+    "gpu": {"min_calls": 5, "max_calls": 20, "warmup_s": 0.3, "check_seeds": 2, "budget_s": 2.0},
 }
 IMPORT_TIMEOUT_S = 300.0
 SHAPE_TIMEOUT_S = 300.0
