@@ -22,7 +22,7 @@ import pandas as pd
 
 from . import figures
 from .code import markdown
-from .downloads import write_downloads
+from .downloads import RunDownload, run_download, write_downloads
 from .facts import collect_facts
 from .frame import build_frames, row_identity
 from .issues import BuildError, Issue
@@ -87,6 +87,7 @@ class FileOutcome:
     key: str
     facts: dict | None
     rendered: bool
+    download: RunDownload | None  # the run's share of downloads/, encoded here rather than in the main process
 
 
 def _process_file(path: Path) -> FileOutcome:
@@ -94,10 +95,10 @@ def _process_file(path: Path) -> FileOutcome:
     job = _JOB
     run, issues, is_cpu = read_result(path, job["results"], job["known"], job["annotations"], job["cpu"])
     if run is None:
-        return FileOutcome(path, tuple(issues), is_cpu, None, "", None, False)
+        return FileOutcome(path, tuple(issues), is_cpu, None, "", None, False, None)
     key = _run_key(run, job["version"], job["transcripts"])
     if not job.get("render", True):  # strict mode's first pass: validate only
-        return FileOutcome(path, (), False, replace(run, data={"run_id": run.run_id}), key, None, False)
+        return FileOutcome(path, (), False, replace(run, data={"run_id": run.run_id}), key, None, False, None)
     old = job["previous"].get(run.run_id)
     page = job["out"] / "run" / f"{run.run_id}.html"
     if job["incremental"] and old and old.get("key") == key and page.exists() and \
@@ -105,12 +106,15 @@ def _process_file(path: Path) -> FileOutcome:
         facts, rendered = old["facts"], False
     else:
         facts, rendered = _render_run(run), True
-    return FileOutcome(path, (), False, replace(run, data=slim(run.data)), key, facts, rendered)
+    slim_run = replace(run, data=slim(run.data))
+    return FileOutcome(path, (), False, slim_run, key, facts, rendered, run_download(slim_run))
 
 
 def _render_run(run: Run) -> dict:
     out: Path = _JOB["out"]
-    env = _JOB.setdefault("env", environment())
+    if "env" not in _JOB:  # one environment per worker (setdefault would build a new one per page)
+        _JOB["env"] = environment()
+    env = _JOB["env"]
     if _JOB["transcripts"]:
         facts = write_transcript(run, REPO, out / "run" / f"{run.run_id}.transcript.html")
     else:
@@ -184,6 +188,7 @@ def build(config, log=print) -> BuildReport:
     outcomes = _read_all(files, config, job)
     kept: dict[str, Run] = {}
     facts: dict[str, dict] = {}
+    downloads: dict[str, RunDownload] = {}
     manifest: dict[str, dict] = {}
     cpu_skipped, rendered, rerender = 0, 0, []
     for outcome in outcomes:
@@ -193,6 +198,7 @@ def build(config, log=print) -> BuildReport:
             continue
         if add_run(kept, outcome.run, issues):
             facts[outcome.run.run_id] = outcome.facts
+            downloads[outcome.run.run_id] = outcome.download
             manifest[outcome.run.run_id] = {"key": outcome.key, "facts": outcome.facts}
             rendered += outcome.rendered
         else:
@@ -240,7 +246,7 @@ def build(config, log=print) -> BuildReport:
     facts_doc = collect_facts()
     page("methodology.html", "methodology.html.j2", title="Methodology", section="methodology", facts=facts_doc,
          problems=[p.spec for p in problems.values()], code=False, plots=False)
-    written.update(write_downloads(out, runs, trials, shapes, generated))
+    written.update(write_downloads(out, runs, downloads, generated))
     sizes = {p.name: _size(p) for p in written if p.parent.name == "downloads"}
     page("downloads.html", "downloads.html.j2", title="Downloads", section="downloads", code=False, plots=False,
          json_size=sizes.get("results.json", ""), csv_size=sizes.get("results.csv", ""), schema="ceiling.site-results/1")
