@@ -48,6 +48,11 @@ def _csv_number(value) -> str:
     return ""
 
 
+# What csv.writer already writes as _csv_number would (None as empty, numbers by repr); slim() has
+# turned NaN and inf into None, so only an odd type (a string, a bool) needs _csv_number.
+_CSV_PLAIN = frozenset({int, float, type(None)})
+
+
 def run_download(run: Run) -> RunDownload:
     summary = run_summary(run)
     verdict = summary["verdict"] or ""
@@ -58,8 +63,11 @@ def run_download(run: Run) -> RunDownload:
     for index, system in enumerate(summary["systems"]):
         label = row_identity(run, index, system)[2]
         head = [run.run_id, hw, problem, label, system["name"], verdict if index == 0 else "", off_ranking and index == 0]
-        writer.writerows([*head, shape["name"], shape["shape_set"], shape["status"],
-                          *(_csv_number(shape.get(k)) for k in _CSV_NUMBERS)] for shape in system["shapes"])
+        for shape in system["shapes"]:
+            numbers = [shape[k] for k in _CSV_NUMBERS]
+            if not _CSV_PLAIN.issuperset(map(type, numbers)):
+                numbers = [_csv_number(v) for v in numbers]
+            writer.writerow([*head, shape["name"], shape["shape_set"], shape["status"], *numbers])
     return RunDownload(json.dumps(summary, separators=(",", ":"), allow_nan=False), buffer.getvalue())
 
 

@@ -33,12 +33,21 @@ def fmt(value, spec: str = "%.4g") -> str:
         return str(value)
 
 
+def frac(value) -> str:
+    """A fraction of peak, as every page shows it."""
+    return fmt(value, "%.3f")
+
+
+def num(value, spec: str = "%.4g") -> str:
+    return fmt(value, spec)
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(PACKAGE / "templates"),
                              autoescape=jinja2.select_autoescape(["j2", "html"]), trim_blocks=True,
                              lstrip_blocks=True, undefined=jinja2.Undefined)
-    env.globals.update(fmt=fmt, highlight=highlight_cached, shape_table=shape_table,
-                       audit_table=audit_table, badge_html=badge, run_list_rows=run_list_rows)
+    env.globals.update(fmt=fmt, frac=frac, num=num, badge=badge, highlight=highlight_cached, shape_table=shape_table,
+                       audit_table=audit_table, run_list_rows=run_list_rows)
     return env
 
 
