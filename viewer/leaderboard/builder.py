@@ -9,7 +9,9 @@ did not are removed, so a rebuild never serves a page for a run that is gone.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -22,7 +24,7 @@ import pandas as pd
 
 from . import figures
 from .code import markdown
-from .downloads import write_downloads
+from .downloads import RunDownload, run_download, write_downloads
 from .facts import collect_facts
 from .frame import build_frames, row_identity
 from .issues import BuildError, Issue
@@ -87,6 +89,7 @@ class FileOutcome:
     key: str
     facts: dict | None
     rendered: bool
+    download: RunDownload | None  # the run's share of downloads/, encoded here rather than in the main process
 
 
 def _process_file(path: Path) -> FileOutcome:
@@ -94,10 +97,10 @@ def _process_file(path: Path) -> FileOutcome:
     job = _JOB
     run, issues, is_cpu = read_result(path, job["results"], job["known"], job["annotations"], job["cpu"])
     if run is None:
-        return FileOutcome(path, tuple(issues), is_cpu, None, "", None, False)
+        return FileOutcome(path, tuple(issues), is_cpu, None, "", None, False, None)
     key = _run_key(run, job["version"], job["transcripts"])
     if not job.get("render", True):  # strict mode's first pass: validate only
-        return FileOutcome(path, (), False, replace(run, data={"run_id": run.run_id}), key, None, False)
+        return FileOutcome(path, (), False, replace(run, data={"run_id": run.run_id}), key, None, False, None)
     old = job["previous"].get(run.run_id)
     page = job["out"] / "run" / f"{run.run_id}.html"
     if job["incremental"] and old and old.get("key") == key and page.exists() and \
@@ -105,12 +108,15 @@ def _process_file(path: Path) -> FileOutcome:
         facts, rendered = old["facts"], False
     else:
         facts, rendered = _render_run(run), True
-    return FileOutcome(path, (), False, replace(run, data=slim(run.data)), key, facts, rendered)
+    slim_run = replace(run, data=slim(run.data))
+    return FileOutcome(path, (), False, slim_run, key, facts, rendered, run_download(slim_run))
 
 
 def _render_run(run: Run) -> dict:
     out: Path = _JOB["out"]
-    env = _JOB.setdefault("env", environment())
+    if "env" not in _JOB:  # one environment per worker (setdefault would build a new one per page)
+        _JOB["env"] = environment()
+    env = _JOB["env"]
     if _JOB["transcripts"]:
         facts = write_transcript(run, REPO, out / "run" / f"{run.run_id}.transcript.html")
     else:
@@ -140,13 +146,42 @@ def _read_all(files: list[Path], config, job: dict) -> list[FileOutcome]:
     _JOB.clear()
     _JOB.update(job)
     jobs = config.jobs or os.cpu_count() or 1
-    if len(files) > 64 and jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return list(pool.imap(_process_file, files, chunksize=max(1, min(64, len(files) // (jobs * 8)))))
-    return [_process_file(path) for path in files]
+    with _collector_paused():
+        if len(files) > 64 and jobs > 1 and "fork" in multiprocessing.get_all_start_methods():
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                return list(pool.imap(_process_file, files, chunksize=max(1, min(64, len(files) // (jobs * 8)))))
+        return [_process_file(path) for path in files]
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Keep Python's cyclic garbage collector off the loaded runs.
+
+    10,000 loaded runs are millions of small dicts and lists that live until the build ends and form
+    no cycles, yet every full collection walked them all (~4 s of the main process in the scale
+    benchmark). The collector is paused while they arrive (objects unpickled from workers, or read
+    here) and they are frozen (gc.freeze) once loaded; `build` unfreezes them when it ends. Freezing
+    before the pool forks also keeps the workers' collections off the parent's objects.
+    """
+    enabled = gc.isenabled()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def build(config, log=print) -> BuildReport:
+    try:
+        return _build(config, log)
+    finally:
+        gc.unfreeze()  # _read_all froze the loaded runs for the length of the build
+
+
+def _build(config, log) -> BuildReport:
     started = time.perf_counter()
     results = Path(config.results)
     out = Path(config.out)
@@ -184,6 +219,7 @@ def build(config, log=print) -> BuildReport:
     outcomes = _read_all(files, config, job)
     kept: dict[str, Run] = {}
     facts: dict[str, dict] = {}
+    downloads: dict[str, RunDownload] = {}
     manifest: dict[str, dict] = {}
     cpu_skipped, rendered, rerender = 0, 0, []
     for outcome in outcomes:
@@ -193,6 +229,7 @@ def build(config, log=print) -> BuildReport:
             continue
         if add_run(kept, outcome.run, issues):
             facts[outcome.run.run_id] = outcome.facts
+            downloads[outcome.run.run_id] = outcome.download
             manifest[outcome.run.run_id] = {"key": outcome.key, "facts": outcome.facts}
             rendered += outcome.rendered
         else:
@@ -240,7 +277,7 @@ def build(config, log=print) -> BuildReport:
     facts_doc = collect_facts()
     page("methodology.html", "methodology.html.j2", title="Methodology", section="methodology", facts=facts_doc,
          problems=[p.spec for p in problems.values()], code=False, plots=False)
-    written.update(write_downloads(out, runs, trials, shapes, generated))
+    written.update(write_downloads(out, runs, downloads, generated))
     sizes = {p.name: _size(p) for p in written if p.parent.name == "downloads"}
     page("downloads.html", "downloads.html.j2", title="Downloads", section="downloads", code=False, plots=False,
          json_size=sizes.get("results.json", ""), csv_size=sizes.get("results.csv", ""), schema="ceiling.site-results/1")
@@ -258,9 +295,11 @@ def _size(path: Path) -> str:
 
 
 def _prune(out: Path, written: set[Path]) -> None:
-    keep = {p.resolve() for p in written}
+    # Every written path is `out / ...`, as rglob yields them, so normpath (a string operation) makes
+    # them comparable; resolve() cost 20,000 realpath calls at 10,000 runs.
+    keep = {os.path.normpath(p) for p in written}
     for path in sorted(out.rglob("*"), reverse=True):
-        if path.is_file() and path.resolve() not in keep and path.name != "README.md":
+        if path.is_file() and os.path.normpath(path) not in keep and path.name != "README.md":
             path.unlink()
         elif path.is_dir() and not any(path.iterdir()):
             path.rmdir()
@@ -274,21 +313,23 @@ def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFr
         peak = run.data["hardware"]["peak"]
         precision = run.data["problem"].get("precision") or problems[run.problem].spec.precision
         peaks.setdefault((run.problem, run.hardware), (peak["tflops"].get(precision), peak["bandwidth_gbps"]))
+    # Split the tables by (problem, hardware) once, rather than masking all rows for every section.
+    shapes_of = dict(iter(shapes.groupby(["problem", "hw"], sort=False))) if not shapes.empty else {}
+    trials_of = dict(iter(trials.groupby(["problem", "hw"], sort=False))) if not trials.empty else {}
     items = []
     for name, info in problems.items():
         sections = []
         for board in boards:
             if name not in board.problems:
                 continue
-            mask = (shapes["problem"] == name) & (shapes["hw"] == board.hw)
-            sub = shapes[mask]
+            sub = shapes_of.get((name, board.hw), shapes.iloc[0:0])
+            section_trials = trials_of[(name, board.hw)]
             peak_tflops, peak_gbps = peaks[(name, board.hw)]
-            solutions = trials[(trials["problem"] == name) & (trials["hw"] == board.hw)
-                               & trials["row_kind"].isin(["agent", "house"]) & ~trials["flagged"]]
+            solutions = section_trials[section_trials["row_kind"].isin(["agent", "house"]) & ~section_trials["flagged"]]
             best = solutions.sort_values(["fraction", "created"], ascending=[False, True]).head(10)
             sections.append(dict(
                 hw=board.hw, hw_label=board.hw_label, peak_tflops=peak_tflops, peak_gbps=peak_gbps,
-                runs=int(trials[(trials["problem"] == name) & (trials["hw"] == board.hw)]["run_id"].nunique()),
+                runs=int(section_trials["run_id"].nunique()),
                 roofline=_script_json(figures.roofline_figure(sub, labels, peak_tflops, peak_gbps)),
                 shapes=_script_json(figures.shape_fraction_figure(sub, labels)),
                 best=best.to_dict("records")))

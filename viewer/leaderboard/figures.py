@@ -62,11 +62,14 @@ def shape_fraction_figure(shapes: pd.DataFrame, labels: dict[str, str]) -> str:
     scored["fraction"] = scored["fraction"].where(scored["status"] == "passed", 0.0).fillna(0.0)
     traces = []
     shape_order = list(dict.fromkeys(scored["shape"]))
-    for key, group in scored.groupby("row_key", sort=False):
-        medians = group.groupby("shape")["fraction"].median().reindex(shape_order)
-        traces.append(dict(type="bar", x=shape_order, y=[None if pd.isna(v) else v for v in medians.tolist()],
-                           name=labels.get(key, key),
-                           hovertemplate="%{x}: %{y:.3f}<extra>" + labels.get(key, key) + "</extra>"))
+    row_order = list(dict.fromkeys(scored["row_key"]))
+    if row_order:  # one groupby for every system (a groupby per system cost ~1.5 s at 10,000 runs)
+        medians = scored.groupby(["row_key", "shape"], sort=False)["fraction"].median().unstack("shape")
+        medians = medians.reindex(index=row_order, columns=shape_order)
+        for key, values in zip(row_order, medians.to_numpy().tolist()):
+            traces.append(dict(type="bar", x=shape_order, y=[None if pd.isna(v) else v for v in values],
+                               name=labels.get(key, key),
+                               hovertemplate="%{x}: %{y:.3f}<extra>" + labels.get(key, key) + "</extra>"))
     layout = dict(barmode="group", yaxis=dict(title=dict(text="fraction of peak"), range=[0, 1]), font=_FONT,
                   margin=dict(l=60, r=20, t=30, b=80), height=420, legend=dict(orientation="h", y=-0.3))
     return json.dumps({"data": traces, "layout": layout})

@@ -15,9 +15,8 @@ from pathlib import Path
 import jinja2
 import plotly
 
-from .annotations import VERDICTS
 from .code import highlight_cached, pygments_css
-from .run_tables import audit_table, shape_table
+from .run_tables import audit_table, badge, run_list_rows, shape_table
 
 PACKAGE = Path(__file__).resolve().parent
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
@@ -34,12 +33,21 @@ def fmt(value, spec: str = "%.4g") -> str:
         return str(value)
 
 
+def frac(value) -> str:
+    """A fraction of peak, as every page shows it."""
+    return fmt(value, "%.3f")
+
+
+def num(value, spec: str = "%.4g") -> str:
+    return fmt(value, spec)
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(PACKAGE / "templates"),
                              autoescape=jinja2.select_autoescape(["j2", "html"]), trim_blocks=True,
                              lstrip_blocks=True, undefined=jinja2.Undefined)
-    env.globals.update(fmt=fmt, highlight=highlight_cached, verdicts=VERDICTS, shape_table=shape_table,
-                       audit_table=audit_table)
+    env.globals.update(fmt=fmt, frac=frac, num=num, badge=badge, highlight=highlight_cached, shape_table=shape_table,
+                       audit_table=audit_table, run_list_rows=run_list_rows)
     return env
 
 

@@ -1,16 +1,22 @@
-"""The per-shape and audit tables of a run page, built as HTML strings in Python.
+"""The site's long tables, built as HTML strings in Python: a run page's per-shape and audit tables,
+and the run list of an agent (or reference system) page.
 
-A run page has one row per shape per system (about 40); building them with f-strings and
-html.escape instead of template macros keeps 10,000 run pages within the build's time budget.
+A run page has one row per shape per system (about 40), and a reference system's page lists every
+run that measured it (all 10,000 in the scale benchmark); building rows with f-strings and
+html.escape instead of template loops and macro calls keeps the build within its time budget.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from functools import lru_cache
 from html import escape
 
+import markupsafe
 from markupsafe import Markup
+
+from .annotations import VERDICTS
 
 
 def _num(value, spec: str) -> str:
@@ -35,31 +41,52 @@ _HEAD = ("<thead><tr><th data-sort=\"text\">shape</th><th data-sort=\"text\">set
          "<th data-sort=\"num\" class=\"num\">fraction</th><th data-sort=\"num\" class=\"num\">normwise err</th></tr></thead>")
 
 
+@lru_cache(maxsize=4096)
+def _text(value: str) -> str:
+    """Escaped text, cached: shape names, sets, statuses and bounds repeat across every run of a problem."""
+    return escape(value)
+
+
+@lru_cache(maxsize=1024)
+def _params_cached(items: tuple) -> str:
+    return " ".join(f"{escape(str(k))}={escape(str(v))}" for k, v in items)
+
+
+def _params(params: dict) -> str:
+    items = tuple(params.items())
+    try:
+        return _params_cached(items)
+    except TypeError:  # an unhashable value (a list): not worth caching
+        return _params_cached.__wrapped__(items)
+
+
 def shape_table(system: dict) -> Markup:
     rows = []
     for shape in system.get("shapes") or []:
         timing = shape.get("timing") or {}
         check = shape.get("check") or {}
-        params = " ".join(f"{escape(str(k))}={escape(str(v))}" for k, v in (shape.get("params") or {}).items())
-        status = escape(str(shape.get("status", "")))
-        detail = escape(str(shape.get("detail") or check.get("detail") or ""))
+        status = _text(str(shape.get("status", "")))
+        detail = _text(str(shape.get("detail") or check.get("detail") or ""))
         p10, p90 = timing.get("p10_ms"), timing.get("p90_ms")
         if isinstance(p10, (int, float)) and isinstance(p90, (int, float)):
             spread = f"{p10:.4f}–{p90:.4f}"
             if isinstance(timing.get("rse"), (int, float)) and math.isfinite(timing["rse"]):
-                spread += f' <span class="muted small">(rse {100 * timing["rse"]:.2g}%, n={escape(str(timing.get("count")))})</span>'
+                spread += f' <span class="muted small">(rse {100 * timing["rse"]:.2g}%, n={_text(str(timing.get("count")))})</span>'
             spread_value = str(p90 - p10)
         else:
             spread, spread_value = "—", ""
+        median, tflops, gbps, fraction = timing.get("median_ms"), shape.get("achieved_tflops"), \
+            shape.get("achieved_gbps"), shape.get("fraction")
         rows.append(
-            f"<tr><td>{escape(str(shape.get('name', '')))}</td><td>{escape(str(shape.get('shape_set', '')))}</td>"
-            f'<td class="small">{params}</td><td class="status-{status}" title="{detail}">{status}</td>'
-            f'<td class="num" data-value="{_value(timing.get("median_ms"))}">{_num(timing.get("median_ms"), "%.4f")}</td>'
+            f"<tr><td>{_text(str(shape.get('name', '')))}</td><td>{_text(str(shape.get('shape_set', '')))}</td>"
+            f'<td class="small">{_params(shape.get("params") or {})}</td>'
+            f'<td class="status-{status}" title="{detail}">{status}</td>'
+            f'<td class="num" data-value="{_value(median)}">{_num(median, "%.4f")}</td>'
             f'<td class="num" data-value="{spread_value}">{spread}</td>'
-            f'<td class="num" data-value="{_value(shape.get("achieved_tflops"))}">{_num(shape.get("achieved_tflops"), "%.1f")}</td>'
-            f'<td class="num" data-value="{_value(shape.get("achieved_gbps"))}">{_num(shape.get("achieved_gbps"), "%.0f")}</td>'
-            f"<td>{escape(str(shape.get('bound') or ''))}</td>"
-            f'<td class="num" data-value="{_value(shape.get("fraction"))}">{_num(shape.get("fraction"), "%.3f")}</td>'
+            f'<td class="num" data-value="{_value(tflops)}">{_num(tflops, "%.1f")}</td>'
+            f'<td class="num" data-value="{_value(gbps)}">{_num(gbps, "%.0f")}</td>'
+            f"<td>{_text(str(shape.get('bound') or ''))}</td>"
+            f'<td class="num" data-value="{_value(fraction)}">{_num(fraction, "%.3f")}</td>'
             f'<td class="num">{_num(check.get("normwise_err"), "%.2e")}</td></tr>')
     return Markup(f'<table class="sortable shapes">{_HEAD}<tbody>{"".join(rows)}</tbody></table>')
 
@@ -77,3 +104,38 @@ def audit_table(audits: list) -> Markup:
                     f'<td><details><summary class="small">details</summary><pre class="doc">{evidence}</pre></details></td></tr>')
     return Markup("<table><thead><tr><th>audit</th><th>guards</th><th>expect</th><th>outcome</th><th>evidence</th></tr>"
                   f"</thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+# Below, markupsafe's escape (the templates' own) rather than html.escape: these replace template
+# code, and write the same bytes it did.
+
+
+def badge(verdict: str) -> Markup:
+    """A verdict's badge (templates call it through the `badge` macro)."""
+    title = markupsafe.escape(VERDICTS.get(verdict, verdict))
+    return Markup(f'<span class="badge v-{markupsafe.escape(verdict)}" title="{title}">{markupsafe.escape(verdict.replace("_", " "))}</span>')
+
+
+def _data_value(value) -> str:
+    return "" if value is None else markupsafe.escape(str(value))
+
+
+def run_list_rows(runs: list[dict], agent_columns: bool, root: str) -> Markup:
+    """The <tr> rows of an agent page's run list: run, hardware, problem, status, fraction, [tokens, cost,
+    wall time,] verdict."""
+    rows = []
+    for r in runs:
+        run_id, problem, status = markupsafe.escape(r["run_id"]), markupsafe.escape(r["problem"]), markupsafe.escape(str(r["status"]))
+        anchor = f"#{markupsafe.escape(r['anchor'])}" if r["anchor"] else ""
+        agent = ""
+        if agent_columns:
+            tokens = "—" if r["tokens"] is None else f"{r['tokens']:,}"
+            agent = (f'<td class="num" data-value="{_data_value(r["tokens"])}">{tokens}</td>'
+                     f'<td class="num" data-value="{_data_value(r["cost"])}">{_num(r["cost"], "%.2f")}</td>'
+                     f'<td class="num" data-value="{_data_value(r["wall_s"])}">{_num(r["wall_s"], "%.0f")}</td>')
+        rows.append(
+            f'<tr><td><a href="{root}run/{run_id}.html{anchor}">{run_id}</a></td><td>{markupsafe.escape(r["hw_label"])}</td>'
+            f'<td><a href="{root}problem/{problem}.html">{problem}</a></td>\n'
+            f'<td class="status-{status}">{status}</td><td class="num" data-value="{_data_value(r["fraction"])}">'
+            f'{_num(r["fraction"], "%.3f")}</td>\n{agent}<td>{badge(r["verdict"]) if r["verdict"] else ""}</td></tr>\n')
+    return Markup("".join(rows))
