@@ -1,6 +1,7 @@
 """The wall-clock budget ends the whole process group, and a cut-off run is kept and marked incomplete."""
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -19,14 +20,29 @@ def _alive(marker: str) -> bool:
     return False
 
 
+def _gone_within(marker: str, seconds: float = 5.0) -> bool:
+    """Killed processes leave /proc a moment later (a sandbox's PID namespace is torn down asynchronously)."""
+    deadline = time.monotonic() + seconds
+    while _alive(marker):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _unique_sleep_seconds() -> str:
+    """A sleep length no other test run on this machine uses, so a concurrent run cannot look like a survivor."""
+    return f"3600.{os.getpid()}{time.monotonic_ns() % 10_000:04d}"
+
+
 def test_limit_ends_the_process_group(tmp_path):
+    first, second = _unique_sleep_seconds(), _unique_sleep_seconds()
     started = time.monotonic()
-    outcome = run_with_budget(["sh", "-c", "sleep 3600.4101 & sleep 3600.4102"], 1.0, tmp_path / "o", tmp_path / "e",
+    outcome = run_with_budget(["sh", "-c", f"sleep {first} & sleep {second}"], 1.0, tmp_path / "o", tmp_path / "e",
                               grace_s=1.0)
     assert outcome.timed_out and outcome.exit_code is None
     assert time.monotonic() - started < 10
-    time.sleep(0.2)
-    assert not _alive("3600.4101") and not _alive("3600.4102")
+    assert _gone_within(first) and _gone_within(second)
 
 
 def test_finished_command_is_not_timed_out(tmp_path):
@@ -37,14 +53,15 @@ def test_finished_command_is_not_timed_out(tmp_path):
 
 @needs_bwrap
 def test_hanging_agent_is_cut_off_and_kept(fake_dir, tmp_path):
-    (fake_dir / "fake_behaviour.json").write_text(json.dumps({"mode": "hang", "hang_sleep": "3600.4203"}))
+    marker = _unique_sleep_seconds()
+    (fake_dir / "fake_behaviour.json").write_text(json.dumps({"mode": "hang", "hang_sleep": marker}))
     run_dir = run_one(config_for(fake_dir, tmp_path / "out", harness="claude", time_limit_s=3))
     record = json.loads((run_dir / "run.json").read_text())
     assert record["finished"] and record["timed_out"] and not record["complete"]
     assert "wall-clock limit of 3 s" in record["incomplete_reason"]
     assert record["wall_s"] < 15
     assert (run_dir / "transcript.jsonl").read_text().startswith('{"type": "system"')  # kept, not lost
-    assert not _alive("3600.4203")
+    assert _gone_within(marker)
 
 
 @needs_bwrap
