@@ -24,3 +24,23 @@ def test_agent_rows_are_keyed_by_harness_model_and_effort():
     assert row_identity(run, 0, run.data["systems"][0])[:3] == ("agent:codex/gpt-x/high", "agent", "codex · gpt-x · high")
     reference = {"role": "library", "name": "library", "path": "x"}
     assert row_identity(run, 1, reference)[:2] == ("ref:library", "reference")
+
+
+def test_the_board_counts_the_newest_house_code_and_only_runs_with_a_headline():
+    import pandas as pd
+
+    from viewer.leaderboard.rank import board_trials
+
+    def trial(run_id, created, kind, sha, complete, status="passed"):
+        return {"run_id": run_id, "created": created, "row_kind": kind, "problem": "w4a16_gemm",
+                "solution_sha": sha, "complete": complete, "status": status}
+
+    frame = pd.DataFrame([
+        trial("old-house", "2026-11-22T04:13", "house", "aaa", True),
+        trial("new-house", "2026-11-22T06:51", "house", "bbb", True),
+        trial("new-house-visible-only", "2026-11-22T06:52", "house", "bbb", False),
+        trial("library-line", "2026-11-22T04:13", "reference", "", True),
+        trial("wrong-visible-only", "2026-11-22T05:00", "solution", "ccc", False, status="forbidden_op"),
+    ])
+    kept = set(board_trials(frame)["run_id"])
+    assert kept == {"new-house", "library-line", "wrong-visible-only"}

@@ -68,7 +68,7 @@ def test_a_missing_problem_counts_zero_and_an_all_flagged_row_is_unranked():
     from viewer.leaderboard.rank import build_boards
 
     base = dict(hw="h", hw_label="H", created="t", row_kind="agent", system="s", visible_fraction=None,
-                held_out_fraction=None, verdict="", wall_s=None)
+                held_out_fraction=None, verdict="", wall_s=None, solution_sha="", complete=True)
     records = [dict(base, problem="p1", run_id="r1", row_key="a", row_label="A", slug="a", status="passed",
                     category="pass", fraction=0.6, flagged=False),
                dict(base, problem="p2", run_id="r2", row_key="b", row_label="B", slug="b", status="passed",

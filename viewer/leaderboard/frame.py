@@ -27,7 +27,7 @@ KIND_ORDER = {"agent": 0, "house": 1, "reference": 2, "solution": 3}
 
 TRIAL_COLUMNS = ["hw", "hw_label", "problem", "run_id", "created", "row_key", "row_kind", "row_label", "slug",
                  "system", "status", "category", "fraction", "visible_fraction", "held_out_fraction", "verdict",
-                 "flagged", "wall_s"]
+                 "flagged", "wall_s", "solution_sha", "complete"]
 SHAPE_COLUMNS = ["hw", "problem", "run_id", "row_key", "system", "shape", "shape_set", "status", "median_ms",
                  "p10_ms", "p90_ms", "achieved_tflops", "achieved_gbps", "fraction", "flops", "bytes_moved", "flagged"]
 
@@ -52,6 +52,11 @@ def row_identity(run: Run, index: int, system: dict) -> tuple[str, str, str, str
     return f"ref:{role}", "reference", REFERENCE_LABELS.get(role, role), "ref-" + slugify(role)
 
 
+def _covers_visible_and_held_out(system: dict) -> bool:
+    """Whether the system was scored on the shapes its headline needs (a shapes=visible run is not)."""
+    return {"visible", "held_out"} <= {shape["shape_set"] for shape in system["shapes"]}
+
+
 def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
     trials, shapes = [], []
     for run in runs:
@@ -69,7 +74,8 @@ def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
             trials.append((hw, hw_label, run.problem, run.run_id, data["created_utc"], key, kind, label, slug,
                            system["name"], status, CATEGORY.get(status, "err"), fraction,
                            score.get("visible_fraction"), score.get("held_out_fraction"),
-                           verdict if index == 0 else "", flagged, system.get("wall_s")))
+                           verdict if index == 0 else "", flagged, system.get("wall_s"), system.get("sha256") or "",
+                           _covers_visible_and_held_out(system)))
             for shape in system["shapes"]:
                 timing = shape.get("timing") or shape  # full results nest timing; slim ones are flat
                 shapes.append((hw, run.problem, run.run_id, key, system["name"], shape["name"], shape["shape_set"],

@@ -66,7 +66,19 @@ def build_boards(trials: pd.DataFrame) -> list[Board]:
     return boards
 
 
-def _board(hw: str, frame: pd.DataFrame) -> Board:
+def board_trials(frame: pd.DataFrame) -> pd.DataFrame:
+    """The trials the board's cells aggregate. A passed run scored on a subset of the shapes (shapes=visible)
+    has no headline, so it stays on its run page only. Of the house kernels only the newest code counts per
+    problem: trials are repeats of one solution, and an improved kernel replaces the old one (whose runs
+    keep their pages)."""
+    frame = frame[frame["complete"] | (frame["status"] != "passed")]
+    house = frame["row_kind"] == "house"
+    newest = frame[house].sort_values("created").groupby("problem")["solution_sha"].last()
+    return frame[~house | (frame["solution_sha"] == frame["problem"].map(newest))]
+
+
+def _board(hw: str, all_trials: pd.DataFrame) -> Board:
+    frame = board_trials(all_trials)
     problems = tuple(sorted(frame["problem"].unique()))
     ranked = frame[~frame["flagged"] & (frame["category"] != "na")]
     medians = ranked.groupby(["row_key", "problem"])["fraction"].median().unstack("problem")
@@ -86,7 +98,8 @@ def _board(hw: str, frame: pd.DataFrame) -> Board:
         if row.aggregate is not None:
             rank += 1
         numbered.append(Row(**{**row.__dict__, "rank": rank if row.aggregate is not None else None}))
-    return Board(hw, str(frame["hw_label"].iloc[0]), problems, tuple(numbered), int(frame["run_id"].nunique()))
+    return Board(hw, str(all_trials["hw_label"].iloc[0]), problems, tuple(numbered),
+                 int(all_trials["run_id"].nunique()))
 
 
 def _cell(problem: str, trials: pd.DataFrame) -> Cell:
