@@ -60,7 +60,9 @@ def mismatches(case: Case, expected: Expectation, result: dict) -> list[str]:
 
 
 def class_named(case: Case, result: dict) -> bool | None:
-    """Whether the case's class id appears in any observed detail (None when the case names no class)."""
+    """Whether the case's class id appears in any observed detail or failed audit (an X20 precision
+    downcast is named by the tensor_precision audit, not by a shape); None when the case names no class."""
     if not case.class_id:
         return None
-    return any(case.class_id in detail for detail in observe(result).details)
+    observed = observe(result)
+    return any(case.class_id in text for text in observed.details + observed.failed_audits)

@@ -108,3 +108,15 @@ def test_only_a_cuda_out_of_memory_failure_is_retried_alone(tmp_path):
     assert ran_out_of_device_memory(record_with("OutOfMemoryError: CUDA out of memory. Tried to allocate 1016.00 MiB"))
     assert not ran_out_of_device_memory(record_with("RuntimeError: boom on decode"))
     assert not ran_out_of_device_memory({"verdict": "could_not_run"})
+
+
+def test_a_class_named_only_by_a_failed_audit_counts_as_named():
+    from scoring.corpus_judge import class_named
+
+    bf16_cast = next(c for c in all_cases() if c.case_id == "fp8_gemm/wrong/bf16_cast")
+    result = {"systems": [{"status": "integrity", "shapes": [{"name": "square_64", "status": "passed"}],
+                           "audits": [{"id": "tensor_precision",
+                                       "outcome": "failed (X20: tensor work on the bf16 path, expected fp8)"}]}]}
+    assert bf16_cast.class_id == "X20" and class_named(bf16_cast, result) is True
+    result["systems"][0]["audits"][0]["outcome"] = "not verified (ncu not found)"
+    assert class_named(bf16_cast, result) is False
