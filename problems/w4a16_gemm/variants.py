@@ -11,7 +11,7 @@ Variants
   house's group-strided order (K / 8, N): nibble j of a (BLOCK_N, 16) word tile is a ready (BLOCK_N, 16)
   A tile for rows 16 j .. 16 j + 15 of the group, so 8 dots of K = 16 per group. Round 1 (NOTES.md)
   made it the house's kernel for M >= 17: it is the house's `_swap_kernel`, imported from
-  solutions/house.py (as are `_finish` and `repack_group_strided`).
+  solutions/house.py (as are `_finish`, `_group_range` and `repack_group_strided`).
 * `swap16p` swap16 with the next group's x^T prefetched into registers one loop step ahead (Triton 3.6
   pipelines only the word loads with cp.async; its x loads wait right before each dot).
 * `swap128` the same swap with one K = 128 dot per group: words transposed to (N, K / 8) in GPTQ's own
@@ -41,7 +41,8 @@ def _load_house():
 
 
 house = _load_house()
-_finish, repack_group_strided, GROUP_SIZE = house._finish, house.repack_group_strided, house.GROUP_SIZE
+_finish, _group_range = house._finish, house._group_range
+repack_group_strided, GROUP_SIZE = house.repack_group_strided, house.GROUP_SIZE
 
 
 @triton.jit
@@ -63,10 +64,7 @@ def _swapped_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_pt
     mask_n = offs_n < N
     mask_t = offs_t < M
     offs_r = tl.arange(0, 16)
-    groups = K // 128
-    per_split = tl.cdiv(groups, SPLIT_K)
-    g_first = pid_k * per_split
-    g_last = tl.minimum(g_first + per_split, groups)
+    g_first, g_last = _group_range(pid_k, K, SPLIT_K)
     # x^T[k, t] = x[t, k]. Tokens past M read row M - 1 (their outputs are masked at the store) so the
     # x loads need no mask.
     x_columns = x_ptr + tl.minimum(offs_t, M - 1).to(tl.int64)[None, :] * K
@@ -125,10 +123,7 @@ def _gemv_lean_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     mask_n = offs_n < N
     offs_r = tl.arange(0, 16)
-    groups = K // 128
-    per_split = tl.cdiv(groups, SPLIT_K)
-    g_first = pid_k * per_split
-    g_last = tl.minimum(g_first + per_split, groups)
+    g_first, g_last = _group_range(pid_k, K, SPLIT_K)
     acc = tl.zeros((16, BLOCK_N), dtype=tl.float32)
     for g in tl.range(g_first, g_last, num_stages=NUM_STAGES):
         words = tl.load(words_ptr + (g * 16 + offs_r).to(tl.int64)[:, None] * N + offs_n[None, :],

@@ -52,6 +52,15 @@ def _finish(acc, out_offsets, out_mask, out_ptr, partial_ptr, counter_ptr, tile,
 
 
 @triton.jit
+def _group_range(pid_k, K, SPLIT_K: tl.constexpr):
+    """The groups of 128 K rows that split `pid_k` of SPLIT_K walks: [first, last)."""
+    groups = K // 128
+    per_split = tl.cdiv(groups, SPLIT_K)
+    first = pid_k * per_split
+    return first, tl.minimum(first + per_split, groups)
+
+
+@triton.jit
 def _gemv_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, N, K,
                  BLOCK_N: tl.constexpr, SPLIT_K: tl.constexpr):
     pid_n = tl.program_id(0)
@@ -59,10 +68,7 @@ def _gemv_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, 
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     mask_n = offs_n < N
     offs_r = tl.arange(0, 16)
-    groups = K // 128
-    per_split = tl.cdiv(groups, SPLIT_K)
-    g_first = pid_k * per_split
-    g_last = tl.minimum(g_first + per_split, groups)
+    g_first, g_last = _group_range(pid_k, K, SPLIT_K)
     acc = tl.zeros((16, BLOCK_N), dtype=tl.float32)
     for g in range(g_first, g_last):
         words = tl.load(words_ptr + (g * 16 + offs_r).to(tl.int64)[:, None] * N + offs_n[None, :],
@@ -92,10 +98,7 @@ def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, c
     mask_m = offs_m < M
     mask_n = offs_n < N
     offs_r = tl.arange(0, 16)
-    groups = K // 128
-    per_split = tl.cdiv(groups, SPLIT_K)
-    g_first = pid_k * per_split
-    g_last = tl.minimum(g_first + per_split, groups)
+    g_first, g_last = _group_range(pid_k, K, SPLIT_K)
     x_rows = x_ptr + offs_m.to(tl.int64)[:, None] * K
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for g in range(g_first, g_last):
@@ -126,10 +129,7 @@ def _swap_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, 
     mask_n = offs_n < N
     mask_t = offs_t < M
     offs_r = tl.arange(0, 16)
-    groups = K // 128
-    per_split = tl.cdiv(groups, SPLIT_K)
-    g_first = pid_k * per_split
-    g_last = tl.minimum(g_first + per_split, groups)
+    g_first, g_last = _group_range(pid_k, K, SPLIT_K)
     # x^T[k, t] = x[t, k]. Tokens past M read row M - 1 (their outputs are masked at the store) so the
     # x loads need no mask.
     x_columns = x_ptr + tl.minimum(offs_t, M - 1).to(tl.int64)[None, :] * K
