@@ -105,18 +105,17 @@ def judge_kernel_names(kernel_names: list[str]) -> str:
     return "passed"
 
 
-def run_tensor_precision_audit(problem, solution_path: Path, audit, device: str, seed: int, log_path: Path) -> dict:
-    record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect, "shape": dict(audit.shape),
-              "tool": None}
+def profile_one_call(problem, solution_path: Path, shape: dict, device: str, seed: int, log_path: Path,
+                     metrics: str) -> tuple[list[dict] | None, str, str | None]:
+    """Run one call of the solution at `shape` under ncu with `metrics`: (kernels, ncu path, None), or
+    (None, ncu path or "", why not) when ncu is missing or fails."""
     ncu = find_ncu()
     if ncu is None:
-        return dict(record, outcome="not verified (Nsight Compute `ncu` not found on this machine)")
-    record["tool"] = ncu
-    metrics = ",".join(list(PRECISION_METRICS.values()) + list(EXTRA_METRICS))
+        return None, "", "Nsight Compute `ncu` not found on this machine"
     with tempfile.TemporaryDirectory(prefix="ceiling-audit-") as tmp:
         task_path = Path(tmp) / "task.json"
         task_path.write_text(json.dumps({"problem_dir": str(problem.spec.directory), "solution_path": str(solution_path),
-                                         "shape": dict(audit.shape), "device": device, "seed": seed}))
+                                         "shape": dict(shape), "device": device, "seed": seed}))
         report = Path(tmp) / "ncu.csv"
         command = [ncu, "--clock-control", "none", "--nvtx", "--nvtx-include", "ceiling_audit/",
                    "--metrics", metrics, "--csv", "--page", "raw", "--print-units", "base",
@@ -127,12 +126,23 @@ def run_tensor_precision_audit(problem, solution_path: Path, audit, device: str,
                 completed = subprocess.run(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                            stdin=subprocess.DEVNULL, timeout=NCU_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            return dict(record, outcome=f"not verified (ncu did not finish within {NCU_TIMEOUT_S} s)")
+            return None, ncu, f"ncu did not finish within {NCU_TIMEOUT_S} s"
         text = report.read_text(errors="replace") if report.exists() else ""
     if completed.returncode != 0 or "==ERROR==" in text:
         reason = next((line for line in text.splitlines() if "ERROR" in line), f"exit code {completed.returncode}")
-        return dict(record, outcome=f"not verified (ncu failed: {reason.strip()[:300]})")
-    outcome, evidence = judge_tensor_precision(parse_ncu_csv(text), audit.expect, problem.flops(audit.shape))
+        return None, ncu, f"ncu failed: {reason.strip()[:300]}"
+    return parse_ncu_csv(text), ncu, None
+
+
+def run_tensor_precision_audit(problem, solution_path: Path, audit, device: str, seed: int, log_path: Path) -> dict:
+    record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect, "shape": dict(audit.shape),
+              "tool": None}
+    metrics = ",".join(list(PRECISION_METRICS.values()) + list(EXTRA_METRICS))
+    kernels, ncu, why_not = profile_one_call(problem, solution_path, audit.shape, device, seed, log_path, metrics)
+    record["tool"] = ncu or None
+    if kernels is None:
+        return dict(record, outcome=f"not verified ({why_not})")
+    outcome, evidence = judge_tensor_precision(kernels, audit.expect, problem.flops(audit.shape))
     return dict(record, outcome=outcome, evidence=evidence)
 
 

@@ -86,14 +86,21 @@ def candidates(M: int):
 
 
 def label(variant: str, cfg: dict) -> str:
-    if variant == "house":
-        return "house"
+    if variant in ("house", "previous", "house_default"):
+        return variant
     split = cfg["SPLIT_K"] or "auto"
     tokens = "" if variant == "gemv_lean" else f" T{cfg['BLOCK_T']}"
+    tokens += f" K{cfg['BLOCK_K']}" if cfg.get("BLOCK_K") else ""
+    if "KERNEL" in cfg:  # bench_house.py's explicit dispatch configs
+        rows = f" M{cfg['BLOCK_M']}" if cfg["KERNEL"] == "mma" else tokens if cfg["KERNEL"] == "swap" else ""
+        return (f"{variant} {cfg['KERNEL']} N{cfg['BLOCK_N']}{rows} w{cfg['num_warps']} s{cfg['num_stages']} "
+                f"k{split} p{cfg.get('programs_per_sm', 2)}")
     return f"{variant} N{cfg['BLOCK_N']}{tokens} w{cfg['num_warps']} s{cfg['num_stages']} k{split}"
 
 
-def main():
+def main(module=variants, candidates_of=None):
+    """Bench `module`'s variants (prepare, run_variant) on the configs candidates_of(M) lists."""
+    candidates_of = candidates_of or candidates
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--only", default="", help="comma-separated variant families (default: all)")
@@ -125,15 +132,15 @@ def main():
         ref = problem.module.reference(weights, {"x": x})
         flops, nbytes = problem.flops(p), problem.bytes_moved(p)
         house_state = house.prepare(**weights)
-        state = variants.prepare(**weights)
-        for variant, cfg in candidates(p["M"]):
+        state = module.prepare(**weights)
+        for variant, cfg in candidates_of(p["M"]):
             if only and variant not in only:
                 continue
             name = label(variant, cfg)
             if variant == "house":
                 fn = lambda house_state=house_state, x=x: house.run(house_state, x)  # noqa: E731
             else:
-                fn = lambda state=state, x=x, variant=variant, cfg=cfg: variants.run_variant(state, x, variant, **cfg)  # noqa: E731
+                fn = lambda state=state, x=x, variant=variant, cfg=cfg: module.run_variant(state, x, variant, **cfg)  # noqa: E731
             row = {"shape": shape.name, "variant": variant, "config": name, **{k: v for k, v in cfg.items()}}
             try:
                 t0 = time.time()

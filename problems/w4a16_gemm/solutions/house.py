@@ -8,12 +8,12 @@ exactly once. All three kernels read this one layout.
 
 Three Triton kernels, one output tile per program, one group of 128 rows of K per loop step; `DISPATCH`
 picks one by M (measured on an H100, NOTES.md):
-* `_gemv_kernel` (M = 1): CUDA-core multiply-adds on (16, BLOCK_N) fp32 tiles. A nibble becomes a float
-  with two integer ops and one add (OR with the bits of 2^23, subtract 2^23); the zero point and scale
-  are applied once per group and column: s * (sum_k x_k q_k - z * sum_k x_k).
+Every kernel turns a nibble into the float 128 + q with two integer ops (`_biased_nibble`).
+* `_gemv_kernel` (M = 1): CUDA-core multiply-adds on (16, BLOCK_N) fp32 tiles of x (128 + q); the zero
+  point, the 128 and the scale are applied once per group and column: s * (sum x (128 + q) - (128 + z) sum x).
 * `_mma_kernel` (small decode batches): per nibble, the (16, BLOCK_N) tile is dequantised to bf16
-  (q * s - z * s, one fused multiply-add in fp32) and a (BLOCK_M, 16) x (16, BLOCK_N) tensor-core dot
-  accumulates it in fp32.
+  ((128 + q) * s - (128 + z) * s, one exact fused multiply-add in fp32) and a (BLOCK_M, 16) x (16, BLOCK_N)
+  tensor-core dot accumulates it in fp32.
 * `_swap_kernel` (larger M): the same dequantisation with the operands swapped, out^T = W^T @ x^T: the
   dequantised (BLOCK_N, 16) weight tile is the dot's A operand, which Hopper's wgmma takes from
   registers (no shared-memory round trip), and x^T is the B operand, whose wgmma N dimension is the
@@ -61,6 +61,21 @@ def _group_range(pid_k, K, SPLIT_K: tl.constexpr):
 
 
 @triton.jit
+def _biased_nibble(words, j: tl.constexpr):
+    """128 + q as fp32 for nibble j of every word: the nibble moved to bits 16..19 (no shift for j = 4) and
+    OR-ed with the bits of 128.0. Two integer ops and no int-to-float conversion (I2F runs at a quarter of
+    the FMA rate on Hopper). Then (128 + q) * s - (128 + z) * s is exact in one fp32 FFMA: both terms have
+    significands of at most 8 x 8 bits, so the bf16 weight is (q - z) * s rounded once."""
+    if j < 4:
+        at_16 = words << (16 - 4 * j)
+    elif j == 4:
+        at_16 = words
+    else:
+        at_16 = words >> (4 * j - 16)  # the sign bits this drags in are masked off
+    return ((at_16 & 0x000F0000) | 0x43000000).to(tl.float32, bitcast=True)
+
+
+@triton.jit
 def _gemv_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, N, K,
                  BLOCK_N: tl.constexpr, SPLIT_K: tl.constexpr):
     pid_n = tl.program_id(0)
@@ -79,10 +94,10 @@ def _gemv_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, 
         x_sum = tl.zeros((16,), dtype=tl.float32)
         for j in tl.static_range(8):
             x_j = tl.load(x_ptr + g * 128 + 16 * j + offs_r).to(tl.float32)
-            q_j = (((words >> (4 * j)) & 0xF) | 0x4B000000).to(tl.float32, bitcast=True) - 8388608.0
-            dot += x_j[:, None] * q_j
+            dot += x_j[:, None] * _biased_nibble(words, j)  # sum x (128 + q)
             x_sum += x_j
-        acc += dot * scale[None, :] - x_sum[:, None] * (zero * scale)[None, :]
+        # s * (sum x (128 + q) - (128 + z) sum x); the 128 offset costs ~7 bits of the fp32 sum's 24
+        acc += dot * scale[None, :] - x_sum[:, None] * ((zero + 128.0) * scale)[None, :]
     _finish(tl.sum(acc, axis=0), offs_n, mask_n, out_ptr, partial_ptr, counter_ptr, pid_n, pid_k, N,
             SPLIT_K)
 
@@ -106,11 +121,11 @@ def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, c
                         mask=mask_n[None, :], other=0)
         scale = tl.load(scales_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32)
         zero = tl.load(zeros_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32)
-        zero_scaled = zero * scale
+        offset = (zero + 128.0) * scale
         for j in tl.static_range(8):
             a_j = tl.load(x_rows + (g * 128 + 16 * j + offs_r)[None, :], mask=mask_m[:, None], other=0.0)
-            q_j = ((words >> (4 * j)) & 0xF).to(tl.float32)
-            acc = tl.dot(a_j, (q_j * scale[None, :] - zero_scaled[None, :]).to(tl.bfloat16), acc)
+            w_j = (_biased_nibble(words, j) * scale[None, :] - offset[None, :]).to(tl.bfloat16)
+            acc = tl.dot(a_j, w_j, acc)
     out_offsets = offs_m.to(tl.int64)[:, None] * N + offs_n[None, :]
     tile = pid_m * tl.num_programs(0) + pid_n
     _finish(acc, out_offsets, mask_m[:, None] & mask_n[None, :], out_ptr, partial_ptr, counter_ptr, tile, pid_k,
@@ -136,12 +151,11 @@ def _swap_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, 
     acc = tl.zeros((BLOCK_N, BLOCK_T), dtype=tl.float32)
     for g in tl.range(g_first, g_last, num_stages=NUM_STAGES):
         scale = tl.load(scales_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32)
-        zero_scaled = tl.load(zeros_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32) * scale
+        offset = (tl.load(zeros_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32) + 128.0) * scale
         words = tl.load(words_ptr + (g * 16 + offs_r).to(tl.int64)[None, :] * N + offs_n[:, None],
                         mask=mask_n[:, None], other=0)  # (BLOCK_N, 16 word rows)
-        for j in tl.static_range(8):
-            q_j = ((words >> (4 * j)) & 0xF).to(tl.float32)  # rows 16 j + r of the group
-            w_j = (q_j * scale[:, None] - zero_scaled[:, None]).to(tl.bfloat16)
+        for j in tl.static_range(8):  # rows 16 j + r of the group
+            w_j = (_biased_nibble(words, j) * scale[:, None] - offset[:, None]).to(tl.bfloat16)
             x_j = tl.load(x_columns + (g * 128 + 16 * j + offs_r)[:, None])
             acc = tl.dot(w_j, x_j, acc)
     out_offsets = offs_t.to(tl.int64)[None, :] * N + offs_n[:, None]  # out[t, n] from the tile's [n, t]
@@ -150,26 +164,29 @@ def _swap_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, 
             M * N, SPLIT_K)
 
 # Dispatch by M: (largest M of the row, kernel config, minimum programs per SM before K is split). First
-# row whose largest M >= M wins. Fractions of the roofline are the H100 SXM bench of the candidates,
+# row whose largest M >= M wins. Fractions of the roofline are H100 SXM benches: round 1,
 # measurements/bench_variants_round1_h100.json (`python problems/w4a16_gemm/bench_variants.py --out FILE`;
-# the swap16 rows there are `_swap_kernel`). M values between the measured ones (1, 7, 16, 32, 64, 128,
-# 256) are not measured: their row takes the token tile BLOCK_T = the row's M rounded up to a power of
-# two, so one token tile covers the batch and each weight tile is read once, as in the bench's candidates.
+# its swap16 rows are `_swap_kernel`), and round 2 with the exact-FFMA dequantisation,
+# measurements/bench_house_ffma_h100.json (`python problems/w4a16_gemm/bench_house.py --previous OLD --out
+# FILE`, "alt" rows). M values between the measured ones (1, 7, 16, 32, 64, 128, 256) are not measured:
+# their row takes the token tile BLOCK_T = the row's M rounded up to a power of two, so one token tile covers
+# the batch and each weight tile is read once.
 DISPATCH = [
-    # M = 1: CUDA-core GEMV, 0.449 (decode_m1_70b_up). No tensor-core path came close (swap16 0.363); the
-    # variants' leaner GEMV reached 0.454 only with split 2 and 4 stages (0.413 with 3 stages, no split),
-    # within noise of this kernel, so it was not taken. (Split 2 here: 448 tiles < 4 x 132 SMs.)
-    (1, dict(KERNEL="gemv", BLOCK_N=64, num_warps=4, num_stages=3), 4),
-    # M 2..16: bf16-dequant MMA on a 16-row tile: 0.448 at M = 7, 0.401 at M = 16; swap16 N64 T16 ties
-    # (0.446, 0.397), swap16 N128 and the other swaps are slower.
+    # M = 1: CUDA-core GEMV, 0.460 with 128 columns and >= 4 programs per SM (0.455 with 64). No
+    # tensor-core path came close (swap16 0.376, the TMA variants of variants_tma.py 0.31).
+    (1, dict(KERNEL="gemv", BLOCK_N=128, num_warps=4, num_stages=3), 4),
+    # M 2..16: bf16-dequant MMA on a 16-row tile: 0.460 at M = 7, 0.406 at M = 16; swap16 N64 T16 ties
+    # (0.455, 0.408), 128-column tiles of either kernel are slower (0.38-0.39).
     (16, dict(KERNEL="mma", BLOCK_M=16, BLOCK_N=64, num_warps=4, num_stages=3), 2),
-    # M 17..32: swap16 N64 T32, 4 warps: 0.338 at M = 32 (batch_m32_qwen72b_down; the MMA path 0.322).
-    (32, dict(KERNEL="swap", BLOCK_N=64, BLOCK_T=32, num_warps=4, num_stages=3), 2),
-    # M 33..64: swap16 N64 T64, 4 warps: 0.188 at M = 64 (batch_m64_70b_qkv; swap16 N128 0.162, MMA 0.154).
-    (64, dict(KERNEL="swap", BLOCK_N=64, BLOCK_T=64, num_warps=4, num_stages=3), 2),
+    # M 17..32: swap16 N64 T32, 4 warps, K split to >= 4 programs per SM: 0.353 at M = 32
+    # (batch_m32_qwen72b_down; 0.341 with >= 2 per SM, the MMA path 0.330).
+    (32, dict(KERNEL="swap", BLOCK_N=64, BLOCK_T=32, num_warps=4, num_stages=3), 4),
+    # M 33..64: swap16 N128 T64, 8 warps: 0.216 at M = 64 (batch_m64_70b_qkv; N64 T64 4 warps 0.191,
+    # N128 T64 4 warps 0.162).
+    (64, dict(KERNEL="swap", BLOCK_N=128, BLOCK_T=64, num_warps=8, num_stages=3), 2),
     # M > 64: swap16 N128 T128, 8 warps, K never split (fp32 partials of a large M cost as much as the
-    # weight): 0.230 at M = 128 and 0.284 at M = 256 (two token tiles; the MMA path 0.181 and 0.218;
-    # a 256-token tile was measured only on swap16p, where it lost to 128: 0.143 vs 0.210).
+    # weight): 0.232 at M = 128 and 0.286 at M = 256 (two token tiles). 4 stages tie; a 256-token tile
+    # (0.179), 256 columns (0.143) and 64-column or 64-token tiles (0.20-0.22) are slower.
     (None, dict(KERNEL="swap", BLOCK_N=128, BLOCK_T=128, num_warps=8, num_stages=3), 0),
 ]
 
