@@ -43,7 +43,7 @@ def _dequant_nibble(words, j: tl.constexpr, scale, offset, EXACT_FFMA: tl.conste
 @triton.jit
 def _swap_tma_kernel(x_desc, words_desc, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, M, N, K,
                      BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr, SPLIT_K: tl.constexpr,
-                     NUM_STAGES: tl.constexpr, EXACT_FFMA: tl.constexpr):
+                     NUM_STAGES: tl.constexpr, EXACT_FFMA: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
     """One (BLOCK_N columns of W) x (BLOCK_T tokens) tile of out^T = W^T @ x^T, one group per step."""
     pid_n = tl.program_id(0)
     pid_t = tl.program_id(1)
@@ -55,7 +55,7 @@ def _swap_tma_kernel(x_desc, words_desc, scales_ptr, zeros_ptr, out_ptr, partial
     mask_n = offs_n < N
     g_first, g_last = _group_range(pid_k, K, SPLIT_K)
     acc = tl.zeros((BLOCK_N, BLOCK_T), dtype=tl.float32)
-    for g in tl.range(g_first, g_last, num_stages=NUM_STAGES):
+    for g in tl.range(g_first, g_last, num_stages=NUM_STAGES, warp_specialize=WARP_SPECIALIZE):
         scale = tl.load(scales_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32)
         zero = tl.load(zeros_ptr + g * N + offs_n, mask=mask_n, other=0.0).to(tl.float32)
         if EXACT_FFMA:
@@ -146,5 +146,5 @@ def run_variant(state, x, variant: str, BLOCK_N: int, num_warps: int, num_stages
     _swap_tma_kernel[(tiles_n, tiles_t, split)](
         x_desc, words_desc, state["scales"], state["zeros"], out, partial, state["counters"], M, N, K,
         BLOCK_N=BLOCK_N, BLOCK_T=BLOCK_T, SPLIT_K=split, NUM_STAGES=num_stages,
-        EXACT_FFMA=variant == "tma_ffma", num_warps=num_warps)
+        EXACT_FFMA=variant in ("tma_ffma", "tma_ws"), WARP_SPECIALIZE=variant == "tma_ws", num_warps=num_warps)
     return out
