@@ -7,6 +7,8 @@ import os
 os.environ.setdefault("TRITON_INTERPRET", "1")  # variants.py's Triton kernels run in the CPU interpreter
 
 import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
 
 from scoring.checking import compare  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
@@ -109,3 +111,62 @@ def test_house_dispatch_reaches_every_kernel_and_matches_the_reference_in_the_in
         for _ in range(2):
             stats = compare(house.run(state, inputs["x"]), ref, PROBLEM.spec.tolerance)
             assert stats.passed, (M, cfg, stats)
+
+
+_HOUSE = import_file(SOLUTIONS / "house.py", "w4_house_nibble_test")
+
+
+@triton.jit
+def _nibbles_kernel(words_ptr, out_ptr):
+    """The house's `_biased_nibble` for nibbles 0..7 of 16 words."""
+    words = tl.load(words_ptr + tl.arange(0, 16))
+    for j in tl.static_range(8):
+        tl.store(out_ptr + 16 * j + tl.arange(0, 16), _HOUSE._biased_nibble(words, j))
+
+
+def test_biased_nibble_gives_128_plus_q_and_the_ffma_dequantisation_is_exact():
+    """`_biased_nibble` (house.py) yields the float 128 + q for every nibble position; and for every q, z and
+    bf16 scale s of the drawn range, (128 + q) s - (128 + z) s in fp32 equals (q - z) s exactly, so the
+    bf16 weight is rounded once, as the honest method's."""
+    import numpy as np
+
+    q = torch.randint(0, 16, (8, 16))
+    q[:, 0] = 15  # the sign bit of the top nibble set: arithmetic shifts drag ones in
+    words = sum((q[j].to(torch.int64) << (4 * j)) for j in range(8))
+    words = torch.where(words >= 2**31, words - 2**32, words).to(torch.int32)
+    out = torch.empty(8 * 16, dtype=torch.float32)
+    _nibbles_kernel[(1,)](words, out)
+    assert torch.equal(out.view(8, 16), 128.0 + q.float())
+
+    values = np.arange(16, dtype=np.float32)
+    scales = torch.linspace(0.5 * 2**-10, 1.5 * 2**-6, 4001).to(torch.bfloat16).float().numpy()
+    qq, zz, ss = np.meshgrid(values, values, scales, indexing="ij")
+    fp32 = (np.float32(128) + qq) * ss - (np.float32(128) + zz) * ss  # both products exact, difference too
+    assert fp32.dtype == np.float32
+    assert np.array_equal(fp32.astype(np.float64), (qq.astype(np.float64) - zz) * ss.astype(np.float64))
+
+
+def test_tma_candidates_match_the_reference_in_the_interpreter():
+    """variants_tma.py's kernels (bench_tma.py times them): round-1 and exact-FFMA dequantisation, and the
+    one-dot-per-step "tk" variant with K steps of 64 and 128, with and without split K, ragged M and N."""
+    from scoring import interpreter_fixes
+
+    interpreter_fixes.apply()
+    import sys
+
+    sys.path.insert(0, str(PROBLEM.spec.directory))
+    try:
+        variants_tma = import_file(PROBLEM.spec.directory / "variants_tma.py", "w4_variants_tma_test")
+    finally:
+        sys.path.remove(str(PROBLEM.spec.directory))
+    cases = [("tma", {}), ("tma_ffma", dict(SPLIT_K=2)), ("tk", dict(BLOCK_K=64)), ("tk", dict(BLOCK_K=128, SPLIT_K=2))]
+    for shape in (dict(M=5, N=48, K=512), dict(M=20, N=80, K=256)):
+        weights, inputs = _draw(shape)
+        state = variants_tma.prepare(**weights)
+        ref = P.reference(weights, inputs)
+        for family, extra in cases:
+            for _ in range(2):
+                out = variants_tma.run_variant(state, inputs["x"], family, BLOCK_N=32, num_warps=4, num_stages=2,
+                                               BLOCK_T=16, **extra)
+                stats = compare(out, ref, PROBLEM.spec.tolerance)
+                assert stats.passed, (family, shape, extra, stats)

@@ -72,3 +72,26 @@ def test_vendor_kernels_in_the_profiled_call_fail_x21():
     assert judge_kernel_names(["sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"]).startswith("failed (X21")
     assert judge_kernel_names(["flash_fwd_splitkv_kernel"]).startswith("failed (X21")
     assert judge_kernel_names([]).startswith("not verified")
+
+
+def test_tensor_ops_command_explains_bad_arguments_and_a_missing_gpu():
+    """`python -m scoring.tensor_ops` (ncu count of executed tensor FLOPs) refuses clearly, never silently."""
+    import subprocess
+    import sys
+
+    def run(*args):
+        done = subprocess.run([sys.executable, "-m", "scoring.tensor_ops", *args], capture_output=True, text=True,
+                              timeout=120)
+        return done.returncode, done.stdout + done.stderr
+
+    code, text = run("problem=kda", "shape=no_such_shape")
+    assert code != 0 and "no GPU shape 'no_such_shape'" in text and "b4_t8k_h16" in text
+    code, text = run("problem=kda", "colour=blue")
+    assert code != 0 and "unknown argument 'colour=blue'" in text
+    code, text = run("problem=kda")
+    assert code != 0 and "shape=SHAPE_NAME" in text
+    import torch
+
+    if not torch.cuda.is_available():
+        code, text = run("problem=kda", "shape=b4_t8k_h16")
+        assert code != 0 and "needs a GPU" in text
