@@ -2,7 +2,7 @@
 import importlib.util
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("kda_house_base", Path(__file__).resolve().parents[1] / "problems/kda/solutions/house.py")
+_spec = importlib.util.spec_from_file_location("kda_house_base", Path(__file__).resolve().parents[1] / "solutions" / "house.py")
 base = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(base)
 
