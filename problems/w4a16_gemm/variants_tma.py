@@ -41,17 +41,19 @@ def _dequant_nibble(words, j: tl.constexpr, scale, offset, EXACT_FFMA: tl.conste
 
 
 @triton.jit
+def _tile_origin(BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr):
+    """This program's first column and token, its column and token offsets, and its K split."""
+    n0 = tl.program_id(0) * BLOCK_N
+    t0 = tl.program_id(1) * BLOCK_T
+    return n0, t0, n0 + tl.arange(0, BLOCK_N), t0 + tl.arange(0, BLOCK_T), tl.program_id(2)
+
+
+@triton.jit
 def _swap_tma_kernel(x_desc, words_desc, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, M, N, K,
                      BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr, SPLIT_K: tl.constexpr,
                      NUM_STAGES: tl.constexpr, EXACT_FFMA: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
     """One (BLOCK_N columns of W) x (BLOCK_T tokens) tile of out^T = W^T @ x^T, one group per step."""
-    pid_n = tl.program_id(0)
-    pid_t = tl.program_id(1)
-    pid_k = tl.program_id(2)
-    n0 = pid_n * BLOCK_N
-    t0 = pid_t * BLOCK_T
-    offs_n = n0 + tl.arange(0, BLOCK_N)
-    offs_t = t0 + tl.arange(0, BLOCK_T)
+    n0, t0, offs_n, offs_t, pid_k = _tile_origin(BLOCK_N, BLOCK_T)
     mask_n = offs_n < N
     g_first, g_last = _group_range(pid_k, K, SPLIT_K)
     acc = tl.zeros((BLOCK_N, BLOCK_T), dtype=tl.float32)
@@ -68,7 +70,7 @@ def _swap_tma_kernel(x_desc, words_desc, scales_ptr, zeros_ptr, out_ptr, partial
             x_j = x_desc.load([t0, g * 128 + 16 * j])  # (BLOCK_T, 16) bf16
             acc = tl.dot(w_j, x_j.T, acc)
     out_offsets = offs_t.to(tl.int64)[None, :] * N + offs_n[:, None]  # out[t, n] from the tile's [n, t]
-    tile = pid_t * tl.num_programs(0) + pid_n
+    tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
     _finish(acc, out_offsets, mask_n[:, None] & (offs_t < M)[None, :], out_ptr, partial_ptr, counter_ptr, tile,
             pid_k, M * N, SPLIT_K)
 
@@ -83,13 +85,7 @@ def _swap_tk_kernel(x_desc, words_desc, scales_ptr, zeros_ptr, out_ptr, partial_
     Nibble p of a 16-bit half is masked in place and OR-ed with the exponent of 2^(23 - 4 p): the float is
     2^(23 - 4 p) + q exactly, and subtracting 2^(23 - 4 p) gives q (LOP3 + FADD; no shift, no I2F); then
     q * s - z * s is one exact FFMA."""
-    pid_n = tl.program_id(0)
-    pid_t = tl.program_id(1)
-    pid_k = tl.program_id(2)
-    n0 = pid_n * BLOCK_N
-    t0 = pid_t * BLOCK_T
-    offs_n = n0 + tl.arange(0, BLOCK_N)
-    offs_t = t0 + tl.arange(0, BLOCK_T)
+    n0, t0, offs_n, offs_t, pid_k = _tile_origin(BLOCK_N, BLOCK_T)
     mask_n = offs_n < N
     STEPS_PER_GROUP: tl.constexpr = 128 // BLOCK_K
     g_first, g_last = _group_range(pid_k, K, SPLIT_K)
@@ -110,7 +106,7 @@ def _swap_tk_kernel(x_desc, words_desc, scales_ptr, zeros_ptr, out_ptr, partial_
         x_tile = x_desc.load([t0, step * BLOCK_K])  # (BLOCK_T, BLOCK_K)
         acc = tl.dot(w, x_tile.T, acc)
     out_offsets = offs_t.to(tl.int64)[None, :] * N + offs_n[:, None]
-    tile = pid_t * tl.num_programs(0) + pid_n
+    tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
     _finish(acc, out_offsets, mask_n[:, None] & (offs_t < M)[None, :], out_ptr, partial_ptr, counter_ptr, tile,
             pid_k, M * N, SPLIT_K)
 
