@@ -132,7 +132,7 @@ def main():
             rows.append({"shape": shape.name, "variant": "tinygemm", "error": f"{type(exc).__name__}: {exc}"[:300]})
             print(rows[-1], flush=True)
         record("eager dequant+mm", lambda: eager.run(w, x["x"]))
-        del w, x, ref, state
+        w = x = ref = state = None  # free this shape's tensors (rebinding, not del: the closures above read these names)
         torch.cuda.empty_cache()
     Path(args.out).write_text(json.dumps({"hardware": hw.as_dict(), "torch": torch.__version__, "rows": rows}, indent=1))
     print("\nbest per shape:")
