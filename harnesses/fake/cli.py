@@ -140,7 +140,7 @@ def codex(argv, cfg, ws, sol):
     folder.mkdir(parents=True, exist_ok=True)
     usage = {"input_tokens": 9000, "cached_input_tokens": 6000, "output_tokens": 700, "reasoning_output_tokens": 300,
              "total_tokens": 9700}
-    patch = "*** Begin Patch\n*** Add File: solution.py\n" + "".join("+" + l + "\n" for l in sol.splitlines()) + \
+    patch = "*** Begin Patch\n*** Add File: solution.py\n" + "".join("+" + line + "\n" for line in sol.splitlines()) + \
         "*** End Patch\n"
     rollout = [("session_meta", {"id": tid, "timestamp": stamp, "cwd": str(ws), "originator": "codex_exec",
                                  "cli_version": "0.50.0-fake", "model_provider": "openai"}),
