@@ -69,7 +69,7 @@ def main():
 
         state = library.prepare(w["w_gate"], w["w_up"])
         record("grouped_mm", lambda: library.run(state, x["x"], x["offsets"]))
-        del state
+        state = None  # the grouped_mm weights; rebinding, not del: the lambda above reads the name
         record("house-pick", lambda: house.moe_swiglu(x["x"], x["offsets"], w["w_gate"], w["w_up"]))
         for cfg in CANDIDATES:
             name = "{BLOCK_M}x{BLOCK_N}x{BLOCK_K} w{num_warps} s{num_stages}".format(**cfg)
@@ -77,7 +77,7 @@ def main():
         best = max((r for r in rows if r["shape"] == shape.name and "fraction" in r and r["variant"] != "grouped_mm"),
                    key=lambda r: r["fraction"], default=None)
         print(f"{shape.name}: best {best and best['variant']} {best and round(best['fraction'], 3)}", flush=True)
-        del w, x, ref
+        w = x = ref = None  # free this shape (rebinding, not del: the closures above read these names)
         torch.cuda.empty_cache()
     if args.out:
         Path(args.out).write_text(json.dumps({"hardware": hw.as_dict(), "rows": rows}, indent=1))

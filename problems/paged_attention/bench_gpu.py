@@ -96,7 +96,7 @@ def main():
                 record(f"sdpa {'expand' if expand else 'enable_gqa'} {backend}", lib)
         if p["B"] * p["L"] * p["G"] * p["Hkv"] <= 2**24:
             record("eager", lambda: eager.attention(*args_))
-        del w, x, ref
+        w = x = ref = None  # free this shape (rebinding, not del: the closures above read these names)
         torch.cuda.empty_cache()
     Path(args.out).write_text(json.dumps({"hardware": hw.as_dict(), "torch": torch.__version__, "rows": rows}, indent=1))
     print("\nbest per shape:")

@@ -61,7 +61,7 @@ def main():
                             "online_softmax_fp32 (Triton)": errors(online.run({}, x), ref, tol),
                             "house": errors(house.run({}, x), ref, tol)},
                "timing_ms": {}}
-        del ref
+        ref = None  # free this shape (rebinding, not del: the closures above read the name)
         candidates = {"torch.softmax fp32": lambda: torch.softmax(x, -1),
                       "online_softmax_fp32 (Triton)": lambda: online.run({}, x)}
         for cfg in CONFIGS if args.sweep else []:

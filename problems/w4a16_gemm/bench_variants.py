@@ -166,7 +166,7 @@ def main(module=variants, candidates_of=None):
             rows.append(row)
             Path(args.out).write_text(json.dumps({"hardware": hw.as_dict(), "torch": torch.__version__,
                                                   "triton": triton.__version__, "rows": rows}, indent=1))
-        del weights, x, ref, house_state, state
+        weights = x = ref = house_state = state = None  # free this shape (rebinding: the lambdas read these names)
         torch.cuda.empty_cache()
     print(f"\nwall {time.time() - started:.0f} s; results in {args.out}\n")
     print_table(rows, [s.name for s in shapes if not wanted_shapes or s.name in wanted_shapes], visible)
