@@ -46,6 +46,14 @@ repack_group_strided, GROUP_SIZE = house.repack_group_strided, house.GROUP_SIZE
 
 
 @triton.jit
+def _tile_origin(BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr):
+    """This program's first column and token, its column and token offsets, and its K split."""
+    n0 = tl.program_id(0) * BLOCK_N
+    t0 = tl.program_id(1) * BLOCK_T
+    return n0, t0, n0 + tl.arange(0, BLOCK_N), t0 + tl.arange(0, BLOCK_T), tl.program_id(2)
+
+
+@triton.jit
 def _swapped_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, M, N, K,
                     BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr, SPLIT_K: tl.constexpr,
                     WHOLE_GROUP_DOT: tl.constexpr, NUM_STAGES: tl.constexpr):
@@ -56,11 +64,7 @@ def _swapped_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_pt
     Otherwise (swap16p): words are (K / 8, N) group-strided, eight K = 16 dots per group, and the next
     group's x^T is loaded into registers one step ahead (Triton 3.6's pipeliner streams the words with
     cp.async but loads x synchronously before each dot), then split into the eight (16, BLOCK_T) tiles."""
-    pid_n = tl.program_id(0)
-    pid_t = tl.program_id(1)
-    pid_k = tl.program_id(2)
-    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    offs_t = pid_t * BLOCK_T + tl.arange(0, BLOCK_T)
+    _, _, offs_n, offs_t, pid_k = _tile_origin(BLOCK_N, BLOCK_T)
     mask_n = offs_n < N
     mask_t = offs_t < M
     offs_r = tl.arange(0, 16)
@@ -109,7 +113,7 @@ def _swapped_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_pt
                 w_j = (q_j * scale[:, None] - zero_scaled[:, None]).to(tl.bfloat16)
                 acc = tl.dot(w_j, x_tiles[j], acc)
     out_offsets = offs_t.to(tl.int64)[None, :] * N + offs_n[:, None]  # out[t, n] from the tile's [n, t]
-    tile = pid_t * tl.num_programs(0) + pid_n
+    tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
     _finish(acc, out_offsets, mask_n[:, None] & mask_t[None, :], out_ptr, partial_ptr, counter_ptr, tile, pid_k,
             M * N, SPLIT_K)
 

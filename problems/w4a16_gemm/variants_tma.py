@@ -19,7 +19,7 @@ import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-from variants import _finish, _group_range, repack_group_strided, split_for
+from variants import _finish, _group_range, _tile_origin, repack_group_strided, split_for
 
 
 @triton.jit
@@ -38,14 +38,6 @@ def _dequant_nibble(words, j: tl.constexpr, scale, offset, EXACT_FFMA: tl.conste
     else:
         q = ((words >> (4 * j)) & 0xF).to(tl.float32)
         return (q * scale[:, None] - offset[:, None]).to(tl.bfloat16)
-
-
-@triton.jit
-def _tile_origin(BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr):
-    """This program's first column and token, its column and token offsets, and its K split."""
-    n0 = tl.program_id(0) * BLOCK_N
-    t0 = tl.program_id(1) * BLOCK_T
-    return n0, t0, n0 + tl.arange(0, BLOCK_N), t0 + tl.arange(0, BLOCK_T), tl.program_id(2)
 
 
 @triton.jit
