@@ -98,9 +98,11 @@ def label(variant: str, cfg: dict) -> str:
     return f"{variant} N{cfg['BLOCK_N']}{tokens} w{cfg['num_warps']} s{cfg['num_stages']} k{split}"
 
 
-def main(module=variants, candidates_of=None):
-    """Bench `module`'s variants (prepare, run_variant) on the configs candidates_of(M) lists."""
+def main(module=variants, candidates_of=None, label_of=None):
+    """Bench `module`'s variants (prepare, run_variant) on the configs candidates_of(M) lists, each named
+    by label_of(variant, cfg)."""
     candidates_of = candidates_of or candidates
+    label_of = label_of or label
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--only", default="", help="comma-separated variant families (default: all)")
@@ -136,7 +138,7 @@ def main(module=variants, candidates_of=None):
         for variant, cfg in candidates_of(p["M"]):
             if only and variant not in only:
                 continue
-            name = label(variant, cfg)
+            name = label_of(variant, cfg)
             if variant == "house":
                 fn = lambda house_state=house_state, x=x: house.run(house_state, x)  # noqa: E731
             else:

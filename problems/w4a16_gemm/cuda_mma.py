@@ -1,0 +1,426 @@
+"""W4A16 GEMM as a CUDA kernel on mma.sync tensor-core instructions (m16n8k16, bf16 in, fp32 accumulate).
+
+The operands are swapped, out^T = W^T x^T, so the dequantised weight is the MMA's A operand (16 columns of
+W by 16 rows of K, held in registers) and x^T its B operand (16 rows of K by 8 tokens, from shared memory).
+The weight's A fragments need no shared-memory shuffle: `pack_fragments` (preparation, not timed) orders
+the packed nibbles so that each thread's 32-bit word holds exactly the eight values of its A fragment for
+one 16 x 16 tile, and one 16-byte load gives a thread its words for four tiles along K:
+
+    word (n16 tile nt, k tile kt of 128, k16 step kk = 4 kh + e, lane = 4 g + t), nibble p = 4 h + 2 d + c:
+        q[k, n] with k = 128 kt + 16 kk + 8 d + 2 t + h and n = 16 nt + 8 c + g
+    stored at words[nt, kt, kh, lane, e] (int32), so a (16 columns x 128 K) block is 1 KB, contiguous.
+
+Nibbles p and p + 4 (bits 4p and 16 + 4p) are the two K-neighbours of one bf16x2 register of the A
+fragment, so ((word >> 4r) & 0x000F000F) | 0x43004300 is that register with 128 + q in each half
+(bf16's 128 has the 8 exponent bits 0x86 and a 7-bit mantissa where q fits exactly). Then
+(128 + q) - (128 + z) is exact in bf16 (an integer of magnitude <= 15) and one rounding multiplies it by
+the scale: the weight the MMA sees is (q - z) * s rounded once to bf16, as in the Triton kernels.
+
+Scales and zero points travel as one 32-bit word per (group, column): the scale's bf16 bits below,
+-(128 + z) above (`pack_scale_zero`).
+
+The kernel is templated on its tile (BN columns x BM tokens per block, a warp grid WARPS_N x WARPS_M x
+WARPS_K over it) and its cp.async pipeline depth; K is split over gridDim.z blocks per output tile, whose
+fp32 partials the last block to arrive sums (per-tile counters, reset by that block).
+"""
+
+from __future__ import annotations
+
+import torch
+
+GROUP_SIZE = 128
+
+CUDA_SOURCE = r"""
+typedef unsigned int u32;
+
+// Only PTX below: NVRTC compiles this without any CUDA header.
+__device__ __forceinline__ u32 smem_u32(const void* p) {
+    u32 address;
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }\n" : "=r"(address) : "l"(p));
+    return address;
+}
+__device__ __forceinline__ float4 load_l2(const float* p) {  // bypasses L1: other blocks wrote it
+    float4 v;
+    asm volatile("ld.global.cg.v4.f32 {%0,%1,%2,%3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    return v;
+}
+__device__ __forceinline__ void store_l2(float* p, float4 v) {
+    asm volatile("st.global.cg.v4.f32 [%0], {%1,%2,%3,%4};\n" :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w));
+}
+__device__ __forceinline__ void store_bf16x4(unsigned short* p, u32 lo, u32 hi) {
+    asm volatile("st.global.v2.b32 [%0], {%1,%2};\n" :: "l"(p), "r"(lo), "r"(hi));
+}
+
+// 16-byte asynchronous copy global -> shared; with valid == false it writes zeros and reads nothing.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
+    int src_bytes = valid ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(smem_u32(dst)), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" :: "n"(N));
+}
+
+__device__ __forceinline__ u32 lop3_and_or(u32 a, u32 mask, u32 bits) {  // (a & mask) | bits
+    u32 d;
+    asm("lop3.b32 %0, %1, %2, %3, 0xEA;\n" : "=r"(d) : "r"(a), "r"(mask), "r"(bits));
+    return d;
+}
+__device__ __forceinline__ u32 bf16x2_fma(u32 a, u32 b, u32 c) {  // a * b + c, one rounding per half
+    u32 d;
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;\n" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+__device__ __forceinline__ u32 byte_perm(u32 a, u32 selector) {
+    u32 d;
+    asm("prmt.b32 %0, %1, %1, %2;\n" : "=r"(d) : "r"(a), "r"(selector));
+    return d;
+}
+
+__device__ __forceinline__ void mma_bf16_16816(float* c, const u32* a, u32 b0, u32 b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(u32* r, const void* row_address) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_u32(row_address)));
+}
+__device__ __forceinline__ void ldmatrix_x2(u32* r, const void* row_address) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1]) : "r"(smem_u32(row_address)));
+}
+
+__device__ __forceinline__ u32 pack_bf16x2(float lo, float hi) {
+    u32 d;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+
+// One 16 (columns) x 16 (K) A fragment from a packed word: four bf16x2 registers of (q - z) * s.
+// sz_lo / sz_hi: the (scale, -(128 + z)) words of the thread's two columns g and g + 8.
+__device__ __forceinline__ void dequantise(u32 word, u32 scale_lo, u32 shift_lo, u32 scale_hi, u32 shift_hi,
+                                           u32* a) {
+    const u32 MASK = 0x000F000Fu, BIAS_128 = 0x43004300u, ONE = 0x3F803F80u;
+    u32 r0 = lop3_and_or(word, MASK, BIAS_128);        // column g,     K 2t, 2t + 1
+    u32 r1 = lop3_and_or(word >> 4, MASK, BIAS_128);   // column g + 8, K 2t, 2t + 1
+    u32 r2 = lop3_and_or(word >> 8, MASK, BIAS_128);   // column g,     K 2t + 8, 2t + 9
+    u32 r3 = lop3_and_or(word >> 12, MASK, BIAS_128);  // column g + 8, K 2t + 8, 2t + 9
+    const u32 NEG_ZERO = 0x80008000u;                  // -0 + x == x, also for x == +0
+    a[0] = bf16x2_fma(bf16x2_fma(r0, ONE, shift_lo), scale_lo, NEG_ZERO);
+    a[1] = bf16x2_fma(bf16x2_fma(r1, ONE, shift_hi), scale_hi, NEG_ZERO);
+    a[2] = bf16x2_fma(bf16x2_fma(r2, ONE, shift_lo), scale_lo, NEG_ZERO);
+    a[3] = bf16x2_fma(bf16x2_fma(r3, ONE, shift_hi), scale_hi, NEG_ZERO);
+}
+
+template <int BN, int BM, int WARPS_N, int WARPS_M, int WARPS_K, int STAGES>
+__global__ void __launch_bounds__(32 * WARPS_N * WARPS_M * WARPS_K)
+w4a16_mma(const uint4* __restrict__ words, const u32* __restrict__ scale_zero,
+          const unsigned short* __restrict__ x, unsigned short* __restrict__ out,
+          float* __restrict__ partial, int* __restrict__ counters, int M, int N, int K) {
+    constexpr int THREADS = 32 * WARPS_N * WARPS_M * WARPS_K;
+    constexpr int WN = BN / WARPS_N, WM = BM / WARPS_M;  // warp tile: columns, tokens
+    constexpr int NT = WN / 16, MT = WM / 8;              // 16-column A tiles, 8-token B tiles per warp
+    constexpr int KH = 2 / WARPS_K;                       // 16-byte word loads (4 K16 steps each) per warp
+    static_assert(WN % 16 == 0 && WM % 8 == 0 && (WARPS_K == 1 || WARPS_K == 2), "tile shape");
+    constexpr int W_BYTES = BN * 64, X_BYTES = BM * 256, S_BYTES = BN * 4;
+    constexpr int STAGE_BYTES = W_BYTES + X_BYTES + S_BYTES;
+
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wn = warp % WARPS_N, wm = (warp / WARPS_N) % WARPS_M, wk = warp / (WARPS_N * WARPS_M);
+    const int g = lane >> 2, t = lane & 3;
+    const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM;
+    const int k_tiles = K / 128, n16_tiles = N / 16;
+    const int per_split = (k_tiles + gridDim.z - 1) / gridDim.z;
+    const int kt_first = blockIdx.z * per_split;
+    const int kt_count = max(0, min(k_tiles, kt_first + per_split) - kt_first);
+
+    auto load_stage = [&](int kt, int stage) {
+        unsigned char* base = smem + stage * STAGE_BYTES;
+        uint4* w_dst = reinterpret_cast<uint4*>(base);
+        for (int i = tid; i < BN * 4; i += THREADS) {  // BN / 16 blocks of 1 KB
+            int nt = n0 / 16 + i / 64;
+            bool ok = nt < n16_tiles;
+            const uint4* src = words + ((size_t)(ok ? nt : 0) * k_tiles + kt) * 64 + (i & 63);
+            cp_async16(w_dst + i, src, ok);
+        }
+        unsigned char* x_dst = base + W_BYTES;
+        for (int i = tid; i < BM * 16; i += THREADS) {  // BM rows of 128 K (16 chunks of 8 bf16), swizzled
+            int row = i >> 4, chunk = i & 15, m = m0 + row;
+            bool ok = m < M;
+            const unsigned short* src = x + (size_t)(ok ? m : 0) * K + kt * 128 + chunk * 8;
+            cp_async16(x_dst + row * 256 + ((chunk ^ (row & 7)) << 4), src, ok);
+        }
+        u32* s_dst = reinterpret_cast<u32*>(base + W_BYTES + X_BYTES);
+        for (int i = tid; i < BN / 4; i += THREADS) {
+            int n = n0 + i * 4;
+            bool ok = n < N;
+            cp_async16(s_dst + i * 4, scale_zero + (size_t)kt * N + (ok ? n : 0), ok);
+        }
+    };
+
+    float acc[NT][MT][4];
+#pragma unroll
+    for (int i = 0; i < NT; ++i)
+#pragma unroll
+        for (int j = 0; j < MT; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < kt_count) load_stage(kt_first + s, s);
+        cp_async_commit();
+    }
+
+    for (int it = 0; it < kt_count; ++it) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        {
+            int next = it + STAGES - 1;
+            if (next < kt_count) load_stage(kt_first + next, next % STAGES);
+            cp_async_commit();
+        }
+        const unsigned char* base = smem + (it % STAGES) * STAGE_BYTES;
+        const uint4* w_s = reinterpret_cast<const uint4*>(base);
+        const unsigned char* x_s = base + W_BYTES;
+        const u32* s_s = reinterpret_cast<const u32*>(base + W_BYTES + X_BYTES);
+
+        u32 scale_lo[NT], shift_lo[NT], scale_hi[NT], shift_hi[NT];
+#pragma unroll
+        for (int i = 0; i < NT; ++i) {
+            int col = wn * WN + i * 16 + g;
+            u32 lo = s_s[col], hi = s_s[col + 8];
+            scale_lo[i] = byte_perm(lo, 0x1010); shift_lo[i] = byte_perm(lo, 0x3232);
+            scale_hi[i] = byte_perm(hi, 0x1010); shift_hi[i] = byte_perm(hi, 0x3232);
+        }
+#pragma unroll
+        for (int h = 0; h < KH; ++h) {
+            const int kh = wk * KH + h;
+            uint4 w[NT];
+#pragma unroll
+            for (int i = 0; i < NT; ++i) w[i] = w_s[(wn * NT + i) * 64 + kh * 32 + lane];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int kk = kh * 4 + e;
+                u32 b[MT][2];
+#pragma unroll
+                for (int j = 0; j + 1 < MT; j += 2) {  // two 8-token tiles, both K halves: one ldmatrix.x4
+                    int row = wm * WM + (j + (lane >> 4)) * 8 + (lane & 7);
+                    int chunk = kk * 2 + ((lane >> 3) & 1);
+                    u32 r[4];
+                    ldmatrix_x4(r, x_s + row * 256 + ((chunk ^ (row & 7)) << 4));
+                    b[j][0] = r[0]; b[j][1] = r[1]; b[j + 1][0] = r[2]; b[j + 1][1] = r[3];
+                }
+                if (MT % 2) {
+                    int row = wm * WM + (MT - 1) * 8 + (lane & 7);
+                    int chunk = kk * 2 + ((lane >> 3) & 1);
+                    u32 r[2];
+                    ldmatrix_x2(r, x_s + row * 256 + ((chunk ^ (row & 7)) << 4));
+                    b[MT - 1][0] = r[0]; b[MT - 1][1] = r[1];
+                }
+#pragma unroll
+                for (int i = 0; i < NT; ++i) {
+                    u32 word = e == 0 ? w[i].x : e == 1 ? w[i].y : e == 2 ? w[i].z : w[i].w;
+                    u32 a[4];
+                    dequantise(word, scale_lo[i], shift_lo[i], scale_hi[i], shift_hi[i], a);
+#pragma unroll
+                    for (int j = 0; j < MT; ++j) mma_bf16_16816(acc[i][j], a, b[j][0], b[j][1]);
+                }
+            }
+        }
+    }
+    cp_async_wait<0>();
+    __syncthreads();
+
+    // Epilogue: the block's fp32 tile [BM][BN + 4] in shared memory (warps along K add into it), then
+    // row-contiguous stores: bf16 to out, or (split K) fp32 partials that the last block sums.
+    constexpr int LD = BN + 4;
+    float* tile = reinterpret_cast<float*>(smem);
+    if (WARPS_K > 1) {
+        for (int i = tid; i < BM * LD; i += THREADS) tile[i] = 0.f;
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < NT; ++i)
+#pragma unroll
+        for (int j = 0; j < MT; ++j) {
+            int col = wn * WN + i * 16 + g, row = wm * WM + j * 8 + 2 * t;
+            float* p = tile + row * LD + col;
+            if (WARPS_K > 1) {
+                atomicAdd(p, acc[i][j][0]); atomicAdd(p + LD, acc[i][j][1]);
+                atomicAdd(p + 8, acc[i][j][2]); atomicAdd(p + LD + 8, acc[i][j][3]);
+            } else {
+                p[0] = acc[i][j][0]; p[LD] = acc[i][j][1]; p[8] = acc[i][j][2]; p[LD + 8] = acc[i][j][3];
+            }
+        }
+    __syncthreads();
+
+    const int splits = gridDim.z;
+    for (int i = tid; i < BM * (BN / 4); i += THREADS) {
+        int row = i / (BN / 4), col = (i % (BN / 4)) * 4, m = m0 + row, n = n0 + col;
+        if (m >= M || n >= N) continue;
+        float4 v = *reinterpret_cast<const float4*>(tile + row * LD + col);
+        if (splits == 1) {
+            store_bf16x4(out + (size_t)m * N + n, pack_bf16x2(v.x, v.y), pack_bf16x2(v.z, v.w));
+        } else {
+            store_l2(partial + ((size_t)blockIdx.z * M + m) * N + n, v);
+        }
+    }
+    if (splits == 1) return;
+
+    __shared__ int is_last;
+    __threadfence();  // this block's partials are visible before its arrival is counted
+    __syncthreads();
+    const int tile_id = blockIdx.y * gridDim.x + blockIdx.x;
+    if (tid == 0) is_last = atomicAdd(counters + tile_id, 1) == splits - 1;
+    __syncthreads();
+    if (!is_last) return;
+    __threadfence();
+    for (int i = tid; i < BM * (BN / 4); i += THREADS) {
+        int row = i / (BN / 4), col = (i % (BN / 4)) * 4, m = m0 + row, n = n0 + col;
+        if (m >= M || n >= N) continue;
+        float4 sum = load_l2(partial + (size_t)m * N + n);
+        for (int s = 1; s < splits; ++s) {
+            float4 v = load_l2(partial + ((size_t)s * M + m) * N + n);
+            sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+        }
+        store_bf16x4(out + (size_t)m * N + n, pack_bf16x2(sum.x, sum.y), pack_bf16x2(sum.z, sum.w));
+    }
+    if (tid == 0) counters[tile_id] = 0;  // ready for the next call
+}
+"""
+
+
+def pack_fragments(qweight: torch.Tensor) -> torch.Tensor:
+    """GPTQ words (K / 8, N) -> words[N / 16, K / 128, 2, 32, 4] int32 in the A-fragment order above."""
+    K8, N = qweight.shape
+    K = K8 * 8
+    shifts = 4 * torch.arange(8, device=qweight.device, dtype=torch.int32)
+    q = ((qweight[:, None, :] >> shifts[None, :, None]) & 0xF).reshape(K, N).to(torch.int64)
+    # k = 128 kt + 16 (4 kh + e) + 8 d + 2 t + h;  n = 16 nt + 8 c + g
+    q = q.reshape(K // 128, 2, 4, 2, 4, 2, N // 16, 2, 8)  # kt, kh, e, d, t, h, nt, c, g
+    q = q.permute(6, 0, 1, 8, 4, 2, 5, 3, 7)               # nt, kt, kh, g, t, e, h, d, c
+    q = q.reshape(N // 16, K // 128, 2, 32, 4, 8)           # ..., lane = 4 g + t, e, nibble p = 4 h + 2 d + c
+    words = (q << (4 * torch.arange(8, device=q.device))).sum(dim=-1)
+    words = torch.where(words >= 2**31, words - 2**32, words)  # the same 32 bits as a signed int32
+    return words.to(torch.int32).contiguous()
+
+
+def pack_scale_zero(scales: torch.Tensor, zeros: torch.Tensor) -> torch.Tensor:
+    """(K / 128, N) int32: the scale's bf16 bits in the low half, -(128 + z) as bf16 in the high half."""
+    scale_bits = scales.contiguous().view(torch.int16).to(torch.int32) & 0xFFFF
+    shift = (-(128.0 + zeros.float())).to(torch.bfloat16)  # exact: integers up to 143 fit bf16's 8 bits
+    shift_bits = shift.view(torch.int16).to(torch.int32) & 0xFFFF
+    return (scale_bits | (shift_bits << 16)).contiguous()
+
+
+def unpack_fragments(words: torch.Tensor, K: int, N: int) -> torch.Tensor:
+    """The inverse of pack_fragments, read the way the kernel reads it: q (K, N) as the A fragments of
+    mma.m16n8k16 place it (register r of lane 4 g + t holds row g + 8 (r % 2), K 2 t + 8 (r // 2) + h
+    in its half h). Used by the tests to check the packing against the PTX fragment layout."""
+    q = torch.empty((K, N), dtype=torch.int64, device=words.device)
+    w = words.to(torch.int64) & 0xFFFFFFFF
+    for lane in range(32):
+        g, t = divmod(lane, 4)
+        for e in range(4):
+            for kh in range(2):
+                word = w[:, :, kh, lane, e]  # (N / 16, K / 128)
+                kk = 4 * kh + e
+                for r in range(4):  # A register r: bits 4r.. (half 0) and 16 + 4r.. (half 1)
+                    row = g + 8 * (r % 2)
+                    for h in range(2):
+                        k = 16 * kk + 2 * t + 8 * (r // 2) + h
+                        nib = (word >> (4 * r + 16 * h)) & 0xF
+                        # q[128 kt + k, 16 nt + row] = nib[nt, kt]
+                        q.view(K // 128, 128, N // 16, 16)[:, k, :, row] = nib.T
+    return q
+
+
+class TileConfig:
+    """One instantiation of the kernel template: a block of BN columns x BM tokens, its warps laid out
+    warps_n x warps_m x warps_k over (columns, tokens, the 8 K16 steps of a 128-row K tile), and the
+    depth of its cp.async pipeline in 128-row K tiles."""
+
+    def __init__(self, BN: int, BM: int, warps_n: int, warps_m: int, warps_k: int, stages: int):
+        if BN % (16 * warps_n) or BM % (8 * warps_m) or warps_k not in (1, 2) or stages < 2:
+            raise ValueError(f"invalid tile config {BN, BM, warps_n, warps_m, warps_k, stages}")
+        self.BN, self.BM, self.stages = BN, BM, stages
+        self.warps = (warps_n, warps_m, warps_k)
+        self.threads = 32 * warps_n * warps_m * warps_k
+        stage_bytes = BN * 64 + BM * 256 + BN * 4  # words, x, scale/zero of one 128-row K tile
+        self.smem_bytes = max(stages * stage_bytes, BM * (BN + 4) * 4)  # the pipeline, or the epilogue tile
+        self.template = f"w4a16_mma<{BN},{BM},{warps_n},{warps_m},{warps_k},{stages}>"
+
+    def __repr__(self) -> str:
+        n, m, k = self.warps
+        return f"N{self.BN} M{self.BM} w{n}x{m}x{k} s{self.stages}"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TileConfig) and self.template == other.template
+
+    def __hash__(self) -> int:
+        return hash(self.template)
+
+
+def split_for(cfg: TileConfig, M: int, N: int, K: int, sm_count: int, blocks_per_sm: int) -> int:
+    """The fewest K splits giving at least blocks_per_sm blocks per SM, keeping >= 2 K tiles per split."""
+    tiles = -(-N // cfg.BN) * -(-M // cfg.BM)
+    k_tiles = K // GROUP_SIZE
+    want = -(-blocks_per_sm * sm_count // tiles)
+    return max(1, min(want, k_tiles // 2, 32))
+
+
+_COMPILED: dict = {}
+_STREAMS: dict = {}
+
+
+def _function(cfg: TileConfig, device_index: int):
+    """The compiled kernel (NVRTC through CuPy, once per config and device)."""
+    import cupy
+
+    key = (cfg.template, device_index)
+    if key not in _COMPILED:
+        with cupy.cuda.Device(device_index):
+            module = cupy.RawModule(code=CUDA_SOURCE, options=("-std=c++17",), name_expressions=[cfg.template])
+            function = module.get_function(cfg.template)
+            function.max_dynamic_shared_size_bytes = cfg.smem_bytes
+        _COMPILED[key] = (module, function)
+    return _COMPILED[key][1]
+
+
+def _stream(handle: int):
+    """CuPy's view of torch's current stream: the kernel runs where the caller's stream orders it."""
+    import cupy
+
+    if handle not in _STREAMS:
+        _STREAMS[handle] = cupy.cuda.ExternalStream(handle)
+    return _STREAMS[handle]
+
+
+def w4a16_mma(x: torch.Tensor, words: torch.Tensor, scale_zero: torch.Tensor, counters: torch.Tensor,
+              cfg: TileConfig, split: int) -> torch.Tensor:
+    """out (M, N) bf16 = x (M, K) bf16 times the weight packed by pack_fragments / pack_scale_zero."""
+    import numpy as np
+
+    x = x.contiguous()
+    M, K = x.shape
+    N = scale_zero.shape[1]
+    out = torch.empty((M, N), dtype=torch.bfloat16, device=x.device)
+    grid = (-(-N // cfg.BN), -(-M // cfg.BM), split)
+    if split > 1:
+        partial = torch.empty((split, M, N), dtype=torch.float32, device=x.device)
+        if counters.numel() < grid[0] * grid[1]:
+            raise ValueError(f"{grid[0] * grid[1]} output tiles need more split-K counters than prepared")
+    else:
+        partial = out  # unused
+    function = _function(cfg, x.device.index or 0)
+    pointers = [np.uint64(t.data_ptr()) for t in (words, scale_zero, x, out, partial, counters)]
+    with _stream(torch.cuda.current_stream(x.device).cuda_stream):
+        function(grid, (cfg.threads,), (*pointers, np.int32(M), np.int32(N), np.int32(K)),
+                 shared_mem=cfg.smem_bytes)
+    return out
