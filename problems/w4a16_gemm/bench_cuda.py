@@ -9,6 +9,7 @@ problem's check; then bench_variants.main's timing of every config per visible a
 
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import torch
@@ -22,19 +23,27 @@ from scoring.checking import compare  # noqa: E402
 from scoring.problem import load_problem  # noqa: E402
 
 
-def tile(BN, BM, wn, wm, wk, stages, per_sm=None, split=None):
-    return "cuda", dict(BN=BN, BM=BM, wn=wn, wm=wm, wk=wk, stages=stages, per_sm=per_sm, split=split)
+def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None):
+    return "cuda", dict(kind=kind, BN=BN, BM=BM, wn=wn, wm=wm, wk=wk, stages=stages, per_sm=per_sm, split=split)
+
+
+def mma(BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None):
+    return tile("mma", BN, BM, wn, wm, wk, stages, per_sm, split)
+
+
+def wgmma(warpgroups, BM, stages=4, per_sm=None, split=None):
+    return tile("wgmma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, per_sm, split)
+
+
+def tile_config(cfg):
+    return cuda_mma.TileConfig(*(cfg[k] for k in ("kind", "BN", "BM", "wn", "wm", "wk", "stages")))
 
 
 def label(variant, cfg):
     if variant != "cuda":
         return variant
     split = f"k{cfg['split']}" if cfg["split"] else f"p{cfg['per_sm']}"
-    return f"cuda {cuda_mma.TileConfig(*(cfg[k] for k in ('BN', 'BM', 'wn', 'wm', 'wk', 'stages')))!r} {split}"
-
-
-def tile_config(cfg):
-    return cuda_mma.TileConfig(*(cfg[k] for k in ("BN", "BM", "wn", "wm", "wk", "stages")))
+    return f"cuda {tile_config(cfg)!r} {split}"
 
 
 def prepare(qweight, scales, zeros):
@@ -50,25 +59,24 @@ def run_variant(state, x, variant, **cfg):
     M, K = x.shape
     N = state["scale_zero"].shape[1]
     split = cfg["split"] or cuda_mma.split_for(tc, M, N, K, SM_COUNT, cfg["per_sm"])
-    return cuda_mma.w4a16_mma(x, state["words"], state["scale_zero"], state["counters"], tc, split)
+    return cuda_mma.w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"], tc, split)
 
 
-DECODE = lambda BM: [  # noqa: E731
-    tile(128, BM, 8, 1, 1, 4, per_sm=4), tile(128, BM, 8, 1, 1, 4, per_sm=2), tile(128, BM, 8, 1, 1, 4, per_sm=8),
-    tile(128, BM, 4, 1, 2, 4, per_sm=4), tile(256, BM, 8, 1, 1, 4, per_sm=4), tile(64, BM, 4, 1, 1, 4, per_sm=8),
-    tile(128, BM, 8, 1, 1, 6, per_sm=4), tile(128, BM, 4, 1, 1, 4, per_sm=4)]
+HOUSE = ("house", {})
 CANDIDATES_BY_M = [
-    (1, [("house", {})] + DECODE(8)),
-    (8, [("house", {})] + DECODE(8)),
-    (16, [("house", {})] + DECODE(16)),
-    (32, [("house", {}), tile(128, 32, 8, 1, 1, 4, per_sm=4), tile(128, 32, 4, 2, 1, 4, per_sm=4),
-          tile(128, 32, 4, 1, 2, 4, per_sm=4), tile(64, 32, 4, 1, 1, 4, per_sm=4), tile(128, 32, 4, 1, 1, 4, per_sm=2)]),
-    (64, [("house", {}), tile(128, 64, 4, 2, 1, 4, per_sm=2), tile(64, 64, 2, 2, 1, 4, per_sm=2),
-          tile(128, 64, 8, 1, 1, 4, per_sm=2), tile(128, 64, 4, 2, 1, 4, per_sm=1), tile(128, 64, 4, 1, 1, 4, per_sm=2),
-          tile(64, 64, 4, 1, 1, 4, per_sm=2)]),
-    (256, [("house", {}), tile(128, 128, 4, 2, 1, 3, split=1), tile(128, 128, 2, 4, 1, 3, split=1),
-           tile(128, 64, 4, 2, 1, 4, split=1), tile(64, 128, 2, 4, 1, 3, split=1), tile(128, 128, 4, 2, 1, 4, split=1),
-           tile(128, 256, 4, 2, 1, 2, split=1), tile(128, 128, 4, 2, 1, 3, per_sm=1)]),
+    (8, [HOUSE, mma(128, 8, 8, per_sm=8), mma(128, 8, 8, per_sm=12), mma(128, 8, 8, per_sm=16),
+         mma(128, 8, 8, stages=6, per_sm=8), mma(256, 8, 8, per_sm=8), mma(128, 8, 4, 1, 2, per_sm=8),
+         mma(128, 8, 4, per_sm=8), mma(64, 8, 4, per_sm=16), wgmma(2, 16, per_sm=8)]),
+    (16, [HOUSE, mma(256, 16, 8, per_sm=4), mma(256, 16, 8, per_sm=8), mma(128, 16, 8, per_sm=8),
+          mma(256, 16, 8, stages=6, per_sm=4), mma(128, 16, 4, 1, 2, per_sm=8), wgmma(2, 16, per_sm=4),
+          wgmma(2, 16, per_sm=8), wgmma(1, 16, per_sm=8)]),
+    (32, [HOUSE, mma(128, 32, 4, per_sm=2), wgmma(2, 32, per_sm=2), wgmma(2, 32, per_sm=4), wgmma(1, 32, per_sm=4),
+          wgmma(2, 32, stages=6, per_sm=4)]),
+    (64, [HOUSE, wgmma(2, 64, per_sm=1), wgmma(2, 64, per_sm=2), wgmma(2, 64, per_sm=3), wgmma(1, 64, per_sm=2),
+          wgmma(1, 64, per_sm=4), wgmma(4, 64, stages=3, per_sm=1), wgmma(2, 64, stages=3, per_sm=2)]),
+    (256, [HOUSE, wgmma(2, 128, split=1), wgmma(2, 128, stages=2, split=1), wgmma(2, 128, stages=3, split=1),
+           wgmma(1, 128, stages=3, split=1), wgmma(4, 128, stages=3, split=1), wgmma(2, 256, stages=3, split=1),
+           wgmma(1, 256, stages=3, split=1), wgmma(2, 128, stages=3, per_sm=1), wgmma(2, 64, split=1)]),
 ]
 
 
@@ -79,9 +87,13 @@ def candidates(M):
     return CANDIDATES_BY_M[-1][1]
 
 
+def all_configs():
+    return list(dict.fromkeys(tile_config(c) for _, cands in CANDIDATES_BY_M for v, c in cands if v == "cuda"))
+
+
 def correctness_sweep(problem):
     """Every distinct tile config on awkward shapes; prints and returns the failures."""
-    configs = {label(v, c): c for _, cands in CANDIDATES_BY_M for v, c in cands if v == "cuda"}
+    configs = {repr(tile_config(c)): c for _, cands in CANDIDATES_BY_M for v, c in cands if v == "cuda"}
     shapes = [(1, 80, 256), (5, 4144, 1024), (16, 64, 128), (33, 200 * 16, 640), (100, 1040, 512),
               (256, 336, 384)]
     device = torch.device("cuda")
@@ -96,14 +108,14 @@ def correctness_sweep(problem):
         for name, cfg in configs.items():
             for split in (1, 3, K // 128 + 2):  # one, uneven, more splits than K tiles (empty ones)
                 try:
-                    out = cuda_mma.w4a16_mma(x, state["words"], state["scale_zero"], state["counters"],
+                    out = cuda_mma.w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
                                              tile_config(cfg), split)
-                    again = cuda_mma.w4a16_mma(x, state["words"], state["scale_zero"], state["counters"],
+                    again = cuda_mma.w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
                                                tile_config(cfg), split)
                     stats, stats2 = compare(out, ref, problem.spec.tolerance), compare(again, ref, problem.spec.tolerance)
                     ok = stats.passed and stats2.passed
                     detail = f"err {stats.normwise_err:.1e}/{stats2.normwise_err:.1e}"
-                except Exception as exc:  # noqa: BLE001 - record and go on
+                except Exception as exc:  # record and go on
                     ok, detail = False, f"{type(exc).__name__}: {exc}"[:400]
                 if not ok:
                     failures += 1
@@ -116,6 +128,23 @@ def correctness_sweep(problem):
 if __name__ == "__main__":
     started = time.time()
     SM_COUNT = torch.cuda.get_device_properties(0).multi_processor_count
+    failed_builds = []
+
+    def build(cfg):
+        try:
+            cuda_mma.build_cubin(cfg)
+            return None
+        except Exception as exc:  # one failing build names itself; the others go on
+            return f"{exc}"
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        for cfg, error in zip(all_configs(), pool.map(build, all_configs())):
+            if error is None:
+                cuda_mma.load([cfg])
+            else:
+                failed_builds.append(cfg)
+                print(f"BUILD FAIL {cfg}: {error}"[:2000], flush=True)
+    print(f"built {len(all_configs()) - len(failed_builds)} kernels in {time.time() - started:.0f} s", flush=True)
     correctness_sweep(load_problem(HERE))
     print(f"sweep wall {time.time() - started:.0f} s", flush=True)
     bench_variants.main(sys.modules[__name__], candidates, label)

@@ -26,6 +26,15 @@ fp32 partials the last block to arrive sums (per-tile counters, reset by that bl
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
 import torch
 
 GROUP_SIZE = 128
@@ -116,9 +125,55 @@ __device__ __forceinline__ void dequantise(u32 word, u32 scale_lo, u32 shift_lo,
     a[3] = bf16x2_fma(bf16x2_fma(r3, ONE, shift_hi), scale_hi, NEG_ZERO);
 }
 
+// The block's fp32 output tile (row stride ld floats in shared memory) to global memory in row-contiguous
+// 16-byte pieces: bf16 to out; with K split over gridDim.z blocks, fp32 partials, and the last block of
+// the tile to arrive (per-tile counter) sums them in split order and writes out, then resets the counter.
+template <int BN, int BM, int THREADS>
+__device__ __forceinline__ void store_tile(const float* tile, int ld, unsigned short* out, float* partial,
+                                           int* counters, int M, int N) {
+    const int tid = threadIdx.x, n0 = blockIdx.x * BN, m0 = blockIdx.y * BM, splits = gridDim.z;
+    for (int i = tid; i < BM * (BN / 4); i += THREADS) {
+        int row = i / (BN / 4), col = (i % (BN / 4)) * 4, m = m0 + row, n = n0 + col;
+        if (m >= M || n >= N) continue;
+        float4 v = *reinterpret_cast<const float4*>(tile + row * ld + col);
+        if (splits == 1) {
+            store_bf16x4(out + (size_t)m * N + n, pack_bf16x2(v.x, v.y), pack_bf16x2(v.z, v.w));
+        } else {
+            store_l2(partial + ((size_t)blockIdx.z * M + m) * N + n, v);
+        }
+    }
+    if (splits == 1) return;
+
+    __shared__ int is_last;
+    __threadfence();  // this block's partials are visible before its arrival is counted
+    __syncthreads();
+    const int tile_id = blockIdx.y * gridDim.x + blockIdx.x;
+    if (tid == 0) is_last = atomicAdd(counters + tile_id, 1) == splits - 1;
+    __syncthreads();
+    if (!is_last) return;
+    __threadfence();
+    for (int i = tid; i < BM * (BN / 4); i += THREADS) {
+        int row = i / (BN / 4), col = (i % (BN / 4)) * 4, m = m0 + row, n = n0 + col;
+        if (m >= M || n >= N) continue;
+        float4 sum = load_l2(partial + (size_t)m * N + n);
+        for (int s = 1; s < splits; ++s) {
+            float4 v = load_l2(partial + ((size_t)s * M + m) * N + n);
+            sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+        }
+        store_bf16x4(out + (size_t)m * N + n, pack_bf16x2(sum.x, sum.y), pack_bf16x2(sum.z, sum.w));
+    }
+    if (tid == 0) counters[tile_id] = 0;  // ready for the next call
+}
+
+#define KERNEL_PARAMETERS const uint4* __restrict__ words, const u32* __restrict__ scale_zero, \
+    const unsigned short* __restrict__ x, unsigned short* __restrict__ out, float* __restrict__ partial, \
+    int* __restrict__ counters, int M, int N, int K
+#define KERNEL_ARGUMENTS words, scale_zero, x, out, partial, counters, M, N, K
+
+// The kernels are device-function templates; `kernel_source` adds an extern "C" __global__ wrapper with
+// __launch_bounds__ per instantiation, so that a cubin built by nvcc has plain kernel names.
 template <int BN, int BM, int WARPS_N, int WARPS_M, int WARPS_K, int STAGES>
-__global__ void __launch_bounds__(32 * WARPS_N * WARPS_M * WARPS_K)
-w4a16_mma(const uint4* __restrict__ words, const u32* __restrict__ scale_zero,
+__device__ __forceinline__ void mma_sync_kernel(const uint4* __restrict__ words, const u32* __restrict__ scale_zero,
           const unsigned short* __restrict__ x, unsigned short* __restrict__ out,
           float* __restrict__ partial, int* __restrict__ counters, int M, int N, int K) {
     constexpr int THREADS = 32 * WARPS_N * WARPS_M * WARPS_K;
@@ -260,40 +315,155 @@ w4a16_mma(const uint4* __restrict__ words, const u32* __restrict__ scale_zero,
         }
     __syncthreads();
 
-    const int splits = gridDim.z;
-    for (int i = tid; i < BM * (BN / 4); i += THREADS) {
-        int row = i / (BN / 4), col = (i % (BN / 4)) * 4, m = m0 + row, n = n0 + col;
-        if (m >= M || n >= N) continue;
-        float4 v = *reinterpret_cast<const float4*>(tile + row * LD + col);
-        if (splits == 1) {
-            store_bf16x4(out + (size_t)m * N + n, pack_bf16x2(v.x, v.y), pack_bf16x2(v.z, v.w));
-        } else {
-            store_l2(partial + ((size_t)blockIdx.z * M + m) * N + n, v);
-        }
-    }
-    if (splits == 1) return;
+    store_tile<BN, BM, THREADS>(tile, LD, out, partial, counters, M, N);
+}
 
-    __shared__ int is_last;
-    __threadfence();  // this block's partials are visible before its arrival is counted
-    __syncthreads();
-    const int tile_id = blockIdx.y * gridDim.x + blockIdx.x;
-    if (tid == 0) is_last = atomicAdd(counters + tile_id, 1) == splits - 1;
-    __syncthreads();
-    if (!is_last) return;
-    __threadfence();
-    for (int i = tid; i < BM * (BN / 4); i += THREADS) {
-        int row = i / (BN / 4), col = (i % (BN / 4)) * 4, m = m0 + row, n = n0 + col;
-        if (m >= M || n >= N) continue;
-        float4 sum = load_l2(partial + (size_t)m * N + n);
-        for (int s = 1; s < splits; ++s) {
-            float4 v = load_l2(partial + ((size_t)s * M + m) * N + n);
-            sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+
+// ---- Hopper path: wgmma (warpgroup MMA), the dequantised weight as the register A operand --------------
+typedef unsigned long long u64;
+
+__device__ __forceinline__ void fence_async_proxy() {  // cp.async's shared-memory writes -> wgmma's reads
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(N) : "memory");
+}
+// Empty asm that reads and writes an accumulator after the last wait: no read of it moves above the wait.
+__device__ __forceinline__ void keep_register(float& r) { asm volatile("" : "+f"(r) :: "memory"); }
+
+// Shared-memory matrix descriptor: K-major rows of 128 bytes, 128-byte swizzle (16-byte chunk c of row r at
+// c ^ (r % 8)), 8-row groups 1024 bytes apart.
+__device__ __forceinline__ u64 descriptor_sw128(u32 address) {
+    return (u64)((address & 0x3FFFF) >> 4) | ((u64)1 << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
+}
+
+template <int N> struct Wgmma;
+WGMMA_SPECIALISATIONS
+
+template <int WG_N, int BM, int STAGES>
+__device__ __forceinline__ void wgmma_kernel(const uint4* __restrict__ words, const u32* __restrict__ scale_zero,
+            const unsigned short* __restrict__ x, unsigned short* __restrict__ out,
+            float* __restrict__ partial, int* __restrict__ counters, int M, int N, int K) {
+    constexpr int THREADS = 128 * WG_N, BN = 64 * WG_N;
+    constexpr int X_BYTES = BM * 256, W_BYTES = BN * 64, S_BYTES = BN * 4;
+    constexpr int STAGE_BYTES = (X_BYTES + W_BYTES + S_BYTES + 1023) / 1024 * 1024;
+    static_assert(BM % 8 == 0 && BM <= 256 && STAGES >= 2, "tile shape");
+
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);  // swizzle atoms: 1 KB
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;  // warp = this warp's 16-column tile
+    const int g = lane >> 2, t = lane & 3;
+    const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM;
+    const int k_tiles = K / 128, n16_tiles = N / 16;
+    const int per_split = (k_tiles + gridDim.z - 1) / gridDim.z;
+    const int kt_first = blockIdx.z * per_split;
+    const int kt_count = max(0, min(k_tiles, kt_first + per_split) - kt_first);
+
+    auto load_stage = [&](int kt, int stage) {
+        unsigned char* base = smem + stage * STAGE_BYTES;
+        for (int i = tid; i < BM * 16; i += THREADS) {  // x: 2 blocks of 64 K, BM rows of 128 B, swizzled
+            int row = i >> 4, chunk = i & 15, m = m0 + row;
+            bool ok = m < M;
+            const unsigned short* src = x + (size_t)(ok ? m : 0) * K + kt * 128 + chunk * 8;
+            cp_async16(base + (chunk >> 3) * (BM * 128) + row * 128 + (((chunk & 7) ^ (row & 7)) << 4), src, ok);
         }
-        store_bf16x4(out + (size_t)m * N + n, pack_bf16x2(sum.x, sum.y), pack_bf16x2(sum.z, sum.w));
+        uint4* w_dst = reinterpret_cast<uint4*>(base + X_BYTES);
+        for (int i = tid; i < BN * 4; i += THREADS) {
+            int nt = n0 / 16 + i / 64;
+            bool ok = nt < n16_tiles;
+            cp_async16(w_dst + i, words + ((size_t)(ok ? nt : 0) * k_tiles + kt) * 64 + (i & 63), ok);
+        }
+        u32* s_dst = reinterpret_cast<u32*>(base + X_BYTES + W_BYTES);
+        for (int i = tid; i < BN / 4; i += THREADS) {
+            int n = n0 + i * 4;
+            bool ok = n < N;
+            cp_async16(s_dst + i * 4, scale_zero + (size_t)kt * N + (ok ? n : 0), ok);
+        }
+    };
+
+    float acc[BM / 2];
+#pragma unroll
+    for (int i = 0; i < BM / 2; ++i) acc[i] = 0.f;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < kt_count) load_stage(kt_first + s, s);
+        cp_async_commit();
     }
-    if (tid == 0) counters[tile_id] = 0;  // ready for the next call
+
+    // Per K tile: dequantise its 8 A fragments, issue 8 wgmmas and wait for them. Keeping them in flight
+    // while the next tile dequantises (wait_group 1) makes ptxas serialise every wgmma (C7513: registers
+    // of a wgmma operand defined while one is in flight), so the overlap comes from the other warpgroups.
+    for (int it = 0; it < kt_count; ++it) {
+        cp_async_wait<STAGES - 2>();
+        fence_async_proxy();
+        __syncthreads();
+        if (it + STAGES - 1 < kt_count) load_stage(kt_first + it + STAGES - 1, (it + STAGES - 1) % STAGES);
+        cp_async_commit();
+        const unsigned char* base = smem + (it % STAGES) * STAGE_BYTES;
+        const uint4* w_s = reinterpret_cast<const uint4*>(base + X_BYTES);
+        const u32* s_s = reinterpret_cast<const u32*>(base + X_BYTES + W_BYTES);
+        u32 lo = s_s[warp * 16 + g], hi = s_s[warp * 16 + g + 8];
+        u32 scale_lo = byte_perm(lo, 0x1010), shift_lo = byte_perm(lo, 0x3232);
+        u32 scale_hi = byte_perm(hi, 0x1010), shift_hi = byte_perm(hi, 0x3232);
+        uint4 w0 = w_s[warp * 64 + lane], w1 = w_s[warp * 64 + 32 + lane];
+        u32 a[8][4];
+        dequantise(w0.x, scale_lo, shift_lo, scale_hi, shift_hi, a[0]);
+        dequantise(w0.y, scale_lo, shift_lo, scale_hi, shift_hi, a[1]);
+        dequantise(w0.z, scale_lo, shift_lo, scale_hi, shift_hi, a[2]);
+        dequantise(w0.w, scale_lo, shift_lo, scale_hi, shift_hi, a[3]);
+        dequantise(w1.x, scale_lo, shift_lo, scale_hi, shift_hi, a[4]);
+        dequantise(w1.y, scale_lo, shift_lo, scale_hi, shift_hi, a[5]);
+        dequantise(w1.z, scale_lo, shift_lo, scale_hi, shift_hi, a[6]);
+        dequantise(w1.w, scale_lo, shift_lo, scale_hi, shift_hi, a[7]);
+        // Every operand of the 8 wgmmas is computed before the first is issued: ptxas serialises wgmmas
+        // (waits after each) when an operand register is defined between them.
+        const u32 x_base = smem_u32(base);
+        u64 desc[8];
+#pragma unroll
+        for (int kk = 0; kk < 8; ++kk) {
+            desc[kk] = descriptor_sw128(x_base + (kk >> 2) * (BM * 128) + (kk & 3) * 32);
+            asm volatile("" : "+l"(desc[kk]), "+r"(a[kk][0]), "+r"(a[kk][1]), "+r"(a[kk][2]), "+r"(a[kk][3]));
+        }
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < 8; ++kk) Wgmma<BM>::run(acc, a[kk], desc[kk]);
+        wgmma_commit();
+        wgmma_wait<0>();
+    }
+#pragma unroll
+    for (int i = 0; i < BM / 2; ++i) keep_register(acc[i]);
+    cp_async_wait<0>();
+    __syncthreads();
+
+    constexpr int LD = BN + 4;
+    float* tile = reinterpret_cast<float*>(smem);
+#pragma unroll
+    for (int j = 0; j < BM / 8; ++j) {  // accumulator 4j..4j+3: columns (g, g + 8) x tokens 8j + 2t (+1)
+        float* p = tile + (j * 8 + 2 * t) * LD + warp * 16 + g;
+        p[0] = acc[4 * j]; p[LD] = acc[4 * j + 1]; p[8] = acc[4 * j + 2]; p[LD + 8] = acc[4 * j + 3];
+    }
+    __syncthreads();
+    store_tile<BN, BM, THREADS>(tile, LD, out, partial, counters, M, N);
 }
 """
+
+
+def _wgmma_specialisation(n: int) -> str:
+    """Wgmma<n>::run: one m64n{n}k16 wgmma, bf16 A from 4 registers, B by descriptor, fp32 accumulate."""
+    d = ", ".join(f"%{i}" for i in range(n // 2))
+    a = ", ".join(f"%{n // 2 + i}" for i in range(4))
+    outputs = ", ".join(f'"+f"(d[{i}])' for i in range(n // 2))
+    return (f"template <> struct Wgmma<{n}> {{ __device__ __forceinline__ static void run(float* d, const u32* a, "
+            f"u64 desc) {{\n    asm volatile(\"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 "
+            f"{{{d}}}, {{{a}}}, %{n // 2 + 4}, 1, 1, 1, 0;\\n\"\n        : {outputs}\n        : "
+            f'"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));\n}} }};\n')
+
+
+WGMMA_TOKENS = (16, 32, 64, 128, 256)  # token tiles (wgmma N) the Hopper kernel is instantiated for
+CUDA_SOURCE = CUDA_SOURCE.replace("WGMMA_SPECIALISATIONS", "".join(_wgmma_specialisation(n) for n in WGMMA_TOKENS))
 
 
 def pack_fragments(qweight: torch.Tensor) -> torch.Tensor:
@@ -342,29 +512,49 @@ def unpack_fragments(words: torch.Tensor, K: int, N: int) -> torch.Tensor:
 
 
 class TileConfig:
-    """One instantiation of the kernel template: a block of BN columns x BM tokens, its warps laid out
-    warps_n x warps_m x warps_k over (columns, tokens, the 8 K16 steps of a 128-row K tile), and the
-    depth of its cp.async pipeline in 128-row K tiles."""
+    """One instantiation of a kernel template.
 
-    def __init__(self, BN: int, BM: int, warps_n: int, warps_m: int, warps_k: int, stages: int):
-        if BN % (16 * warps_n) or BM % (8 * warps_m) or warps_k not in (1, 2) or stages < 2:
-            raise ValueError(f"invalid tile config {BN, BM, warps_n, warps_m, warps_k, stages}")
-        self.BN, self.BM, self.stages = BN, BM, stages
+    kind "mma": mma_sync_kernel, a block of BN columns x BM tokens, warps_n x warps_m x warps_k warps over
+    (columns, tokens, the 8 K16 steps of a 128-row K tile). kind "wgmma": wgmma_kernel, warps_n warpgroups
+    of 64 columns each (BN = 64 warps_n) and BM tokens (the wgmma's N). stages: cp.async pipeline depth in
+    128-row K tiles."""
+
+    def __init__(self, kind: str, BN: int, BM: int, warps_n: int, warps_m: int = 1, warps_k: int = 1,
+                 stages: int = 4):
+        if kind == "mma":
+            ok = BN % (16 * warps_n) == 0 and BM % (8 * warps_m) == 0 and warps_k in (1, 2)
+            self.threads = 32 * warps_n * warps_m * warps_k
+            args = (BN, BM, warps_n, warps_m, warps_k, stages)
+        elif kind == "wgmma":
+            ok = BN == 64 * warps_n and BM in WGMMA_TOKENS and warps_m == warps_k == 1
+            self.threads = 128 * warps_n
+            args = (warps_n, BM, stages)
+        else:
+            ok = False
+        if not ok or stages < 2:
+            raise ValueError(f"invalid tile config {kind} {BN, BM, warps_n, warps_m, warps_k, stages}")
+        self.kind, self.BN, self.BM, self.stages = kind, BN, BM, stages
         self.warps = (warps_n, warps_m, warps_k)
-        self.threads = 32 * warps_n * warps_m * warps_k
         stage_bytes = BN * 64 + BM * 256 + BN * 4  # words, x, scale/zero of one 128-row K tile
-        self.smem_bytes = max(stages * stage_bytes, BM * (BN + 4) * 4)  # the pipeline, or the epilogue tile
-        self.template = f"w4a16_mma<{BN},{BM},{warps_n},{warps_m},{warps_k},{stages}>"
+        if kind == "wgmma":  # stages start on 1 KB (swizzle atoms), plus up to 1 KB to align the base
+            stage_bytes = -(-stage_bytes // 1024) * 1024
+        pipeline = stages * stage_bytes + (1024 if kind == "wgmma" else 0)
+        self.smem_bytes = max(pipeline, BM * (BN + 4) * 4)  # the pipeline, or the fp32 epilogue tile
+        self.name = f"w4a16_{kind}_" + "_".join(map(str, args))
+        body = "mma_sync_kernel" if kind == "mma" else "wgmma_kernel"
+        self.wrapper = (f'extern "C" __global__ void __launch_bounds__({self.threads}) {self.name}(KERNEL_PARAMETERS) '
+                        f'{{ {body}<{", ".join(map(str, args))}>(KERNEL_ARGUMENTS); }}\n')
 
     def __repr__(self) -> str:
         n, m, k = self.warps
-        return f"N{self.BN} M{self.BM} w{n}x{m}x{k} s{self.stages}"
+        warps = f"wg{n}" if self.kind == "wgmma" else f"w{n}x{m}x{k}"
+        return f"{self.kind} N{self.BN} M{self.BM} {warps} s{self.stages}"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, TileConfig) and self.template == other.template
+        return isinstance(other, TileConfig) and self.name == other.name
 
     def __hash__(self) -> int:
-        return hash(self.template)
+        return hash(self.name)
 
 
 def split_for(cfg: TileConfig, M: int, N: int, K: int, sm_count: int, blocks_per_sm: int) -> int:
@@ -375,22 +565,59 @@ def split_for(cfg: TileConfig, M: int, N: int, K: int, sm_count: int, blocks_per
     return max(1, min(want, k_tiles // 2, 32))
 
 
-_COMPILED: dict = {}
+NVCC_FLAGS = ("-std=c++17", "-O3", "-arch=sm_90a", "-cubin")  # wgmma needs the sm_90a target
+_FUNCTIONS: dict = {}
 _STREAMS: dict = {}
 
 
-def _function(cfg: TileConfig, device_index: int):
-    """The compiled kernel (NVRTC through CuPy, once per config and device)."""
+def _cache_dir() -> Path:
+    return Path(os.environ.get("CEILING_KERNEL_CACHE", Path.home() / ".cache" / "ceiling" / "w4a16_cubin"))
+
+
+def nvcc_path() -> str | None:
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    candidate = Path(home) / "bin" / "nvcc"
+    return str(candidate) if candidate.exists() else None
+
+
+def build_cubin(cfg: TileConfig) -> Path:
+    """nvcc the source with cfg's wrapper into a cubin, cached by the hash of source, flags and config."""
+    source = CUDA_SOURCE + cfg.wrapper
+    digest = hashlib.sha256((source + " ".join(NVCC_FLAGS)).encode()).hexdigest()[:16]
+    cubin = _cache_dir() / f"{cfg.name}-{digest}.cubin"
+    if cubin.exists():
+        return cubin
+    nvcc = nvcc_path()
+    if nvcc is None:
+        raise RuntimeError("nvcc not found (PATH, CUDA_HOME): the CUDA W4A16 kernels cannot be built")
+    cubin.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        cu = Path(tmp) / f"{cfg.name}.cu"
+        cu.write_text(source)
+        built = Path(tmp) / "out.cubin"
+        proc = subprocess.run([nvcc, *NVCC_FLAGS, "-o", str(built), str(cu)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"nvcc failed for {cfg.name}:\n{proc.stderr[-4000:]}")
+        shutil.move(str(built), cubin)  # whole file or nothing: concurrent builders never see half a cubin
+    return cubin
+
+
+def load(configs, device_index: int = 0) -> None:
+    """Build (in parallel, nvcc) and load every config's kernel; later launches find them loaded."""
     import cupy
 
-    key = (cfg.template, device_index)
-    if key not in _COMPILED:
-        with cupy.cuda.Device(device_index):
-            module = cupy.RawModule(code=CUDA_SOURCE, options=("-std=c++17",), name_expressions=[cfg.template])
-            function = module.get_function(cfg.template)
+    todo = [c for c in dict.fromkeys(configs) if (c.name, device_index) not in _FUNCTIONS]
+    with ThreadPoolExecutor(max_workers=min(16, len(todo) or 1)) as pool:
+        cubins = list(pool.map(build_cubin, todo))
+    with cupy.cuda.Device(device_index):
+        for cfg, cubin in zip(todo, cubins):
+            module = cupy.RawModule(path=str(cubin))
+            function = module.get_function(cfg.name)
             function.max_dynamic_shared_size_bytes = cfg.smem_bytes
-        _COMPILED[key] = (module, function)
-    return _COMPILED[key][1]
+            _FUNCTIONS[(cfg.name, device_index)] = (module, function)
 
 
 def _stream(handle: int):
@@ -402,11 +629,9 @@ def _stream(handle: int):
     return _STREAMS[handle]
 
 
-def w4a16_mma(x: torch.Tensor, words: torch.Tensor, scale_zero: torch.Tensor, counters: torch.Tensor,
-              cfg: TileConfig, split: int) -> torch.Tensor:
+def w4a16_gemm(x: torch.Tensor, words: torch.Tensor, scale_zero: torch.Tensor, counters: torch.Tensor,
+               cfg: TileConfig, split: int) -> torch.Tensor:
     """out (M, N) bf16 = x (M, K) bf16 times the weight packed by pack_fragments / pack_scale_zero."""
-    import numpy as np
-
     x = x.contiguous()
     M, K = x.shape
     N = scale_zero.shape[1]
@@ -418,7 +643,10 @@ def w4a16_mma(x: torch.Tensor, words: torch.Tensor, scale_zero: torch.Tensor, co
             raise ValueError(f"{grid[0] * grid[1]} output tiles need more split-K counters than prepared")
     else:
         partial = out  # unused
-    function = _function(cfg, x.device.index or 0)
+    device_index = x.device.index or 0
+    if (cfg.name, device_index) not in _FUNCTIONS:
+        load([cfg], device_index)
+    function = _FUNCTIONS[(cfg.name, device_index)][1]
     pointers = [np.uint64(t.data_ptr()) for t in (words, scale_zero, x, out, partial, counters)]
     with _stream(torch.cuda.current_stream(x.device).cuda_stream):
         function(grid, (cfg.threads,), (*pointers, np.int32(M), np.int32(N), np.int32(K)),
