@@ -23,20 +23,21 @@ from scoring.checking import compare  # noqa: E402
 from scoring.problem import load_problem  # noqa: E402
 
 
-def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None):
-    return "cuda", dict(kind=kind, BN=BN, BM=BM, wn=wn, wm=wm, wk=wk, stages=stages, per_sm=per_sm, split=split)
+def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None, mb=1):
+    return "cuda", dict(kind=kind, BN=BN, BM=BM, wn=wn, wm=wm, wk=wk, stages=stages, per_sm=per_sm, split=split,
+                        mb=mb)
 
 
 def mma(BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None):
     return tile("mma", BN, BM, wn, wm, wk, stages, per_sm, split)
 
 
-def wgmma(warpgroups, BM, stages=4, per_sm=None, split=None):
-    return tile("wgmma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, per_sm, split)
+def wgmma(warpgroups, BM, stages=4, per_sm=None, split=None, mb=1):
+    return tile("wgmma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, per_sm, split, mb)
 
 
 def tile_config(cfg):
-    return cuda_mma.TileConfig(*(cfg[k] for k in ("kind", "BN", "BM", "wn", "wm", "wk", "stages")))
+    return cuda_mma.TileConfig(*(cfg[k] for k in ("kind", "BN", "BM", "wn", "wm", "wk", "stages", "mb")))
 
 
 def label(variant, cfg):
@@ -64,19 +65,20 @@ def run_variant(state, x, variant, **cfg):
 
 HOUSE = ("house", {})
 CANDIDATES_BY_M = [
-    (8, [HOUSE, mma(128, 8, 8, per_sm=8), mma(128, 8, 8, per_sm=12), mma(128, 8, 8, per_sm=16),
-         mma(128, 8, 8, stages=6, per_sm=8), mma(256, 8, 8, per_sm=8), mma(128, 8, 4, 1, 2, per_sm=8),
-         mma(128, 8, 4, per_sm=8), mma(64, 8, 4, per_sm=16), wgmma(2, 16, per_sm=8)]),
-    (16, [HOUSE, mma(256, 16, 8, per_sm=4), mma(256, 16, 8, per_sm=8), mma(128, 16, 8, per_sm=8),
-          mma(256, 16, 8, stages=6, per_sm=4), mma(128, 16, 4, 1, 2, per_sm=8), wgmma(2, 16, per_sm=4),
-          wgmma(2, 16, per_sm=8), wgmma(1, 16, per_sm=8)]),
-    (32, [HOUSE, mma(128, 32, 4, per_sm=2), wgmma(2, 32, per_sm=2), wgmma(2, 32, per_sm=4), wgmma(1, 32, per_sm=4),
-          wgmma(2, 32, stages=6, per_sm=4)]),
-    (64, [HOUSE, wgmma(2, 64, per_sm=1), wgmma(2, 64, per_sm=2), wgmma(2, 64, per_sm=3), wgmma(1, 64, per_sm=2),
-          wgmma(1, 64, per_sm=4), wgmma(4, 64, stages=3, per_sm=1), wgmma(2, 64, stages=3, per_sm=2)]),
-    (256, [HOUSE, wgmma(2, 128, split=1), wgmma(2, 128, stages=2, split=1), wgmma(2, 128, stages=3, split=1),
-           wgmma(1, 128, stages=3, split=1), wgmma(4, 128, stages=3, split=1), wgmma(2, 256, stages=3, split=1),
-           wgmma(1, 256, stages=3, split=1), wgmma(2, 128, stages=3, per_sm=1), wgmma(2, 64, split=1)]),
+    (8, [HOUSE, mma(128, 8, 8, per_sm=12), mma(128, 8, 4, per_sm=8), mma(128, 8, 4, per_sm=12),
+         mma(128, 8, 8, stages=3, per_sm=12), mma(128, 8, 8, stages=5, per_sm=12), mma(64, 8, 2, per_sm=16),
+         mma(128, 8, 8, per_sm=24), wgmma(2, 16, per_sm=12), wgmma(1, 16, per_sm=16)]),
+    (16, [HOUSE, wgmma(2, 16, per_sm=8), wgmma(2, 16, per_sm=12), wgmma(2, 16, per_sm=16), wgmma(2, 16, stages=6, per_sm=8),
+          wgmma(2, 16, stages=3, per_sm=12), wgmma(1, 16, per_sm=16), mma(256, 16, 8, per_sm=4)]),
+    (32, [HOUSE, wgmma(2, 32, per_sm=4), wgmma(2, 32, per_sm=6), wgmma(2, 32, per_sm=8), wgmma(2, 32, stages=3, per_sm=6),
+          wgmma(1, 32, per_sm=8)]),
+    (64, [HOUSE, wgmma(2, 64, per_sm=2), wgmma(2, 64, stages=3, per_sm=2, mb=2), wgmma(2, 64, stages=3, per_sm=4, mb=2),
+          wgmma(2, 64, stages=2, per_sm=4, mb=2), wgmma(2, 64, per_sm=4, mb=2), wgmma(1, 64, stages=3, per_sm=6, mb=3),
+          wgmma(1, 64, stages=3, per_sm=4, mb=3), wgmma(1, 64, stages=2, per_sm=6, mb=4)]),
+    (256, [HOUSE, wgmma(2, 128, stages=3, split=1), wgmma(2, 128, stages=2, split=1, mb=2),
+           wgmma(2, 128, stages=2, per_sm=2, mb=2), wgmma(1, 128, stages=2, split=1, mb=2),
+           wgmma(1, 128, stages=2, split=1, mb=3), wgmma(2, 64, stages=3, split=1, mb=2),
+           wgmma(2, 64, stages=3, per_sm=2, mb=2)]),
 ]
 
 

@@ -520,7 +520,7 @@ class TileConfig:
     128-row K tiles."""
 
     def __init__(self, kind: str, BN: int, BM: int, warps_n: int, warps_m: int = 1, warps_k: int = 1,
-                 stages: int = 4):
+                 stages: int = 4, min_blocks: int = 1):
         if kind == "mma":
             ok = BN % (16 * warps_n) == 0 and BM % (8 * warps_m) == 0 and warps_k in (1, 2)
             self.threads = 32 * warps_n * warps_m * warps_k
@@ -531,24 +531,26 @@ class TileConfig:
             args = (warps_n, BM, stages)
         else:
             ok = False
-        if not ok or stages < 2:
-            raise ValueError(f"invalid tile config {kind} {BN, BM, warps_n, warps_m, warps_k, stages}")
-        self.kind, self.BN, self.BM, self.stages = kind, BN, BM, stages
+        if not ok or stages < 2 or min_blocks < 1:
+            raise ValueError(f"invalid tile config {kind} {BN, BM, warps_n, warps_m, warps_k, stages, min_blocks}")
+        self.kind, self.BN, self.BM, self.stages, self.min_blocks = kind, BN, BM, stages, min_blocks
         self.warps = (warps_n, warps_m, warps_k)
         stage_bytes = BN * 64 + BM * 256 + BN * 4  # words, x, scale/zero of one 128-row K tile
         if kind == "wgmma":  # stages start on 1 KB (swizzle atoms), plus up to 1 KB to align the base
             stage_bytes = -(-stage_bytes // 1024) * 1024
         pipeline = stages * stage_bytes + (1024 if kind == "wgmma" else 0)
         self.smem_bytes = max(pipeline, BM * (BN + 4) * 4)  # the pipeline, or the fp32 epilogue tile
-        self.name = f"w4a16_{kind}_" + "_".join(map(str, args))
+        # min_blocks: blocks per SM that ptxas must fit in the registers (__launch_bounds__'s second value)
+        self.name = f"w4a16_{kind}_" + "_".join(map(str, args)) + f"_b{min_blocks}"
         body = "mma_sync_kernel" if kind == "mma" else "wgmma_kernel"
-        self.wrapper = (f'extern "C" __global__ void __launch_bounds__({self.threads}) {self.name}(KERNEL_PARAMETERS) '
-                        f'{{ {body}<{", ".join(map(str, args))}>(KERNEL_ARGUMENTS); }}\n')
+        self.wrapper = (f'extern "C" __global__ void __launch_bounds__({self.threads}, {min_blocks}) '
+                        f'{self.name}(KERNEL_PARAMETERS) {{ {body}<{", ".join(map(str, args))}>(KERNEL_ARGUMENTS); }}\n')
 
     def __repr__(self) -> str:
         n, m, k = self.warps
         warps = f"wg{n}" if self.kind == "wgmma" else f"w{n}x{m}x{k}"
-        return f"{self.kind} N{self.BN} M{self.BM} {warps} s{self.stages}"
+        blocks = f" b{self.min_blocks}" if self.min_blocks > 1 else ""
+        return f"{self.kind} N{self.BN} M{self.BM} {warps} s{self.stages}{blocks}"
 
     def __eq__(self, other) -> bool:
         return isinstance(other, TileConfig) and self.name == other.name
