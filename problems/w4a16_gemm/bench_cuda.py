@@ -28,8 +28,8 @@ def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None, mb=1):
                         mb=mb)
 
 
-def mma(BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None):
-    return tile("mma", BN, BM, wn, wm, wk, stages, per_sm, split)
+def mma(BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None, mb=1):
+    return tile("mma", BN, BM, wn, wm, wk, stages, per_sm, split, mb)
 
 
 def wgmma(warpgroups, BM, stages=4, per_sm=None, split=None, mb=1):
@@ -65,20 +65,18 @@ def run_variant(state, x, variant, **cfg):
 
 HOUSE = ("house", {})
 CANDIDATES_BY_M = [
-    (8, [HOUSE, mma(128, 8, 8, per_sm=12), mma(128, 8, 4, per_sm=8), mma(128, 8, 4, per_sm=12),
-         mma(128, 8, 8, stages=3, per_sm=12), mma(128, 8, 8, stages=5, per_sm=12), mma(64, 8, 2, per_sm=16),
-         mma(128, 8, 8, per_sm=24), wgmma(2, 16, per_sm=12), wgmma(1, 16, per_sm=16)]),
-    (16, [HOUSE, wgmma(2, 16, per_sm=8), wgmma(2, 16, per_sm=12), wgmma(2, 16, per_sm=16), wgmma(2, 16, stages=6, per_sm=8),
-          wgmma(2, 16, stages=3, per_sm=12), wgmma(1, 16, per_sm=16), mma(256, 16, 8, per_sm=4)]),
-    (32, [HOUSE, wgmma(2, 32, per_sm=4), wgmma(2, 32, per_sm=6), wgmma(2, 32, per_sm=8), wgmma(2, 32, stages=3, per_sm=6),
-          wgmma(1, 32, per_sm=8)]),
-    (64, [HOUSE, wgmma(2, 64, per_sm=2), wgmma(2, 64, stages=3, per_sm=2, mb=2), wgmma(2, 64, stages=3, per_sm=4, mb=2),
-          wgmma(2, 64, stages=2, per_sm=4, mb=2), wgmma(2, 64, per_sm=4, mb=2), wgmma(1, 64, stages=3, per_sm=6, mb=3),
-          wgmma(1, 64, stages=3, per_sm=4, mb=3), wgmma(1, 64, stages=2, per_sm=6, mb=4)]),
-    (256, [HOUSE, wgmma(2, 128, stages=3, split=1), wgmma(2, 128, stages=2, split=1, mb=2),
-           wgmma(2, 128, stages=2, per_sm=2, mb=2), wgmma(1, 128, stages=2, split=1, mb=2),
-           wgmma(1, 128, stages=2, split=1, mb=3), wgmma(2, 64, stages=3, split=1, mb=2),
-           wgmma(2, 64, stages=3, per_sm=2, mb=2)]),
+    (8, [HOUSE, mma(128, 8, 4, per_sm=12), mma(128, 8, 4, per_sm=12, mb=4), mma(128, 8, 4, per_sm=16, mb=6),
+         mma(128, 8, 4, per_sm=24, mb=8), mma(128, 8, 4, stages=3, per_sm=16, mb=6), mma(64, 8, 4, per_sm=16, mb=6),
+         mma(128, 8, 8, per_sm=12, mb=3), wgmma(1, 16, per_sm=16, mb=4), wgmma(1, 16, per_sm=24, mb=6)]),
+    (16, [HOUSE, wgmma(1, 16, per_sm=16), wgmma(1, 16, per_sm=16, mb=4), wgmma(1, 16, per_sm=24, mb=6),
+          wgmma(1, 16, stages=3, per_sm=24, mb=6), wgmma(2, 16, per_sm=8, mb=3), mma(128, 16, 4, per_sm=16, mb=6)]),
+    (32, [HOUSE, wgmma(2, 32, per_sm=8), wgmma(2, 32, per_sm=8, mb=3), wgmma(1, 32, per_sm=12, mb=4),
+          wgmma(1, 32, per_sm=16, mb=6)]),
+    (64, [HOUSE, wgmma(2, 64, stages=3, per_sm=4, mb=2), wgmma(2, 64, stages=3, per_sm=6, mb=2),
+          wgmma(2, 64, stages=2, per_sm=6, mb=3), wgmma(1, 64, stages=2, per_sm=8, mb=4),
+          wgmma(1, 64, stages=3, per_sm=8, mb=4)]),
+    (256, [HOUSE, wgmma(2, 128, stages=3, split=1), wgmma(2, 128, stages=4, split=1), wgmma(2, 64, stages=3, split=1, mb=2),
+           wgmma(2, 64, stages=2, split=1, mb=3), wgmma(1, 64, stages=3, split=1, mb=4)]),
 ]
 
 
