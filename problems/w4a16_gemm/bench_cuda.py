@@ -1,4 +1,4 @@
-"""Check and time the mma.sync CUDA kernel (cuda_mma.py) against the house kernel on the GPU, in one run.
+"""Check and time tile configs of the house's CUDA kernels (solutions/house.py) on the GPU, in one run.
 
     python problems/w4a16_gemm/bench_cuda.py --out $OUT/bench_cuda.json [--shapes a,b]
 
@@ -18,9 +18,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 import bench_variants  # noqa: E402
-import cuda_mma  # noqa: E402
 from scoring.checking import compare  # noqa: E402
-from scoring.problem import load_problem  # noqa: E402
+from scoring.problem import import_file, load_problem  # noqa: E402
+
+cuda_mma = import_file(HERE / "solutions" / "house.py", "w4_house_cuda")  # the CUDA half of the house
 
 
 def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None, mb=1):
@@ -60,10 +61,10 @@ def run_variant(state, x, variant, **cfg):
     M, K = x.shape
     N = state["scale_zero"].shape[1]
     split = cfg["split"] or cuda_mma.split_for(tc, M, N, K, SM_COUNT, cfg["per_sm"])
-    return cuda_mma.w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"], tc, split)
+    return cuda_mma.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"], tc, split)
 
 
-HOUSE = ("house", {})
+HOUSE = ("house", {})  # the house's own dispatch (CUDA_DISPATCH), as the scorer runs it
 CANDIDATES_BY_M = [
     (8, [HOUSE, mma(128, 8, 4, per_sm=12), mma(128, 8, 4, per_sm=12, mb=4), mma(128, 8, 4, per_sm=16, mb=6),
          mma(128, 8, 4, per_sm=24, mb=8), mma(128, 8, 4, stages=3, per_sm=16, mb=6), mma(64, 8, 4, per_sm=16, mb=6),
@@ -108,9 +109,9 @@ def correctness_sweep(problem):
         for name, cfg in configs.items():
             for split in (1, 3, K // 128 + 2):  # one, uneven, more splits than K tiles (empty ones)
                 try:
-                    out = cuda_mma.w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
+                    out = cuda_mma.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
                                              tile_config(cfg), split)
-                    again = cuda_mma.w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
+                    again = cuda_mma.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
                                                tile_config(cfg), split)
                     stats, stats2 = compare(out, ref, problem.spec.tolerance), compare(again, ref, problem.spec.tolerance)
                     ok = stats.passed and stats2.passed

@@ -95,7 +95,7 @@ def main():
         M, N, K = p["M"], p["N"], p["K"]
         ref = problem.module.reference(w, x)
         flops, nbytes = problem.flops(p), problem.bytes_moved(p)
-        state = house.prepare(**w)
+        state = house.prepare_triton(**w)  # this bench sweeps the house's Triton kernels
 
         def record(name, fn):
             try:
@@ -113,7 +113,7 @@ def main():
             print(f"{shape.name:24s} {name:40s} {ms*1e3:9.1f} us  {pt.achieved_tflops:6.1f} TF {pt.achieved_gbps:6.0f} GB/s"
                   f"  frac {pt.fraction:.3f}  err {err:.2e}", flush=True)
 
-        record("house-pick " + str(house.pick_config(M, N, K, sms)), lambda: house.run(state, x["x"]))
+        record("house-pick " + str(house.pick_config(M, N, K, sms)), lambda: house.run_triton(state, x["x"]))
         candidates = GEMV if M == 1 else SMALL_M if M <= 64 else LARGE_M
         for candidate in candidates:
             cfg = dict(house.pick_config(M, N, K, sms))

@@ -25,7 +25,8 @@ previous = None  # set from --previous in __main__
 
 
 def prepare(qweight, scales, zeros):
-    return {"house": house.prepare(qweight, scales, zeros), "previous": previous.prepare(qweight, scales, zeros)}
+    return {"house": house.prepare(qweight, scales, zeros), "triton": house.prepare_triton(qweight, scales, zeros),
+            "previous": previous.prepare(qweight, scales, zeros)}
 
 
 def run_variant(state, x, variant, **cfg):
@@ -38,14 +39,14 @@ def run_variant(state, x, variant, **cfg):
     launch["SPLIT_K"] = cfg.get("SPLIT_K")
     if not launch["SPLIT_K"]:  # as house.pick_config, with this config's programs per SM
         M, K = x.shape
-        N = state["house"]["scales"].shape[1]
+        N = state["triton"]["scales"].shape[1]
         tiles = triton.cdiv(M, house._rows_per_tile(launch)) * triton.cdiv(N, launch["BLOCK_N"])
         split = 1
         while (tiles * split < cfg.get("programs_per_sm", 2) * house._sm_count(x.device) and split < 8
                and (K // 128) // (2 * split) >= 4):
             split *= 2
         launch["SPLIT_K"] = split
-    s = state["house"]
+    s = state["triton"]  # the alt configs are the house's Triton kernels
     return house.w4a16_gemm(x, s["words"], s["scales"], s["zeros"], s["counters"], config=launch)
 
 

@@ -3,6 +3,10 @@ repack keeps every value, the byte formula counts packed weights, the library li
 conversion matches the reference, and ignoring the zero points is far outside the tolerance."""
 
 import os
+import re
+import subprocess
+
+import pytest
 
 os.environ.setdefault("TRITON_INTERPRET", "1")  # variants.py's Triton kernels run in the CPU interpreter
 
@@ -170,3 +174,78 @@ def test_tma_candidates_match_the_reference_in_the_interpreter():
                                                BLOCK_T=16, **extra)
                 stats = compare(out, ref, PROBLEM.spec.tolerance)
                 assert stats.passed, (family, shape, extra, stats)
+
+
+# ---- The house's CUDA path: packing against the PTX fragment layout, builds, and (GPU) results ----------
+
+_CUDA_HOUSE = import_file(SOLUTIONS / "house.py", "w4_house_cuda_test")
+
+
+def test_fragment_packing_puts_each_value_where_the_mma_a_fragment_reads_it():
+    """pack_fragments, read back by the PTX m16n8k16 A-fragment layout (unpack_fragments), gives q."""
+    for K, N in ((128, 16), (384, 48)):
+        q = torch.randint(0, 16, (K, N), generator=torch.Generator().manual_seed(K + N))
+        words = _CUDA_HOUSE.pack_fragments(P.pack_int4(q))
+        assert words.shape == (N // 16, K // 128, 2, 32, 4) and words.dtype == torch.int32
+        assert torch.equal(_CUDA_HOUSE.unpack_fragments(words, K, N), q)
+
+
+def test_scale_zero_words_hold_the_scale_and_minus_128_plus_z_exactly():
+    gen = torch.Generator().manual_seed(3)
+    scales = (torch.randn(2, 32, generator=gen) * 0.01).to(torch.bfloat16)
+    zeros = torch.randint(0, 16, (2, 32), generator=gen).to(torch.bfloat16)
+    packed = _CUDA_HOUSE.pack_scale_zero(scales, zeros)
+    low = (packed & 0xFFFF).to(torch.int16).view(torch.bfloat16)
+    high = ((packed >> 16) & 0xFFFF).to(torch.int16).view(torch.bfloat16)
+    assert torch.equal(low, scales)
+    assert torch.equal(high.float(), -(128.0 + zeros.float()))
+
+
+def test_cuda_path_is_not_taken_on_the_cpu_and_prepare_falls_back_to_triton():
+    assert _CUDA_HOUSE.cuda_path_unavailable(torch.device("cpu")) == "device is cpu"
+    weights, _ = _draw({"M": 1, "N": 16, "K": 128})
+    assert _CUDA_HOUSE.prepare(**weights)["path"] == "triton"
+
+
+def test_cuda_dispatch_rows_are_ordered_and_splits_respect_k():
+    bounds = [row[0] for row in _CUDA_HOUSE.CUDA_DISPATCH]
+    assert bounds[-1] is None and bounds[:-1] == sorted(bounds[:-1])
+    for M in (1, 8, 9, 16, 17, 64, 65, 256, 300):
+        cfg, split = _CUDA_HOUSE.cuda_config(M, 8192, 1024, sm_count=132)
+        assert M > 64 or M <= cfg.BM  # decode and batch rows cover M with one token tile
+        assert 1 <= split <= 1024 // 128 // 2 or split == 1
+
+
+@pytest.mark.skipif(_CUDA_HOUSE.nvcc_path() is None, reason="nvcc not on this machine")
+def test_every_dispatched_cuda_kernel_builds_for_sm90a_without_spills_or_serialised_wgmma(tmp_path):
+    """nvcc (no GPU needed) builds each CUDA_DISPATCH kernel; ptxas reports no spills and no C7513 (wgmmas
+    serialised because an operand register was written while one was in flight)."""
+    for _, cfg, _ in _CUDA_HOUSE.CUDA_DISPATCH:
+        source = tmp_path / f"{cfg.name}.cu"
+        source.write_text(_CUDA_HOUSE.CUDA_SOURCE + cfg.wrapper)
+        proc = subprocess.run([_CUDA_HOUSE.nvcc_path(), *_CUDA_HOUSE.NVCC_FLAGS, "-Xptxas", "-v", "-o",
+                               str(tmp_path / f"{cfg.name}.cubin"), str(source)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "C7513" not in proc.stderr, f"{cfg}: {proc.stderr[-1000:]}"
+        spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", proc.stderr)]
+        assert spills and max(spills) == 0, f"{cfg}: {proc.stderr[-1000:]}"
+
+
+@pytest.mark.gpu
+def test_cuda_house_matches_the_reference_on_every_dispatch_row_and_awkward_shapes():
+    """On a Hopper GPU: every CUDA_DISPATCH row (M = 1, 12, 20, 40, 130) on N not a multiple of the tile,
+    twice per shape (split K's counters reset), with the problem's check."""
+    device = torch.device("cuda")
+    if _CUDA_HOUSE.cuda_path_unavailable(device):
+        pytest.skip(_CUDA_HOUSE.cuda_path_unavailable(device))
+    for M, N, K in ((1, 272, 1024), (12, 4144, 512), (20, 80, 256), (40, 1040, 1280), (130, 336, 384)):
+        shape = {"M": M, "N": N, "K": K}
+        gen = torch.Generator(device=device).manual_seed(M)
+        weights = P.make_weights(shape, gen, device)
+        inputs = P.make_inputs(shape, weights, gen, device)
+        ref = P.reference(weights, inputs)
+        state = _CUDA_HOUSE.prepare(**weights)
+        assert state["path"] == "cuda"
+        for _ in range(2):
+            stats = compare(_CUDA_HOUSE.run(state, inputs["x"]), ref, PROBLEM.spec.tolerance)
+            assert stats.passed, (shape, stats)

@@ -1,5 +1,46 @@
 """House W4A16 GEMM: out = x @ W, W dequantised from packed int4 inside the GEMM's main loop.
 
+Two implementations of one contract, chosen in `prepare`:
+* On a Hopper GPU with nvcc and CuPy (the GPU machine), the CUDA kernels below: the scored path.
+* Elsewhere (Triton's CPU interpreter in CI, other GPUs, or a machine without nvcc), the Triton kernels
+  further down (`prepare_triton`, `run_triton`), the previous house path (NOTES.md has both measured).
+
+CUDA path.
+The operands are swapped, out^T = W^T x^T, so the dequantised weight is the MMA's A operand (16 columns of
+W by 16 rows of K, held in registers) and x^T its B operand (16 rows of K by 8 tokens, from shared memory).
+The weight's A fragments need no shared-memory shuffle: `pack_fragments` (preparation, not timed) orders
+the packed nibbles so that each thread's 32-bit word holds exactly the eight values of its A fragment for
+one 16 x 16 tile, and one 16-byte load gives a thread its words for four tiles along K:
+
+    word (n16 tile nt, k tile kt of 128, k16 step kk = 4 kh + e, lane = 4 g + t), nibble p = 4 h + 2 d + c:
+        q[k, n] with k = 128 kt + 16 kk + 8 d + 2 t + h and n = 16 nt + 8 c + g
+    stored at words[nt, kt, kh, lane, e] (int32), so a (16 columns x 128 K) block is 1 KB, contiguous.
+
+Nibbles p and p + 4 (bits 4p and 16 + 4p) are the two K-neighbours of one bf16x2 register of the A
+fragment, so ((word >> 4r) & 0x000F000F) | 0x43004300 is that register with 128 + q in each half
+(bf16's 128 has the 8 exponent bits 0x86 and a 7-bit mantissa where q fits exactly). Then
+(128 + q) - (128 + z) is exact in bf16 (an integer of magnitude <= 15) and one rounding multiplies it by
+the scale: the weight the MMA sees is (q - z) * s rounded once to bf16, as in the Triton kernels.
+
+Scales and zero points travel as one 32-bit word per (group, column): the scale's bf16 bits below,
+-(128 + z) above (`pack_scale_zero`).
+
+Two kernel templates read this layout, both with a cp.async pipeline of 128-row K tiles (words, x and
+scale/zero words per stage) and the same epilogue:
+* `mma_sync_kernel` (decode, M <= 8): m16n8k16 mma.sync per warp, x^T fragments by ldmatrix from a
+  swizzled shared tile; tile BN columns x BM tokens, warps WARPS_N x WARPS_M x WARPS_K.
+* `wgmma_kernel` (M > 8): Hopper's warpgroup MMA m64nBMk16 with the dequantised weight as its register A
+  operand (a warp's A fragment has the mma.sync layout) and x^T from shared memory by descriptor (128-byte
+  swizzle); each warpgroup owns 64 columns. ptxas serialises wgmmas whose register operands are written
+  while one is in flight, so each K tile's 8 wgmmas are waited for before the next tile dequantises; other
+  warpgroups and blocks on the SM fill the gap.
+K is split over gridDim.z blocks per output tile when tiles are few; the last block to arrive sums the fp32
+partials (per-tile counters, reset by that block).
+
+`CUDA_DISPATCH` picks a kernel and tile by M (measured on an H100, NOTES.md); `prepare` builds every
+kernel of the table with nvcc (cubins cached on disk) so that timed calls never compile.
+
+Triton path.
 Preparation (once per weight, not scored) repacks GPTQ's words without changing their size: within each
 group of 128 rows of K, word row r (0..15) of the group keeps in nibble j the value of row 16 * j + r
 ("group-strided" order). Unpacking nibble j of a 16-row tile of words then yields rows 16j .. 16j + 15
@@ -23,12 +64,648 @@ per-tile counter; the last to arrive sums the partials, writes the bf16 tile and
 (one kernel, no memset). Counters live in the prepared state.
 """
 
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
 import torch
 import triton
 import triton.language as tl
 
-LABEL = "house Triton kernel (fused int4 dequant, GEMV / bf16 MMA / swapped MMA, split-K)"
+LABEL = "house CUDA kernels (mma.sync decode, wgmma batches; fused int4 dequant, split-K); Triton on CPU"
 GROUP_SIZE = 128
+
+# ---- The CUDA path (Hopper) ----------------------------------------------------------------------------
+
+CUDA_SOURCE = r"""
+typedef unsigned int u32;
+
+// Only PTX below: NVRTC compiles this without any CUDA header.
+__device__ __forceinline__ u32 smem_u32(const void* p) {
+    u32 address;
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }\n" : "=r"(address) : "l"(p));
+    return address;
+}
+__device__ __forceinline__ float4 load_l2(const float* p) {  // bypasses L1: other blocks wrote it
+    float4 v;
+    asm volatile("ld.global.cg.v4.f32 {%0,%1,%2,%3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    return v;
+}
+__device__ __forceinline__ void store_l2(float* p, float4 v) {
+    asm volatile("st.global.cg.v4.f32 [%0], {%1,%2,%3,%4};\n" :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w));
+}
+__device__ __forceinline__ void store_bf16x4(unsigned short* p, u32 lo, u32 hi) {
+    asm volatile("st.global.v2.b32 [%0], {%1,%2};\n" :: "l"(p), "r"(lo), "r"(hi));
+}
+
+// 16-byte asynchronous copy global -> shared; with valid == false it writes zeros and reads nothing.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
+    int src_bytes = valid ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(smem_u32(dst)), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" :: "n"(N));
+}
+
+__device__ __forceinline__ u32 lop3_and_or(u32 a, u32 mask, u32 bits) {  // (a & mask) | bits
+    u32 d;
+    asm("lop3.b32 %0, %1, %2, %3, 0xEA;\n" : "=r"(d) : "r"(a), "r"(mask), "r"(bits));
+    return d;
+}
+__device__ __forceinline__ u32 bf16x2_fma(u32 a, u32 b, u32 c) {  // a * b + c, one rounding per half
+    u32 d;
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;\n" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+__device__ __forceinline__ u32 byte_perm(u32 a, u32 selector) {
+    u32 d;
+    asm("prmt.b32 %0, %1, %1, %2;\n" : "=r"(d) : "r"(a), "r"(selector));
+    return d;
+}
+
+__device__ __forceinline__ void mma_bf16_16816(float* c, const u32* a, u32 b0, u32 b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(u32* r, const void* row_address) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_u32(row_address)));
+}
+__device__ __forceinline__ void ldmatrix_x2(u32* r, const void* row_address) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1]) : "r"(smem_u32(row_address)));
+}
+
+__device__ __forceinline__ u32 pack_bf16x2(float lo, float hi) {
+    u32 d;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(hi), "f"(lo));
+    return d;
+}
+
+// One 16 (columns) x 16 (K) A fragment from a packed word: four bf16x2 registers of (q - z) * s.
+// sz_lo / sz_hi: the (scale, -(128 + z)) words of the thread's two columns g and g + 8.
+__device__ __forceinline__ void dequantise(u32 word, u32 scale_lo, u32 shift_lo, u32 scale_hi, u32 shift_hi,
+                                           u32* a) {
+    const u32 MASK = 0x000F000Fu, BIAS_128 = 0x43004300u, ONE = 0x3F803F80u;
+    u32 r0 = lop3_and_or(word, MASK, BIAS_128);        // column g,     K 2t, 2t + 1
+    u32 r1 = lop3_and_or(word >> 4, MASK, BIAS_128);   // column g + 8, K 2t, 2t + 1
+    u32 r2 = lop3_and_or(word >> 8, MASK, BIAS_128);   // column g,     K 2t + 8, 2t + 9
+    u32 r3 = lop3_and_or(word >> 12, MASK, BIAS_128);  // column g + 8, K 2t + 8, 2t + 9
+    const u32 NEG_ZERO = 0x80008000u;                  // -0 + x == x, also for x == +0
+    a[0] = bf16x2_fma(bf16x2_fma(r0, ONE, shift_lo), scale_lo, NEG_ZERO);
+    a[1] = bf16x2_fma(bf16x2_fma(r1, ONE, shift_hi), scale_hi, NEG_ZERO);
+    a[2] = bf16x2_fma(bf16x2_fma(r2, ONE, shift_lo), scale_lo, NEG_ZERO);
+    a[3] = bf16x2_fma(bf16x2_fma(r3, ONE, shift_hi), scale_hi, NEG_ZERO);
+}
+
+// The block's fp32 output tile (row stride ld floats in shared memory) to global memory in row-contiguous
+// 16-byte pieces: bf16 to out; with K split over gridDim.z blocks, fp32 partials, and the last block of
+// the tile to arrive (per-tile counter) sums them in split order and writes out, then resets the counter.
+template <int BN, int BM, int THREADS>
+__device__ __forceinline__ void store_tile(const float* tile, int ld, unsigned short* out, float* partial,
+                                           int* counters, int M, int N) {
+    const int tid = threadIdx.x, n0 = blockIdx.x * BN, m0 = blockIdx.y * BM, splits = gridDim.z;
+    for (int i = tid; i < BM * (BN / 4); i += THREADS) {
+        int row = i / (BN / 4), col = (i % (BN / 4)) * 4, m = m0 + row, n = n0 + col;
+        if (m >= M || n >= N) continue;
+        float4 v = *reinterpret_cast<const float4*>(tile + row * ld + col);
+        if (splits == 1) {
+            store_bf16x4(out + (size_t)m * N + n, pack_bf16x2(v.x, v.y), pack_bf16x2(v.z, v.w));
+        } else {
+            store_l2(partial + ((size_t)blockIdx.z * M + m) * N + n, v);
+        }
+    }
+    if (splits == 1) return;
+
+    __shared__ int is_last;
+    __threadfence();  // this block's partials are visible before its arrival is counted
+    __syncthreads();
+    const int tile_id = blockIdx.y * gridDim.x + blockIdx.x;
+    if (tid == 0) is_last = atomicAdd(counters + tile_id, 1) == splits - 1;
+    __syncthreads();
+    if (!is_last) return;
+    __threadfence();
+    for (int i = tid; i < BM * (BN / 4); i += THREADS) {
+        int row = i / (BN / 4), col = (i % (BN / 4)) * 4, m = m0 + row, n = n0 + col;
+        if (m >= M || n >= N) continue;
+        float4 sum = load_l2(partial + (size_t)m * N + n);
+        for (int s = 1; s < splits; ++s) {
+            float4 v = load_l2(partial + ((size_t)s * M + m) * N + n);
+            sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+        }
+        store_bf16x4(out + (size_t)m * N + n, pack_bf16x2(sum.x, sum.y), pack_bf16x2(sum.z, sum.w));
+    }
+    if (tid == 0) counters[tile_id] = 0;  // ready for the next call
+}
+
+#define KERNEL_PARAMETERS const uint4* __restrict__ words, const u32* __restrict__ scale_zero, \
+    const unsigned short* __restrict__ x, unsigned short* __restrict__ out, float* __restrict__ partial, \
+    int* __restrict__ counters, int M, int N, int K
+#define KERNEL_ARGUMENTS words, scale_zero, x, out, partial, counters, M, N, K
+
+// The kernels are device-function templates; `kernel_source` adds an extern "C" __global__ wrapper with
+// __launch_bounds__ per instantiation, so that a cubin built by nvcc has plain kernel names.
+template <int BN, int BM, int WARPS_N, int WARPS_M, int WARPS_K, int STAGES>
+__device__ __forceinline__ void mma_sync_kernel(const uint4* __restrict__ words, const u32* __restrict__ scale_zero,
+          const unsigned short* __restrict__ x, unsigned short* __restrict__ out,
+          float* __restrict__ partial, int* __restrict__ counters, int M, int N, int K) {
+    constexpr int THREADS = 32 * WARPS_N * WARPS_M * WARPS_K;
+    constexpr int WN = BN / WARPS_N, WM = BM / WARPS_M;  // warp tile: columns, tokens
+    constexpr int NT = WN / 16, MT = WM / 8;              // 16-column A tiles, 8-token B tiles per warp
+    constexpr int KH = 2 / WARPS_K;                       // 16-byte word loads (4 K16 steps each) per warp
+    static_assert(WN % 16 == 0 && WM % 8 == 0 && (WARPS_K == 1 || WARPS_K == 2), "tile shape");
+    constexpr int W_BYTES = BN * 64, X_BYTES = BM * 256, S_BYTES = BN * 4;
+    constexpr int STAGE_BYTES = W_BYTES + X_BYTES + S_BYTES;
+
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wn = warp % WARPS_N, wm = (warp / WARPS_N) % WARPS_M, wk = warp / (WARPS_N * WARPS_M);
+    const int g = lane >> 2, t = lane & 3;
+    const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM;
+    const int k_tiles = K / 128, n16_tiles = N / 16;
+    const int per_split = (k_tiles + gridDim.z - 1) / gridDim.z;
+    const int kt_first = blockIdx.z * per_split;
+    const int kt_count = max(0, min(k_tiles, kt_first + per_split) - kt_first);
+
+    auto load_stage = [&](int kt, int stage) {
+        unsigned char* base = smem + stage * STAGE_BYTES;
+        uint4* w_dst = reinterpret_cast<uint4*>(base);
+        for (int i = tid; i < BN * 4; i += THREADS) {  // BN / 16 blocks of 1 KB
+            int nt = n0 / 16 + i / 64;
+            bool ok = nt < n16_tiles;
+            const uint4* src = words + ((size_t)(ok ? nt : 0) * k_tiles + kt) * 64 + (i & 63);
+            cp_async16(w_dst + i, src, ok);
+        }
+        unsigned char* x_dst = base + W_BYTES;
+        for (int i = tid; i < BM * 16; i += THREADS) {  // BM rows of 128 K (16 chunks of 8 bf16), swizzled
+            int row = i >> 4, chunk = i & 15, m = m0 + row;
+            bool ok = m < M;
+            const unsigned short* src = x + (size_t)(ok ? m : 0) * K + kt * 128 + chunk * 8;
+            cp_async16(x_dst + row * 256 + ((chunk ^ (row & 7)) << 4), src, ok);
+        }
+        u32* s_dst = reinterpret_cast<u32*>(base + W_BYTES + X_BYTES);
+        for (int i = tid; i < BN / 4; i += THREADS) {
+            int n = n0 + i * 4;
+            bool ok = n < N;
+            cp_async16(s_dst + i * 4, scale_zero + (size_t)kt * N + (ok ? n : 0), ok);
+        }
+    };
+
+    float acc[NT][MT][4];
+#pragma unroll
+    for (int i = 0; i < NT; ++i)
+#pragma unroll
+        for (int j = 0; j < MT; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < kt_count) load_stage(kt_first + s, s);
+        cp_async_commit();
+    }
+
+    for (int it = 0; it < kt_count; ++it) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        {
+            int next = it + STAGES - 1;
+            if (next < kt_count) load_stage(kt_first + next, next % STAGES);
+            cp_async_commit();
+        }
+        const unsigned char* base = smem + (it % STAGES) * STAGE_BYTES;
+        const uint4* w_s = reinterpret_cast<const uint4*>(base);
+        const unsigned char* x_s = base + W_BYTES;
+        const u32* s_s = reinterpret_cast<const u32*>(base + W_BYTES + X_BYTES);
+
+        u32 scale_lo[NT], shift_lo[NT], scale_hi[NT], shift_hi[NT];
+#pragma unroll
+        for (int i = 0; i < NT; ++i) {
+            int col = wn * WN + i * 16 + g;
+            u32 lo = s_s[col], hi = s_s[col + 8];
+            scale_lo[i] = byte_perm(lo, 0x1010); shift_lo[i] = byte_perm(lo, 0x3232);
+            scale_hi[i] = byte_perm(hi, 0x1010); shift_hi[i] = byte_perm(hi, 0x3232);
+        }
+#pragma unroll
+        for (int h = 0; h < KH; ++h) {
+            const int kh = wk * KH + h;
+            uint4 w[NT];
+#pragma unroll
+            for (int i = 0; i < NT; ++i) w[i] = w_s[(wn * NT + i) * 64 + kh * 32 + lane];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int kk = kh * 4 + e;
+                u32 b[MT][2];
+#pragma unroll
+                for (int j = 0; j + 1 < MT; j += 2) {  // two 8-token tiles, both K halves: one ldmatrix.x4
+                    int row = wm * WM + (j + (lane >> 4)) * 8 + (lane & 7);
+                    int chunk = kk * 2 + ((lane >> 3) & 1);
+                    u32 r[4];
+                    ldmatrix_x4(r, x_s + row * 256 + ((chunk ^ (row & 7)) << 4));
+                    b[j][0] = r[0]; b[j][1] = r[1]; b[j + 1][0] = r[2]; b[j + 1][1] = r[3];
+                }
+                if (MT % 2) {
+                    int row = wm * WM + (MT - 1) * 8 + (lane & 7);
+                    int chunk = kk * 2 + ((lane >> 3) & 1);
+                    u32 r[2];
+                    ldmatrix_x2(r, x_s + row * 256 + ((chunk ^ (row & 7)) << 4));
+                    b[MT - 1][0] = r[0]; b[MT - 1][1] = r[1];
+                }
+#pragma unroll
+                for (int i = 0; i < NT; ++i) {
+                    u32 word = e == 0 ? w[i].x : e == 1 ? w[i].y : e == 2 ? w[i].z : w[i].w;
+                    u32 a[4];
+                    dequantise(word, scale_lo[i], shift_lo[i], scale_hi[i], shift_hi[i], a);
+#pragma unroll
+                    for (int j = 0; j < MT; ++j) mma_bf16_16816(acc[i][j], a, b[j][0], b[j][1]);
+                }
+            }
+        }
+    }
+    cp_async_wait<0>();
+    __syncthreads();
+
+    // Epilogue: the block's fp32 tile [BM][BN + 4] in shared memory (warps along K add into it), then
+    // row-contiguous stores: bf16 to out, or (split K) fp32 partials that the last block sums.
+    constexpr int LD = BN + 4;
+    float* tile = reinterpret_cast<float*>(smem);
+    if (WARPS_K > 1) {
+        for (int i = tid; i < BM * LD; i += THREADS) tile[i] = 0.f;
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < NT; ++i)
+#pragma unroll
+        for (int j = 0; j < MT; ++j) {
+            int col = wn * WN + i * 16 + g, row = wm * WM + j * 8 + 2 * t;
+            float* p = tile + row * LD + col;
+            if (WARPS_K > 1) {
+                atomicAdd(p, acc[i][j][0]); atomicAdd(p + LD, acc[i][j][1]);
+                atomicAdd(p + 8, acc[i][j][2]); atomicAdd(p + LD + 8, acc[i][j][3]);
+            } else {
+                p[0] = acc[i][j][0]; p[LD] = acc[i][j][1]; p[8] = acc[i][j][2]; p[LD + 8] = acc[i][j][3];
+            }
+        }
+    __syncthreads();
+
+    store_tile<BN, BM, THREADS>(tile, LD, out, partial, counters, M, N);
+}
+
+
+// ---- Hopper path: wgmma (warpgroup MMA), the dequantised weight as the register A operand --------------
+typedef unsigned long long u64;
+
+__device__ __forceinline__ void fence_async_proxy() {  // cp.async's shared-memory writes -> wgmma's reads
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(N) : "memory");
+}
+// Empty asm that reads and writes an accumulator after the last wait: no read of it moves above the wait.
+__device__ __forceinline__ void keep_register(float& r) { asm volatile("" : "+f"(r) :: "memory"); }
+
+// Shared-memory matrix descriptor: K-major rows of 128 bytes, 128-byte swizzle (16-byte chunk c of row r at
+// c ^ (r % 8)), 8-row groups 1024 bytes apart.
+__device__ __forceinline__ u64 descriptor_sw128(u32 address) {
+    return (u64)((address & 0x3FFFF) >> 4) | ((u64)1 << 16) | ((u64)(1024 >> 4) << 32) | ((u64)1 << 62);
+}
+
+template <int N> struct Wgmma;
+WGMMA_SPECIALISATIONS
+
+template <int WG_N, int BM, int STAGES>
+__device__ __forceinline__ void wgmma_kernel(const uint4* __restrict__ words, const u32* __restrict__ scale_zero,
+            const unsigned short* __restrict__ x, unsigned short* __restrict__ out,
+            float* __restrict__ partial, int* __restrict__ counters, int M, int N, int K) {
+    constexpr int THREADS = 128 * WG_N, BN = 64 * WG_N;
+    constexpr int X_BYTES = BM * 256, W_BYTES = BN * 64, S_BYTES = BN * 4;
+    constexpr int STAGE_BYTES = (X_BYTES + W_BYTES + S_BYTES + 1023) / 1024 * 1024;
+    static_assert(BM % 8 == 0 && BM <= 256 && STAGES >= 2, "tile shape");
+
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);  // swizzle atoms: 1 KB
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;  // warp = this warp's 16-column tile
+    const int g = lane >> 2, t = lane & 3;
+    const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM;
+    const int k_tiles = K / 128, n16_tiles = N / 16;
+    const int per_split = (k_tiles + gridDim.z - 1) / gridDim.z;
+    const int kt_first = blockIdx.z * per_split;
+    const int kt_count = max(0, min(k_tiles, kt_first + per_split) - kt_first);
+
+    auto load_stage = [&](int kt, int stage) {
+        unsigned char* base = smem + stage * STAGE_BYTES;
+        for (int i = tid; i < BM * 16; i += THREADS) {  // x: 2 blocks of 64 K, BM rows of 128 B, swizzled
+            int row = i >> 4, chunk = i & 15, m = m0 + row;
+            bool ok = m < M;
+            const unsigned short* src = x + (size_t)(ok ? m : 0) * K + kt * 128 + chunk * 8;
+            cp_async16(base + (chunk >> 3) * (BM * 128) + row * 128 + (((chunk & 7) ^ (row & 7)) << 4), src, ok);
+        }
+        uint4* w_dst = reinterpret_cast<uint4*>(base + X_BYTES);
+        for (int i = tid; i < BN * 4; i += THREADS) {
+            int nt = n0 / 16 + i / 64;
+            bool ok = nt < n16_tiles;
+            cp_async16(w_dst + i, words + ((size_t)(ok ? nt : 0) * k_tiles + kt) * 64 + (i & 63), ok);
+        }
+        u32* s_dst = reinterpret_cast<u32*>(base + X_BYTES + W_BYTES);
+        for (int i = tid; i < BN / 4; i += THREADS) {
+            int n = n0 + i * 4;
+            bool ok = n < N;
+            cp_async16(s_dst + i * 4, scale_zero + (size_t)kt * N + (ok ? n : 0), ok);
+        }
+    };
+
+    float acc[BM / 2];
+#pragma unroll
+    for (int i = 0; i < BM / 2; ++i) acc[i] = 0.f;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < kt_count) load_stage(kt_first + s, s);
+        cp_async_commit();
+    }
+
+    // Per K tile: dequantise its 8 A fragments, issue 8 wgmmas and wait for them. Keeping them in flight
+    // while the next tile dequantises (wait_group 1) makes ptxas serialise every wgmma (C7513: registers
+    // of a wgmma operand defined while one is in flight), so the overlap comes from the other warpgroups.
+    for (int it = 0; it < kt_count; ++it) {
+        cp_async_wait<STAGES - 2>();
+        fence_async_proxy();
+        __syncthreads();
+        if (it + STAGES - 1 < kt_count) load_stage(kt_first + it + STAGES - 1, (it + STAGES - 1) % STAGES);
+        cp_async_commit();
+        const unsigned char* base = smem + (it % STAGES) * STAGE_BYTES;
+        const uint4* w_s = reinterpret_cast<const uint4*>(base + X_BYTES);
+        const u32* s_s = reinterpret_cast<const u32*>(base + X_BYTES + W_BYTES);
+        u32 lo = s_s[warp * 16 + g], hi = s_s[warp * 16 + g + 8];
+        u32 scale_lo = byte_perm(lo, 0x1010), shift_lo = byte_perm(lo, 0x3232);
+        u32 scale_hi = byte_perm(hi, 0x1010), shift_hi = byte_perm(hi, 0x3232);
+        uint4 w0 = w_s[warp * 64 + lane], w1 = w_s[warp * 64 + 32 + lane];
+        u32 a[8][4];
+        dequantise(w0.x, scale_lo, shift_lo, scale_hi, shift_hi, a[0]);
+        dequantise(w0.y, scale_lo, shift_lo, scale_hi, shift_hi, a[1]);
+        dequantise(w0.z, scale_lo, shift_lo, scale_hi, shift_hi, a[2]);
+        dequantise(w0.w, scale_lo, shift_lo, scale_hi, shift_hi, a[3]);
+        dequantise(w1.x, scale_lo, shift_lo, scale_hi, shift_hi, a[4]);
+        dequantise(w1.y, scale_lo, shift_lo, scale_hi, shift_hi, a[5]);
+        dequantise(w1.z, scale_lo, shift_lo, scale_hi, shift_hi, a[6]);
+        dequantise(w1.w, scale_lo, shift_lo, scale_hi, shift_hi, a[7]);
+        // Every operand of the 8 wgmmas is computed before the first is issued: ptxas serialises wgmmas
+        // (waits after each) when an operand register is defined between them.
+        const u32 x_base = smem_u32(base);
+        u64 desc[8];
+#pragma unroll
+        for (int kk = 0; kk < 8; ++kk) {
+            desc[kk] = descriptor_sw128(x_base + (kk >> 2) * (BM * 128) + (kk & 3) * 32);
+            asm volatile("" : "+l"(desc[kk]), "+r"(a[kk][0]), "+r"(a[kk][1]), "+r"(a[kk][2]), "+r"(a[kk][3]));
+        }
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < 8; ++kk) Wgmma<BM>::run(acc, a[kk], desc[kk]);
+        wgmma_commit();
+        wgmma_wait<0>();
+    }
+#pragma unroll
+    for (int i = 0; i < BM / 2; ++i) keep_register(acc[i]);
+    cp_async_wait<0>();
+    __syncthreads();
+
+    constexpr int LD = BN + 4;
+    float* tile = reinterpret_cast<float*>(smem);
+#pragma unroll
+    for (int j = 0; j < BM / 8; ++j) {  // accumulator 4j..4j+3: columns (g, g + 8) x tokens 8j + 2t (+1)
+        float* p = tile + (j * 8 + 2 * t) * LD + warp * 16 + g;
+        p[0] = acc[4 * j]; p[LD] = acc[4 * j + 1]; p[8] = acc[4 * j + 2]; p[LD + 8] = acc[4 * j + 3];
+    }
+    __syncthreads();
+    store_tile<BN, BM, THREADS>(tile, LD, out, partial, counters, M, N);
+}
+"""
+
+
+def _wgmma_specialisation(n: int) -> str:
+    """Wgmma<n>::run: one m64n{n}k16 wgmma, bf16 A from 4 registers, B by descriptor, fp32 accumulate."""
+    d = ", ".join(f"%{i}" for i in range(n // 2))
+    a = ", ".join(f"%{n // 2 + i}" for i in range(4))
+    outputs = ", ".join(f'"+f"(d[{i}])' for i in range(n // 2))
+    return (f"template <> struct Wgmma<{n}> {{ __device__ __forceinline__ static void run(float* d, const u32* a, "
+            f"u64 desc) {{\n    asm volatile(\"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 "
+            f"{{{d}}}, {{{a}}}, %{n // 2 + 4}, 1, 1, 1, 0;\\n\"\n        : {outputs}\n        : "
+            f'"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));\n}} }};\n')
+
+
+WGMMA_TOKENS = (16, 32, 64, 128, 256)  # token tiles (wgmma N) the Hopper kernel is instantiated for
+CUDA_SOURCE = CUDA_SOURCE.replace("WGMMA_SPECIALISATIONS", "".join(_wgmma_specialisation(n) for n in WGMMA_TOKENS))
+
+
+def pack_fragments(qweight: torch.Tensor) -> torch.Tensor:
+    """GPTQ words (K / 8, N) -> words[N / 16, K / 128, 2, 32, 4] int32 in the A-fragment order above."""
+    K8, N = qweight.shape
+    K = K8 * 8
+    shifts = 4 * torch.arange(8, device=qweight.device, dtype=torch.int32)
+    q = ((qweight[:, None, :] >> shifts[None, :, None]) & 0xF).reshape(K, N).to(torch.int64)
+    # k = 128 kt + 16 (4 kh + e) + 8 d + 2 t + h;  n = 16 nt + 8 c + g
+    q = q.reshape(K // 128, 2, 4, 2, 4, 2, N // 16, 2, 8)  # kt, kh, e, d, t, h, nt, c, g
+    q = q.permute(6, 0, 1, 8, 4, 2, 5, 3, 7)               # nt, kt, kh, g, t, e, h, d, c
+    q = q.reshape(N // 16, K // 128, 2, 32, 4, 8)           # ..., lane = 4 g + t, e, nibble p = 4 h + 2 d + c
+    words = (q << (4 * torch.arange(8, device=q.device))).sum(dim=-1)
+    words = torch.where(words >= 2**31, words - 2**32, words)  # the same 32 bits as a signed int32
+    return words.to(torch.int32).contiguous()
+
+
+def pack_scale_zero(scales: torch.Tensor, zeros: torch.Tensor) -> torch.Tensor:
+    """(K / 128, N) int32: the scale's bf16 bits in the low half, -(128 + z) as bf16 in the high half."""
+    scale_bits = scales.contiguous().view(torch.int16).to(torch.int32) & 0xFFFF
+    shift = (-(128.0 + zeros.float())).to(torch.bfloat16)  # exact: integers up to 143 fit bf16's 8 bits
+    shift_bits = shift.view(torch.int16).to(torch.int32) & 0xFFFF
+    return (scale_bits | (shift_bits << 16)).contiguous()
+
+
+def unpack_fragments(words: torch.Tensor, K: int, N: int) -> torch.Tensor:
+    """The inverse of pack_fragments, read the way the kernel reads it: q (K, N) as the A fragments of
+    mma.m16n8k16 place it (register r of lane 4 g + t holds row g + 8 (r % 2), K 2 t + 8 (r // 2) + h
+    in its half h). Used by the tests to check the packing against the PTX fragment layout."""
+    q = torch.empty((K, N), dtype=torch.int64, device=words.device)
+    w = words.to(torch.int64) & 0xFFFFFFFF
+    for lane in range(32):
+        g, t = divmod(lane, 4)
+        for e in range(4):
+            for kh in range(2):
+                word = w[:, :, kh, lane, e]  # (N / 16, K / 128)
+                kk = 4 * kh + e
+                for r in range(4):  # A register r: bits 4r.. (half 0) and 16 + 4r.. (half 1)
+                    row = g + 8 * (r % 2)
+                    for h in range(2):
+                        k = 16 * kk + 2 * t + 8 * (r // 2) + h
+                        nib = (word >> (4 * r + 16 * h)) & 0xF
+                        # q[128 kt + k, 16 nt + row] = nib[nt, kt]
+                        q.view(K // 128, 128, N // 16, 16)[:, k, :, row] = nib.T
+    return q
+
+
+class TileConfig:
+    """One instantiation of a kernel template.
+
+    kind "mma": mma_sync_kernel, a block of BN columns x BM tokens, warps_n x warps_m x warps_k warps over
+    (columns, tokens, the 8 K16 steps of a 128-row K tile). kind "wgmma": wgmma_kernel, warps_n warpgroups
+    of 64 columns each (BN = 64 warps_n) and BM tokens (the wgmma's N). stages: cp.async pipeline depth in
+    128-row K tiles."""
+
+    def __init__(self, kind: str, BN: int, BM: int, warps_n: int, warps_m: int = 1, warps_k: int = 1,
+                 stages: int = 4, min_blocks: int = 1):
+        if kind == "mma":
+            ok = BN % (16 * warps_n) == 0 and BM % (8 * warps_m) == 0 and warps_k in (1, 2)
+            self.threads = 32 * warps_n * warps_m * warps_k
+            args = (BN, BM, warps_n, warps_m, warps_k, stages)
+        elif kind == "wgmma":
+            ok = BN == 64 * warps_n and BM in WGMMA_TOKENS and warps_m == warps_k == 1
+            self.threads = 128 * warps_n
+            args = (warps_n, BM, stages)
+        else:
+            ok = False
+        if not ok or stages < 2 or min_blocks < 1:
+            raise ValueError(f"invalid tile config {kind} {BN, BM, warps_n, warps_m, warps_k, stages, min_blocks}")
+        self.kind, self.BN, self.BM, self.stages, self.min_blocks = kind, BN, BM, stages, min_blocks
+        self.warps = (warps_n, warps_m, warps_k)
+        stage_bytes = BN * 64 + BM * 256 + BN * 4  # words, x, scale/zero of one 128-row K tile
+        if kind == "wgmma":  # stages start on 1 KB (swizzle atoms), plus up to 1 KB to align the base
+            stage_bytes = -(-stage_bytes // 1024) * 1024
+        pipeline = stages * stage_bytes + (1024 if kind == "wgmma" else 0)
+        self.smem_bytes = max(pipeline, BM * (BN + 4) * 4)  # the pipeline, or the fp32 epilogue tile
+        # min_blocks: blocks per SM that ptxas must fit in the registers (__launch_bounds__'s second value)
+        self.name = f"w4a16_{kind}_" + "_".join(map(str, args)) + f"_b{min_blocks}"
+        body = "mma_sync_kernel" if kind == "mma" else "wgmma_kernel"
+        self.wrapper = (f'extern "C" __global__ void __launch_bounds__({self.threads}, {min_blocks}) '
+                        f'{self.name}(KERNEL_PARAMETERS) {{ {body}<{", ".join(map(str, args))}>(KERNEL_ARGUMENTS); }}\n')
+
+    def __repr__(self) -> str:
+        n, m, k = self.warps
+        warps = f"wg{n}" if self.kind == "wgmma" else f"w{n}x{m}x{k}"
+        blocks = f" b{self.min_blocks}" if self.min_blocks > 1 else ""
+        return f"{self.kind} N{self.BN} M{self.BM} {warps} s{self.stages}{blocks}"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TileConfig) and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+def split_for(cfg: TileConfig, M: int, N: int, K: int, sm_count: int, blocks_per_sm: int) -> int:
+    """The fewest K splits giving at least blocks_per_sm blocks per SM, keeping >= 2 K tiles per split."""
+    tiles = -(-N // cfg.BN) * -(-M // cfg.BM)
+    k_tiles = K // GROUP_SIZE
+    want = -(-blocks_per_sm * sm_count // tiles)
+    return max(1, min(want, k_tiles // 2, 32))
+
+
+NVCC_FLAGS = ("-std=c++17", "-O3", "-arch=sm_90a", "-cubin")  # wgmma needs the sm_90a target
+_FUNCTIONS: dict = {}
+_STREAMS: dict = {}
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("CEILING_KERNEL_CACHE", Path.home() / ".cache" / "ceiling" / "w4a16_cubin"))
+
+
+def nvcc_path() -> str | None:
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    candidate = Path(home) / "bin" / "nvcc"
+    return str(candidate) if candidate.exists() else None
+
+
+def build_cubin(cfg: TileConfig) -> Path:
+    """nvcc the source with cfg's wrapper into a cubin, cached by the hash of source, flags and config."""
+    source = CUDA_SOURCE + cfg.wrapper
+    digest = hashlib.sha256((source + " ".join(NVCC_FLAGS)).encode()).hexdigest()[:16]
+    cubin = _cache_dir() / f"{cfg.name}-{digest}.cubin"
+    if cubin.exists():
+        return cubin
+    nvcc = nvcc_path()
+    if nvcc is None:
+        raise RuntimeError("nvcc not found (PATH, CUDA_HOME): the CUDA W4A16 kernels cannot be built")
+    cubin.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        cu = Path(tmp) / f"{cfg.name}.cu"
+        cu.write_text(source)
+        built = Path(tmp) / "out.cubin"
+        proc = subprocess.run([nvcc, *NVCC_FLAGS, "-o", str(built), str(cu)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"nvcc failed for {cfg.name}:\n{proc.stderr[-4000:]}")
+        shutil.move(str(built), cubin)  # whole file or nothing: concurrent builders never see half a cubin
+    return cubin
+
+
+def load(configs, device_index: int = 0) -> None:
+    """Build (in parallel, nvcc) and load every config's kernel; later launches find them loaded."""
+    import cupy
+
+    todo = [c for c in dict.fromkeys(configs) if (c.name, device_index) not in _FUNCTIONS]
+    with ThreadPoolExecutor(max_workers=min(16, len(todo) or 1)) as pool:
+        cubins = list(pool.map(build_cubin, todo))
+    with cupy.cuda.Device(device_index):
+        for cfg, cubin in zip(todo, cubins):
+            module = cupy.RawModule(path=str(cubin))
+            function = module.get_function(cfg.name)
+            function.max_dynamic_shared_size_bytes = cfg.smem_bytes
+            _FUNCTIONS[(cfg.name, device_index)] = (module, function)
+
+
+def _stream(handle: int):
+    """CuPy's view of torch's current stream: the kernel runs where the caller's stream orders it."""
+    import cupy
+
+    if handle not in _STREAMS:
+        _STREAMS[handle] = cupy.cuda.ExternalStream(handle)
+    return _STREAMS[handle]
+
+
+def cuda_w4a16_gemm(x: torch.Tensor, words: torch.Tensor, scale_zero: torch.Tensor, counters: torch.Tensor,
+                    cfg: TileConfig, split: int) -> torch.Tensor:
+    """out (M, N) bf16 = x (M, K) bf16 times the weight packed by pack_fragments / pack_scale_zero."""
+    x = x.contiguous()
+    M, K = x.shape
+    N = scale_zero.shape[1]
+    out = torch.empty((M, N), dtype=torch.bfloat16, device=x.device)
+    grid = (-(-N // cfg.BN), -(-M // cfg.BM), split)
+    if split > 1:
+        partial = torch.empty((split, M, N), dtype=torch.float32, device=x.device)
+        if counters.numel() < grid[0] * grid[1]:
+            raise ValueError(f"{grid[0] * grid[1]} output tiles need more split-K counters than prepared")
+    else:
+        partial = out  # unused
+    device_index = x.device.index or 0
+    if (cfg.name, device_index) not in _FUNCTIONS:
+        load([cfg], device_index)
+    function = _FUNCTIONS[(cfg.name, device_index)][1]
+    pointers = [np.uint64(t.data_ptr()) for t in (words, scale_zero, x, out, partial, counters)]
+    with _stream(torch.cuda.current_stream(x.device).cuda_stream):
+        function(grid, (cfg.threads,), (*pointers, np.int32(M), np.int32(N), np.int32(K)),
+                 shared_mem=cfg.smem_bytes)
+    return out
+
+
+
+
+# ---- The Triton path: the CPU interpreter (CI) and GPUs without the CUDA path --------------------------
+
 ROWS = GROUP_SIZE // 8  # word rows per group: 16
 
 
@@ -257,11 +934,77 @@ def w4a16_gemm(x, words, scales, zeros, counters, config=None):
     return out
 
 
-def prepare(qweight, scales, zeros):
+def prepare_triton(qweight, scales, zeros):
     """Repack the words (same size, group-strided order) and zero the split-K tile counters."""
     counters = torch.zeros(1 << 16, dtype=torch.int32, device=qweight.device)
     return {"words": repack_group_strided(qweight), "scales": scales, "zeros": zeros, "counters": counters}
 
 
-def run(state, x):
+def run_triton(state, x):
     return w4a16_gemm(x, state["words"], state["scales"], state["zeros"], state["counters"])
+
+
+# ---- Dispatch and the solution interface --------------------------------------------------------------
+
+# By M: (largest M of the row, kernel tile, K splits: blocks per SM wanted, None for no split). First row
+# whose largest M >= M wins. Fractions of the roofline are H100 SXM benches of `bench_cuda.py` (the best
+# config per shape of measurements/bench_cuda_round*_h100.json); M values between the measured ones (1, 7,
+# 16, 32, 64, 128, 256) are not measured.
+CUDA_DISPATCH = [
+    # M 1..8: mma.sync, 128 columns x 8 tokens, 4 warps, 3 stages, >= 6 blocks per SM resident, K split to
+    # 16 blocks per SM: 0.555 at M = 1, 0.617 at M = 7 (wgmma N64 x 16 tokens: 0.52 / 0.56).
+    (8, TileConfig("mma", 128, 8, 4, stages=3, min_blocks=6), 16),
+    # M 9..16: wgmma, 2 warpgroups (128 columns) x 16 tokens, 4 stages, 3 blocks per SM: 0.519 at M = 16.
+    (16, TileConfig("wgmma", 128, 16, 2, stages=4, min_blocks=3), 8),
+    # M 17..32: the same with 32 tokens: 0.438 at M = 32.
+    (32, TileConfig("wgmma", 128, 32, 2, stages=4, min_blocks=3), 8),
+    # M 33..64: 64 tokens, 3 stages, 2 blocks per SM: 0.262 at M = 64 (1 block per SM: 0.208).
+    (64, TileConfig("wgmma", 128, 64, 2, stages=3, min_blocks=2), 4),
+    # M > 64: 128-token tiles (two for M = 256), 3 stages, no K split: 0.340 at M = 256, 0.278 at M = 128.
+    (None, TileConfig("wgmma", 128, 128, 2, stages=3), None),
+]
+
+
+def cuda_config(M: int, N: int, K: int, sm_count: int) -> tuple[TileConfig, int]:
+    """The CUDA_DISPATCH row of M and its number of K splits."""
+    for max_m, cfg, blocks_per_sm in CUDA_DISPATCH:
+        if max_m is None or M <= max_m:
+            break
+    split = split_for(cfg, M, N, K, sm_count, blocks_per_sm) if blocks_per_sm else 1
+    return cfg, split
+
+
+def cuda_path_unavailable(device: torch.device) -> str | None:
+    """Why the CUDA path cannot run on `device` (None if it can)."""
+    if device.type != "cuda":
+        return f"device is {device.type}"
+    if torch.cuda.get_device_capability(device) != (9, 0):
+        return f"compute capability {torch.cuda.get_device_capability(device)} is not Hopper's (9, 0)"
+    if nvcc_path() is None:
+        return "nvcc not found"
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        return "CuPy is not installed"
+    return None
+
+
+def prepare(qweight, scales, zeros):
+    """The CUDA path's packed weight and its kernels built and loaded, or the Triton path's state."""
+    reason = cuda_path_unavailable(qweight.device)
+    if reason is not None:
+        if qweight.is_cuda:
+            print(f"house w4a16: CUDA path unavailable ({reason}); running the Triton kernels", file=sys.stderr)
+        return {"path": "triton", **prepare_triton(qweight, scales, zeros)}
+    load([cfg for _, cfg, _ in CUDA_DISPATCH], qweight.device.index or 0)
+    return {"path": "cuda", "words": pack_fragments(qweight), "scale_zero": pack_scale_zero(scales, zeros),
+            "counters": torch.zeros(1 << 16, dtype=torch.int32, device=qweight.device),
+            "sm_count": torch.cuda.get_device_properties(qweight.device).multi_processor_count}
+
+
+def run(state, x):
+    if state["path"] == "triton":
+        return run_triton(state, x)
+    M, K = x.shape
+    cfg, split = cuda_config(M, state["scale_zero"].shape[1], K, state["sm_count"])
+    return cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"], cfg, split)
