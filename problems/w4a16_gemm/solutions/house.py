@@ -211,6 +211,30 @@ __device__ __forceinline__ void store_tile(const float* tile, int ld, unsigned s
     if (tid == 0) counters[tile_id] = 0;  // ready for the next call
 }
 
+// The K tiles (128 rows each) of split blockIdx.z of gridDim.z: [*first, *first + count).
+__device__ __forceinline__ int split_k_tiles(int k_tiles, int* first) {
+    const int per_split = (k_tiles + gridDim.z - 1) / gridDim.z;
+    *first = blockIdx.z * per_split;
+    return max(0, min(k_tiles, *first + per_split) - *first);
+}
+
+// One K tile's packed words (BN / 16 blocks of 1 KB) and scale/zero words (BN) into shared memory;
+// 16-column tiles past N are zero-filled.
+template <int BN, int THREADS>
+__device__ __forceinline__ void load_words_and_scales(uint4* w_dst, u32* s_dst, const uint4* words,
+                                                      const u32* scale_zero, int n0, int kt, int k_tiles, int N) {
+    for (int i = threadIdx.x; i < BN * 4; i += THREADS) {
+        int nt = n0 / 16 + i / 64;
+        bool ok = nt < N / 16;
+        cp_async16(w_dst + i, words + ((size_t)(ok ? nt : 0) * k_tiles + kt) * 64 + (i & 63), ok);
+    }
+    for (int i = threadIdx.x; i < BN / 4; i += THREADS) {
+        int n = n0 + i * 4;
+        bool ok = n < N;
+        cp_async16(s_dst + i * 4, scale_zero + (size_t)kt * N + (ok ? n : 0), ok);
+    }
+}
+
 #define KERNEL_PARAMETERS const uint4* __restrict__ words, const u32* __restrict__ scale_zero, \
     const unsigned short* __restrict__ x, unsigned short* __restrict__ out, float* __restrict__ partial, \
     int* __restrict__ counters, int M, int N, int K
@@ -235,32 +259,20 @@ __device__ __forceinline__ void mma_sync_kernel(const uint4* __restrict__ words,
     const int wn = warp % WARPS_N, wm = (warp / WARPS_N) % WARPS_M, wk = warp / (WARPS_N * WARPS_M);
     const int g = lane >> 2, t = lane & 3;
     const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM;
-    const int k_tiles = K / 128, n16_tiles = N / 16;
-    const int per_split = (k_tiles + gridDim.z - 1) / gridDim.z;
-    const int kt_first = blockIdx.z * per_split;
-    const int kt_count = max(0, min(k_tiles, kt_first + per_split) - kt_first);
+    const int k_tiles = K / 128;
+    int kt_first;
+    const int kt_count = split_k_tiles(k_tiles, &kt_first);
 
-    auto load_stage = [&](int kt, int stage) {
+    auto load_stage = [&](int kt, int stage) {  // stage: words, x, scale/zero words
         unsigned char* base = smem + stage * STAGE_BYTES;
-        uint4* w_dst = reinterpret_cast<uint4*>(base);
-        for (int i = tid; i < BN * 4; i += THREADS) {  // BN / 16 blocks of 1 KB
-            int nt = n0 / 16 + i / 64;
-            bool ok = nt < n16_tiles;
-            const uint4* src = words + ((size_t)(ok ? nt : 0) * k_tiles + kt) * 64 + (i & 63);
-            cp_async16(w_dst + i, src, ok);
-        }
+        load_words_and_scales<BN, THREADS>(reinterpret_cast<uint4*>(base), reinterpret_cast<u32*>(base + W_BYTES + X_BYTES),
+                                           words, scale_zero, n0, kt, k_tiles, N);
         unsigned char* x_dst = base + W_BYTES;
         for (int i = tid; i < BM * 16; i += THREADS) {  // BM rows of 128 K (16 chunks of 8 bf16), swizzled
             int row = i >> 4, chunk = i & 15, m = m0 + row;
             bool ok = m < M;
             const unsigned short* src = x + (size_t)(ok ? m : 0) * K + kt * 128 + chunk * 8;
             cp_async16(x_dst + row * 256 + ((chunk ^ (row & 7)) << 4), src, ok);
-        }
-        u32* s_dst = reinterpret_cast<u32*>(base + W_BYTES + X_BYTES);
-        for (int i = tid; i < BN / 4; i += THREADS) {
-            int n = n0 + i * 4;
-            bool ok = n < N;
-            cp_async16(s_dst + i * 4, scale_zero + (size_t)kt * N + (ok ? n : 0), ok);
         }
     };
 
@@ -402,30 +414,19 @@ __device__ __forceinline__ void wgmma_kernel(const uint4* __restrict__ words, co
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;  // warp = this warp's 16-column tile
     const int g = lane >> 2, t = lane & 3;
     const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM;
-    const int k_tiles = K / 128, n16_tiles = N / 16;
-    const int per_split = (k_tiles + gridDim.z - 1) / gridDim.z;
-    const int kt_first = blockIdx.z * per_split;
-    const int kt_count = max(0, min(k_tiles, kt_first + per_split) - kt_first);
+    const int k_tiles = K / 128;
+    int kt_first;
+    const int kt_count = split_k_tiles(k_tiles, &kt_first);
 
-    auto load_stage = [&](int kt, int stage) {
+    auto load_stage = [&](int kt, int stage) {  // stage: x, words, scale/zero words
         unsigned char* base = smem + stage * STAGE_BYTES;
+        load_words_and_scales<BN, THREADS>(reinterpret_cast<uint4*>(base + X_BYTES), reinterpret_cast<u32*>(base + X_BYTES + W_BYTES),
+                                           words, scale_zero, n0, kt, k_tiles, N);
         for (int i = tid; i < BM * 16; i += THREADS) {  // x: 2 blocks of 64 K, BM rows of 128 B, swizzled
             int row = i >> 4, chunk = i & 15, m = m0 + row;
             bool ok = m < M;
             const unsigned short* src = x + (size_t)(ok ? m : 0) * K + kt * 128 + chunk * 8;
             cp_async16(base + (chunk >> 3) * (BM * 128) + row * 128 + (((chunk & 7) ^ (row & 7)) << 4), src, ok);
-        }
-        uint4* w_dst = reinterpret_cast<uint4*>(base + X_BYTES);
-        for (int i = tid; i < BN * 4; i += THREADS) {
-            int nt = n0 / 16 + i / 64;
-            bool ok = nt < n16_tiles;
-            cp_async16(w_dst + i, words + ((size_t)(ok ? nt : 0) * k_tiles + kt) * 64 + (i & 63), ok);
-        }
-        u32* s_dst = reinterpret_cast<u32*>(base + X_BYTES + W_BYTES);
-        for (int i = tid; i < BN / 4; i += THREADS) {
-            int n = n0 + i * 4;
-            bool ok = n < N;
-            cp_async16(s_dst + i * 4, scale_zero + (size_t)kt * N + (ok ? n : 0), ok);
         }
     };
 
