@@ -11,7 +11,7 @@ Variants
   house's group-strided order (K / 8, N): nibble j of a (BLOCK_N, 16) word tile is a ready (BLOCK_N, 16)
   A tile for rows 16 j .. 16 j + 15 of the group, so 8 dots of K = 16 per group. Round 1 (NOTES.md)
   made it the house's kernel for M >= 17: it is the house's `_swap_kernel`, imported from
-  solutions/house.py (as are `_finish`, `_group_range` and `repack_group_strided`).
+  solutions/house.py (as are `_finish`, `_group_range`, `_tile_origin` and `repack_group_strided`).
 * `swap16p` swap16 with the next group's x^T prefetched into registers one loop step ahead (Triton 3.6
   pipelines only the word loads with cp.async; its x loads wait right before each dot).
 * `swap128` the same swap with one K = 128 dot per group: words transposed to (N, K / 8) in GPTQ's own
@@ -41,16 +41,8 @@ def _load_house():
 
 
 house = _load_house()
-_finish, _group_range = house._finish, house._group_range
+_finish, _group_range, _tile_origin = house._finish, house._group_range, house._tile_origin
 repack_group_strided, GROUP_SIZE = house.repack_group_strided, house.GROUP_SIZE
-
-
-@triton.jit
-def _tile_origin(BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr):
-    """This program's first column and token, its column and token offsets, and its K split."""
-    n0 = tl.program_id(0) * BLOCK_N
-    t0 = tl.program_id(1) * BLOCK_T
-    return n0, t0, n0 + tl.arange(0, BLOCK_N), t0 + tl.arange(0, BLOCK_T), tl.program_id(2)
 
 
 @triton.jit

@@ -739,6 +739,15 @@ def _group_range(pid_k, K, SPLIT_K: tl.constexpr):
 
 
 @triton.jit
+def _tile_origin(BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr):
+    """This program's first column and token (row of x), its column and token offsets, and its K split:
+    grid axes 0, 1, 2 are columns, tokens and K splits."""
+    n0 = tl.program_id(0) * BLOCK_N
+    t0 = tl.program_id(1) * BLOCK_T
+    return n0, t0, n0 + tl.arange(0, BLOCK_N), t0 + tl.arange(0, BLOCK_T), tl.program_id(2)
+
+
+@triton.jit
 def _biased_nibble(words, j: tl.constexpr):
     """128 + q as fp32 for nibble j of every word: the nibble moved to bits 16..19 (no shift for j = 4) and
     OR-ed with the bits of 128.0: two integer ops, no int-to-float conversion (1-3% faster than a shift,
@@ -783,11 +792,7 @@ def _gemv_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, 
 @triton.jit
 def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, M, N, K,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SPLIT_K: tl.constexpr):
-    pid_n = tl.program_id(0)
-    pid_m = tl.program_id(1)
-    pid_k = tl.program_id(2)
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    _, _, offs_n, offs_m, pid_k = _tile_origin(BLOCK_N, BLOCK_M)
     mask_m = offs_m < M
     mask_n = offs_n < N
     offs_r = tl.arange(0, 16)
@@ -805,7 +810,7 @@ def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, c
             w_j = (_biased_nibble(words, j) * scale[None, :] - offset[None, :]).to(tl.bfloat16)
             acc = tl.dot(a_j, w_j, acc)
     out_offsets = offs_m.to(tl.int64)[:, None] * N + offs_n[None, :]
-    tile = pid_m * tl.num_programs(0) + pid_n
+    tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
     _finish(acc, out_offsets, mask_m[:, None] & mask_n[None, :], out_ptr, partial_ptr, counter_ptr, tile, pid_k,
             M * N, SPLIT_K)
 
@@ -814,11 +819,7 @@ def _mma_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, c
 def _swap_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, counter_ptr, M, N, K,
                  BLOCK_N: tl.constexpr, BLOCK_T: tl.constexpr, SPLIT_K: tl.constexpr, NUM_STAGES: tl.constexpr):
     """One (BLOCK_N columns of W) x (BLOCK_T tokens) tile of out^T = W^T @ x^T."""
-    pid_n = tl.program_id(0)
-    pid_t = tl.program_id(1)
-    pid_k = tl.program_id(2)
-    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    offs_t = pid_t * BLOCK_T + tl.arange(0, BLOCK_T)
+    _, _, offs_n, offs_t, pid_k = _tile_origin(BLOCK_N, BLOCK_T)
     mask_n = offs_n < N
     mask_t = offs_t < M
     offs_r = tl.arange(0, 16)
@@ -837,7 +838,7 @@ def _swap_kernel(x_ptr, words_ptr, scales_ptr, zeros_ptr, out_ptr, partial_ptr, 
             x_j = tl.load(x_columns + (g * 128 + 16 * j + offs_r)[:, None])
             acc = tl.dot(w_j, x_j, acc)
     out_offsets = offs_t.to(tl.int64)[None, :] * N + offs_n[:, None]  # out[t, n] from the tile's [n, t]
-    tile = pid_t * tl.num_programs(0) + pid_n
+    tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
     _finish(acc, out_offsets, mask_n[:, None] & mask_t[None, :], out_ptr, partial_ptr, counter_ptr, tile, pid_k,
             M * N, SPLIT_K)
 
