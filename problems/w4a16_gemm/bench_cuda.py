@@ -1,12 +1,16 @@
 """Check and time tile configs of the house's CUDA kernels (solutions/house.py) on the GPU, in one run.
 
-    python problems/w4a16_gemm/bench_cuda.py --out $OUT/bench_cuda.json [--shapes a,b]
+    python problems/w4a16_gemm/bench_cuda.py --out $OUT/bench_cuda.json [--shapes a,b] [--only cuda]
+
+W4A16_BENCH_HOUSE=path/to/house.py benches that file's kernels instead (an earlier house, to compare in one
+GPU session); the "house" rows still run solutions/house.py's own dispatch.
 
 First a correctness sweep over awkward small shapes (M not a multiple of the token tile, N not a multiple of
 the column tile, one K tile, split K with uneven and empty splits) for every tile config, with the
 problem's check; then bench_variants.main's timing of every config per visible and held-out shape.
 """
 
+import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,31 +25,38 @@ import bench_variants  # noqa: E402
 from scoring.checking import compare  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
 
-house = import_file(HERE / "solutions" / "house.py", "w4_house_cuda")  # its CUDA path is benched here
+HOUSE_FILE = Path(os.environ.get("W4A16_BENCH_HOUSE", HERE / "solutions" / "house.py"))
+house = import_file(HOUSE_FILE, "w4_house_cuda")  # its CUDA path is benched here
 
 
-def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None, mb=1):
-    return "cuda", dict(kind=kind, BN=BN, BM=BM, wn=wn, wm=wm, wk=wk, stages=stages, per_sm=per_sm, split=split,
-                        mb=mb)
+def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1, ov=False):
+    """split: K splits, or "auto" (house.split_for over the kernel's resident blocks, as the house runs)."""
+    return "cuda", dict(kind=kind, BN=BN, BM=BM, wn=wn, wm=wm, wk=wk, stages=stages, split=split, mb=mb, ov=ov)
 
 
-def mma(BN, BM, wn, wm=1, wk=1, stages=4, per_sm=None, split=None, mb=1):
-    return tile("mma", BN, BM, wn, wm, wk, stages, per_sm, split, mb)
+def mma(BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1):
+    return tile("mma", BN, BM, wn, wm, wk, stages, split, mb)
 
 
-def wgmma(warpgroups, BM, stages=4, per_sm=None, split=None, mb=1):
-    return tile("wgmma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, per_sm, split, mb)
+def wgmma(warpgroups, BM, stages=4, split="auto", mb=1, ov=False):
+    return tile("wgmma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, split, mb, ov)
 
 
 def tile_config(cfg):
-    return house.TileConfig(*(cfg[k] for k in ("kind", "BN", "BM", "wn", "wm", "wk", "stages", "mb")))
+    return house.TileConfig(*(cfg[k] for k in ("kind", "BN", "BM", "wn", "wm", "wk", "stages", "mb", "ov")))
+
+
+def split_of(cfg, M, N, K):
+    if cfg["split"] != "auto":
+        return cfg["split"]
+    tc = tile_config(cfg)
+    return house.split_for(tc, M, N, K, house.resident_blocks(tc) * SM_COUNT)
 
 
 def label(variant, cfg):
     if variant != "cuda":
         return variant
-    split = f"k{cfg['split']}" if cfg["split"] else f"p{cfg['per_sm']}"
-    return f"cuda {tile_config(cfg)!r} {split}"
+    return f"cuda {tile_config(cfg)!r} " + ("auto" if cfg["split"] == "auto" else f"k{cfg['split']}")
 
 
 def prepare(qweight, scales, zeros):
@@ -57,28 +68,26 @@ SM_COUNT = None
 
 
 def run_variant(state, x, variant, **cfg):
-    tc = tile_config(cfg)
     M, K = x.shape
-    N = state["scale_zero"].shape[1]
-    split = cfg["split"] or house.split_for(tc, M, N, K, SM_COUNT, cfg["per_sm"])
-    return house.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"], tc, split)
+    split = split_of(cfg, M, state["scale_zero"].shape[1], K)
+    return house.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"], tile_config(cfg), split)
 
 
 HOUSE = ("house", {})  # the house's own dispatch (CUDA_DISPATCH), as the scorer runs it
-# Round 4's candidates (earlier rounds' lists are in measurements/bench_cuda_round*_h100.json's rows).
+# Round 6's candidates: K split by the wave model over resident blocks ("auto"), the overlapped wgmma loop
+# ("ov") for larger token tiles. Earlier rounds' lists are in measurements/bench_cuda_round*_h100.json's rows.
 CANDIDATES_BY_M = [
-    (8, [HOUSE, mma(128, 8, 4, per_sm=12), mma(128, 8, 4, per_sm=12, mb=4), mma(128, 8, 4, per_sm=16, mb=6),
-         mma(128, 8, 4, per_sm=24, mb=8), mma(128, 8, 4, stages=3, per_sm=16, mb=6), mma(64, 8, 4, per_sm=16, mb=6),
-         mma(128, 8, 8, per_sm=12, mb=3), wgmma(1, 16, per_sm=16, mb=4), wgmma(1, 16, per_sm=24, mb=6)]),
-    (16, [HOUSE, wgmma(1, 16, per_sm=16), wgmma(1, 16, per_sm=16, mb=4), wgmma(1, 16, per_sm=24, mb=6),
-          wgmma(1, 16, stages=3, per_sm=24, mb=6), wgmma(2, 16, per_sm=8, mb=3), mma(128, 16, 4, per_sm=16, mb=6)]),
-    (32, [HOUSE, wgmma(2, 32, per_sm=8), wgmma(2, 32, per_sm=8, mb=3), wgmma(1, 32, per_sm=12, mb=4),
-          wgmma(1, 32, per_sm=16, mb=6)]),
-    (64, [HOUSE, wgmma(2, 64, stages=3, per_sm=4, mb=2), wgmma(2, 64, stages=3, per_sm=6, mb=2),
-          wgmma(2, 64, stages=2, per_sm=6, mb=3), wgmma(1, 64, stages=2, per_sm=8, mb=4),
-          wgmma(1, 64, stages=3, per_sm=8, mb=4)]),
-    (256, [HOUSE, wgmma(2, 128, stages=3, split=1), wgmma(2, 128, stages=4, split=1), wgmma(2, 64, stages=3, split=1, mb=2),
-           wgmma(2, 64, stages=2, split=1, mb=3), wgmma(1, 64, stages=3, split=1, mb=4)]),
+    (8, [HOUSE, mma(128, 8, 4, stages=3, mb=6, split=10), mma(128, 8, 4, stages=4, mb=4),
+         mma(128, 8, 4, stages=3, mb=4), wgmma(1, 16, mb=4)]),
+    (16, [HOUSE, wgmma(2, 16, mb=3, split=17), wgmma(2, 16, stages=3, mb=3), wgmma(2, 16, mb=2),
+          wgmma(1, 16, mb=4), wgmma(2, 16, mb=2, ov=True)]),
+    (32, [HOUSE, wgmma(2, 32, mb=2), wgmma(1, 32, mb=4), wgmma(2, 32, mb=2, ov=True)]),
+    (64, [HOUSE, wgmma(2, 64, stages=3, mb=2, split=7), wgmma(2, 64, stages=4, mb=2), wgmma(2, 64, stages=3, mb=2, ov=True),
+          wgmma(2, 64, stages=4, ov=True), wgmma(1, 64, stages=3, mb=3), wgmma(1, 64, stages=4, mb=2, ov=True),
+          wgmma(1, 64, stages=3, mb=3, ov=True)]),
+    (256, [HOUSE, wgmma(2, 128, stages=4, ov=True), wgmma(2, 128, stages=3), wgmma(2, 128, stages=5),
+           wgmma(2, 64, stages=4, mb=2, ov=True), wgmma(2, 64, stages=3, mb=2, ov=True),
+           wgmma(1, 128, stages=4, mb=2, ov=True), wgmma(2, 128, stages=5, ov=True, split=2)]),
 ]
 
 
@@ -110,10 +119,8 @@ def correctness_sweep(problem):
         for name, cfg in configs.items():
             for split in (1, 3, K // 128 + 2):  # one, uneven, more splits than K tiles (empty ones)
                 try:
-                    out = house.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
-                                             tile_config(cfg), split)
-                    again = house.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
-                                               tile_config(cfg), split)
+                    out, again = (house.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
+                                                        tile_config(cfg), split) for _ in range(2))
                     stats, stats2 = compare(out, ref, problem.spec.tolerance), compare(again, ref, problem.spec.tolerance)
                     ok = stats.passed and stats2.passed
                     detail = f"err {stats.normwise_err:.1e}/{stats2.normwise_err:.1e}"
@@ -143,6 +150,7 @@ if __name__ == "__main__":
         for cfg, error in zip(all_configs(), pool.map(build, all_configs())):
             if error is None:
                 house.load([cfg])
+                print(f"{cfg!r}: {house.resident_blocks(cfg)} resident blocks per SM", flush=True)
             else:
                 failed_builds.append(cfg)
                 print(f"BUILD FAIL {cfg}: {error}"[:2000], flush=True)

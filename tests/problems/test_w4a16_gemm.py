@@ -211,9 +211,31 @@ def test_cuda_dispatch_rows_are_ordered_and_splits_respect_k():
     bounds = [row[0] for row in _CUDA_HOUSE.CUDA_DISPATCH]
     assert bounds[-1] is None and bounds[:-1] == sorted(bounds[:-1])
     for M in (1, 8, 9, 16, 17, 64, 65, 256, 300):
-        cfg, split = _CUDA_HOUSE.cuda_config(M, 8192, 1024, sm_count=132)
+        cfg, split = _CUDA_HOUSE.cuda_config(M, 8192, 1024, sm_count=132, resident=lambda cfg: cfg.min_blocks)
         assert M > 64 or M <= cfg.BM  # decode and batch rows cover M with one token tile
         assert 1 <= split <= 1024 // 128 // 2 or split == 1
+
+
+def test_split_k_fills_whole_waves_of_resident_blocks():
+    cfg = _CUDA_HOUSE.TileConfig("wgmma", 128, 64, 2, stages=3, min_blocks=2)
+    # M = 64, N = 10240: 80 output tiles, 64 K tiles, 2 x 132 slots. 7 splits would be 560 blocks, 3 waves
+    # (the last 12% full); 3 splits are one wave of 240 blocks of 22 K tiles.
+    assert _CUDA_HOUSE.split_for(cfg, 64, 10240, 8192, slots=264) == 3
+    # Enough tiles to fill the GPU: no split.
+    assert _CUDA_HOUSE.split_for(cfg, 64, 128 * 264, 8192, slots=264) == 1
+    # Splits keep at least two K tiles each, and one K tile is never split.
+    assert _CUDA_HOUSE.split_for(cfg, 64, 128, 512, slots=264) == 2
+    assert _CUDA_HOUSE.split_for(cfg, 64, 128, 128, slots=264) == 1
+
+
+def test_tile_config_names_overlap_and_rejects_it_where_the_kernel_cannot():
+    overlapped = _CUDA_HOUSE.TileConfig("wgmma", 128, 128, 2, stages=3, overlap=True)
+    plain = _CUDA_HOUSE.TileConfig("wgmma", 128, 128, 2, stages=3)
+    assert overlapped.name != plain.name and "true" in overlapped.wrapper and "false" in plain.wrapper
+    with pytest.raises(ValueError):
+        _CUDA_HOUSE.TileConfig("wgmma", 128, 128, 2, stages=2, overlap=True)  # needs a third stage
+    with pytest.raises(ValueError):
+        _CUDA_HOUSE.TileConfig("mma", 128, 8, 4, overlap=True)
 
 
 @pytest.mark.skipif(_CUDA_HOUSE.nvcc_path() is None, reason="nvcc not on this machine")

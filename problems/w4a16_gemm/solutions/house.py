@@ -400,14 +400,45 @@ __device__ __forceinline__ u64 descriptor_sw128(u32 address) {
 template <int N> struct Wgmma;
 WGMMA_SPECIALISATIONS
 
-template <int WG_N, int BM, int STAGES>
+// One K tile's 8 A fragments of this warp's 16 columns, dequantised from the stage's words and scales.
+__device__ __forceinline__ void dequantise_tile(const unsigned char* stage_words, const u32* stage_scales,
+                                               int warp, int lane, u32 (*a)[4]) {
+    const int g = lane >> 2;
+    const uint4* w_s = reinterpret_cast<const uint4*>(stage_words);
+    u32 lo = stage_scales[warp * 16 + g], hi = stage_scales[warp * 16 + g + 8];
+    u32 scale_lo = byte_perm(lo, 0x1010), shift_lo = byte_perm(lo, 0x3232);
+    u32 scale_hi = byte_perm(hi, 0x1010), shift_hi = byte_perm(hi, 0x3232);
+    uint4 w0 = w_s[warp * 64 + lane], w1 = w_s[warp * 64 + 32 + lane];
+    dequantise(w0.x, scale_lo, shift_lo, scale_hi, shift_hi, a[0]);
+    dequantise(w0.y, scale_lo, shift_lo, scale_hi, shift_hi, a[1]);
+    dequantise(w0.z, scale_lo, shift_lo, scale_hi, shift_hi, a[2]);
+    dequantise(w0.w, scale_lo, shift_lo, scale_hi, shift_hi, a[3]);
+    dequantise(w1.x, scale_lo, shift_lo, scale_hi, shift_hi, a[4]);
+    dequantise(w1.y, scale_lo, shift_lo, scale_hi, shift_hi, a[5]);
+    dequantise(w1.z, scale_lo, shift_lo, scale_hi, shift_hi, a[6]);
+    dequantise(w1.w, scale_lo, shift_lo, scale_hi, shift_hi, a[7]);
+}
+
+// Pins a fragment's registers at this point of the program: the registers of an in-flight wgmma's A operand
+// must stay allocated (not reused for the next tile's fragments) until the wait that retires it.
+__device__ __forceinline__ void keep_fragments(u32 (*a)[4]) {
+#pragma unroll
+    for (int kk = 0; kk < 8; ++kk)
+        asm volatile("" : "+r"(a[kk][0]), "+r"(a[kk][1]), "+r"(a[kk][2]), "+r"(a[kk][3]) :: "memory");
+}
+
+// Per K tile a warpgroup dequantises its 8 A fragments and issues 8 wgmmas. OVERLAP: software pipeline, tile
+// it's wgmmas run while the warpgroup dequantises tile it + 1 into a second set of A registers, then it waits
+// for them (cp.async keeps STAGES - 2 tiles in flight beyond the two being worked on). Without OVERLAP it
+// waits right after issuing (fewer registers: the better choice for small token tiles, NOTES.md).
+template <int WG_N, int BM, int STAGES, bool OVERLAP>
 __device__ __forceinline__ void wgmma_kernel(const uint4* __restrict__ words, const u32* __restrict__ scale_zero,
             const unsigned short* __restrict__ x, unsigned short* __restrict__ out,
             float* __restrict__ partial, int* __restrict__ counters, int M, int N, int K) {
     constexpr int THREADS = 128 * WG_N, BN = 64 * WG_N;
     constexpr int X_BYTES = BM * 256, W_BYTES = BN * 64, S_BYTES = BN * 4;
     constexpr int STAGE_BYTES = (X_BYTES + W_BYTES + S_BYTES + 1023) / 1024 * 1024;
-    static_assert(BM % 8 == 0 && BM <= 256 && STAGES >= 2, "tile shape");
+    static_assert(BM % 8 == 0 && BM <= 256 && STAGES >= (OVERLAP ? 3 : 2), "tile shape");
 
     extern __shared__ unsigned char smem_raw[];
     unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);  // swizzle atoms: 1 KB
@@ -429,56 +460,64 @@ __device__ __forceinline__ void wgmma_kernel(const uint4* __restrict__ words, co
             cp_async16(base + (chunk >> 3) * (BM * 128) + row * 128 + (((chunk & 7) ^ (row & 7)) << 4), src, ok);
         }
     };
+    auto stage_base = [&](int it) { return smem + (it % STAGES) * STAGE_BYTES; };
+    auto dequantise_stage = [&](int it, u32 (*a)[4]) {
+        const unsigned char* base = stage_base(it);
+        dequantise_tile(base + X_BYTES, reinterpret_cast<const u32*>(base + X_BYTES + W_BYTES), warp, lane, a);
+    };
 
     float acc[BM / 2];
 #pragma unroll
     for (int i = 0; i < BM / 2; ++i) acc[i] = 0.f;
 
+    // Prologue: tiles 0 .. STAGES - 2 in flight (cp.async groups: STAGES - 1 here, one per iteration).
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < kt_count) load_stage(kt_first + s, s);
         cp_async_commit();
     }
-
-    // Per K tile: dequantise its 8 A fragments, issue 8 wgmmas and wait for them. Keeping them in flight
-    // while the next tile dequantises (wait_group 1) makes ptxas serialise every wgmma (C7513: registers
-    // of a wgmma operand defined while one is in flight), so the overlap comes from the other warpgroups.
-    for (int it = 0; it < kt_count; ++it) {
-        cp_async_wait<STAGES - 2>();
-        fence_async_proxy();
+    // After the caller's cp.async wait: the landed stage made visible to every warpgroup, then the stage of
+    // tile it - 1 refilled (every warpgroup waited for that tile's wgmmas before reaching this barrier).
+    auto next_stage = [&](int it) {
+        fence_async_proxy();  // each thread's cp.async writes -> the wgmmas' (async proxy) reads
         __syncthreads();
         if (it + STAGES - 1 < kt_count) load_stage(kt_first + it + STAGES - 1, (it + STAGES - 1) % STAGES);
         cp_async_commit();
-        const unsigned char* base = smem + (it % STAGES) * STAGE_BYTES;
-        const uint4* w_s = reinterpret_cast<const uint4*>(base + X_BYTES);
-        const u32* s_s = reinterpret_cast<const u32*>(base + X_BYTES + W_BYTES);
-        u32 lo = s_s[warp * 16 + g], hi = s_s[warp * 16 + g + 8];
-        u32 scale_lo = byte_perm(lo, 0x1010), shift_lo = byte_perm(lo, 0x3232);
-        u32 scale_hi = byte_perm(hi, 0x1010), shift_hi = byte_perm(hi, 0x3232);
-        uint4 w0 = w_s[warp * 64 + lane], w1 = w_s[warp * 64 + 32 + lane];
-        u32 a[8][4];
-        dequantise(w0.x, scale_lo, shift_lo, scale_hi, shift_hi, a[0]);
-        dequantise(w0.y, scale_lo, shift_lo, scale_hi, shift_hi, a[1]);
-        dequantise(w0.z, scale_lo, shift_lo, scale_hi, shift_hi, a[2]);
-        dequantise(w0.w, scale_lo, shift_lo, scale_hi, shift_hi, a[3]);
-        dequantise(w1.x, scale_lo, shift_lo, scale_hi, shift_hi, a[4]);
-        dequantise(w1.y, scale_lo, shift_lo, scale_hi, shift_hi, a[5]);
-        dequantise(w1.z, scale_lo, shift_lo, scale_hi, shift_hi, a[6]);
-        dequantise(w1.w, scale_lo, shift_lo, scale_hi, shift_hi, a[7]);
-        // Every operand of the 8 wgmmas is computed before the first is issued: ptxas serialises wgmmas
-        // (waits after each) when an operand register is defined between them.
-        const u32 x_base = smem_u32(base);
-        u64 desc[8];
-#pragma unroll
-        for (int kk = 0; kk < 8; ++kk) {
-            desc[kk] = descriptor_sw128(x_base + (kk >> 2) * (BM * 128) + (kk & 3) * 32);
-            asm volatile("" : "+l"(desc[kk]), "+r"(a[kk][0]), "+r"(a[kk][1]), "+r"(a[kk][2]), "+r"(a[kk][3]));
+    };
+    u32 a[8][4], a_next[8][4];
+    if (OVERLAP) {
+        cp_async_wait<STAGES - 2>();
+        fence_async_proxy();
+        __syncthreads();
+        if (kt_count > 0) dequantise_stage(0, a);
+    }
+
+    for (int it = 0; it < kt_count; ++it) {
+        if (!OVERLAP) {
+            cp_async_wait<STAGES - 2>();  // tile it
+            next_stage(it);
+            dequantise_stage(it, a);
         }
+        const u32 x_base = smem_u32(stage_base(it));
+        keep_fragments(a);  // every operand is computed before the first wgmma (else ptxas serialises them)
         wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < 8; ++kk) Wgmma<BM>::run(acc, a[kk], desc[kk]);
+        for (int kk = 0; kk < 8; ++kk)
+            Wgmma<BM>::run(acc, a[kk], descriptor_sw128(x_base + (kk >> 2) * (BM * 128) + (kk & 3) * 32));
         wgmma_commit();
+        if (OVERLAP) {  // while they run: tile it + 1
+            cp_async_wait<(OVERLAP ? STAGES - 3 : 0)>();  // tile it + 1
+            next_stage(it);
+            if (it + 1 < kt_count) dequantise_stage(it + 1, a_next);
+        }
         wgmma_wait<0>();
+        if (OVERLAP) {
+            keep_fragments(a);  // tile it's fragments stay allocated until the wait above retired them
+#pragma unroll
+            for (int kk = 0; kk < 8; ++kk)
+#pragma unroll
+                for (int r = 0; r < 4; ++r) a[kk][r] = a_next[kk][r];
+        }
     }
 #pragma unroll
     for (int i = 0; i < BM / 2; ++i) keep_register(acc[i]);
@@ -563,32 +602,33 @@ class TileConfig:
 
     kind "mma": mma_sync_kernel, a block of BN columns x BM tokens, warps_n x warps_m x warps_k warps over
     (columns, tokens, the 8 K16 steps of a 128-row K tile). kind "wgmma": wgmma_kernel, warps_n warpgroups
-    of 64 columns each (BN = 64 warps_n) and BM tokens (the wgmma's N). stages: cp.async pipeline depth in
-    128-row K tiles."""
+    of 64 columns each (BN = 64 warps_n) and BM tokens (the wgmma's N); overlap: dequantise the next K tile
+    while this one's wgmmas run (needs stages >= 3). stages: cp.async pipeline depth in 128-row K tiles.
+    min_blocks: blocks per SM that ptxas must fit in the registers (__launch_bounds__'s second value)."""
 
     def __init__(self, kind: str, BN: int, BM: int, warps_n: int, warps_m: int = 1, warps_k: int = 1,
-                 stages: int = 4, min_blocks: int = 1):
+                 stages: int = 4, min_blocks: int = 1, overlap: bool = False):
         if kind == "mma":
-            ok = BN % (16 * warps_n) == 0 and BM % (8 * warps_m) == 0 and warps_k in (1, 2)
+            ok = BN % (16 * warps_n) == 0 and BM % (8 * warps_m) == 0 and warps_k in (1, 2) and not overlap
             self.threads = 32 * warps_n * warps_m * warps_k
             args = (BN, BM, warps_n, warps_m, warps_k, stages)
         elif kind == "wgmma":
-            ok = BN == 64 * warps_n and BM in WGMMA_TOKENS and warps_m == warps_k == 1
+            ok = BN == 64 * warps_n and BM in WGMMA_TOKENS and warps_m == warps_k == 1 and stages >= 2 + overlap
             self.threads = 128 * warps_n
-            args = (warps_n, BM, stages)
+            args = (warps_n, BM, stages, "true" if overlap else "false")
         else:
             ok = False
         if not ok or stages < 2 or min_blocks < 1:
             raise ValueError(f"invalid tile config {kind} {BN, BM, warps_n, warps_m, warps_k, stages, min_blocks}")
-        self.kind, self.BN, self.BM, self.stages, self.min_blocks = kind, BN, BM, stages, min_blocks
+        self.kind, self.BN, self.BM, self.stages, self.min_blocks, self.overlap = kind, BN, BM, stages, min_blocks, overlap
         self.warps = (warps_n, warps_m, warps_k)
         stage_bytes = BN * 64 + BM * 256 + BN * 4  # words, x, scale/zero of one 128-row K tile
         if kind == "wgmma":  # stages start on 1 KB (swizzle atoms), plus up to 1 KB to align the base
             stage_bytes = -(-stage_bytes // 1024) * 1024
         pipeline = stages * stage_bytes + (1024 if kind == "wgmma" else 0)
         self.smem_bytes = max(pipeline, BM * (BN + 4) * 4)  # the pipeline, or the fp32 epilogue tile
-        # min_blocks: blocks per SM that ptxas must fit in the registers (__launch_bounds__'s second value)
-        self.name = f"w4a16_{kind}_" + "_".join(map(str, args)) + f"_b{min_blocks}"
+        self.name = f"w4a16_{kind}_" + "_".join(str(a) for a in args[:-1 if kind == "wgmma" else None])
+        self.name += ("_o" if overlap else "") + f"_b{min_blocks}"
         body = "mma_sync_kernel" if kind == "mma" else "wgmma_kernel"
         self.wrapper = (f'extern "C" __global__ void __launch_bounds__({self.threads}, {min_blocks}) '
                         f'{self.name}(KERNEL_PARAMETERS) {{ {body}<{", ".join(map(str, args))}>(KERNEL_ARGUMENTS); }}\n')
@@ -597,7 +637,8 @@ class TileConfig:
         n, m, k = self.warps
         warps = f"wg{n}" if self.kind == "wgmma" else f"w{n}x{m}x{k}"
         blocks = f" b{self.min_blocks}" if self.min_blocks > 1 else ""
-        return f"{self.kind} N{self.BN} M{self.BM} {warps} s{self.stages}{blocks}"
+        overlap = " ov" if self.overlap else ""
+        return f"{self.kind} N{self.BN} M{self.BM} {warps} s{self.stages}{blocks}{overlap}"
 
     def __eq__(self, other) -> bool:
         return isinstance(other, TileConfig) and self.name == other.name
@@ -606,16 +647,23 @@ class TileConfig:
         return hash(self.name)
 
 
-def split_for(cfg: TileConfig, M: int, N: int, K: int, sm_count: int, blocks_per_sm: int) -> int:
-    """The fewest K splits giving at least blocks_per_sm blocks per SM, keeping >= 2 K tiles per split."""
+RAMP_TILES = 2  # a block's fixed cost in K-tile times: pipeline fill and epilogue (split_for's time model)
+
+
+def split_for(cfg: TileConfig, M: int, N: int, K: int, slots: int, max_split: int = 32) -> int:
+    """K splits per output tile that spread the work evenly over the GPU's `slots` resident blocks (blocks
+    per SM x SMs). Time model in K-tile times of one block: waves x (K tiles per split + RAMP_TILES), a wave
+    being `slots` blocks; the fewest splits on ties (each split adds fp32 partials). A split keeps >= 2 K
+    tiles. A split chosen for a whole number of waves beats one for a block count: 560 blocks on 264 slots
+    run 3 waves, the last one 12% full (M = 64, NOTES.md)."""
     tiles = -(-N // cfg.BN) * -(-M // cfg.BM)
     k_tiles = K // GROUP_SIZE
-    want = -(-blocks_per_sm * sm_count // tiles)
-    return max(1, min(want, k_tiles // 2, 32))
+    candidates = range(1, max(1, min(max_split, k_tiles // 2)) + 1)
+    return min(candidates, key=lambda s: (-(-tiles * s // slots) * (-(-k_tiles // s) + RAMP_TILES), s))
 
 
 NVCC_FLAGS = ("-std=c++17", "-O3", "-arch=sm_90a", "-cubin")  # wgmma needs the sm_90a target
-_FUNCTIONS: dict = {}
+_FUNCTIONS: dict = {}  # (kernel name, device index) -> (CuPy module, function, resident blocks per SM)
 _STREAMS: dict = {}
 
 
@@ -666,7 +714,16 @@ def load(configs, device_index: int = 0) -> None:
             module = cupy.RawModule(path=str(cubin))
             function = module.get_function(cfg.name)
             function.max_dynamic_shared_size_bytes = cfg.smem_bytes
-            _FUNCTIONS[(cfg.name, device_index)] = (module, function)
+            resident = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr, cfg.threads,
+                                                                                  cfg.smem_bytes)
+            _FUNCTIONS[(cfg.name, device_index)] = (module, function, resident)
+
+
+def resident_blocks(cfg: TileConfig, device_index: int = 0) -> int:
+    """Blocks of cfg's kernel one SM holds at once (the driver's occupancy calculator), loading it first."""
+    if (cfg.name, device_index) not in _FUNCTIONS:
+        load([cfg], device_index)
+    return _FUNCTIONS[(cfg.name, device_index)][2]
 
 
 def _stream(handle: int):
@@ -948,32 +1005,34 @@ def run_triton(state, x):
 
 # ---- Dispatch and the solution interface --------------------------------------------------------------
 
-# By M: (largest M of the row, kernel tile, K splits: blocks per SM wanted, None for no split). First row
-# whose largest M >= M wins. Fractions of the roofline are H100 SXM benches of `bench_cuda.py` (the best
-# config per shape of measurements/bench_cuda_round*_h100.json); M values between the measured ones (1, 7,
+# By M: (largest M of the row, kernel tile, whether K is split: split_for over the kernel's resident blocks).
+# First row whose largest M >= M wins. Fractions of the roofline are H100 SXM benches of `bench_cuda.py` (the
+# best config per shape of measurements/bench_cuda_round*_h100.json); M values between the measured ones (1, 7,
 # 16, 32, 64, 128, 256) are not measured.
 CUDA_DISPATCH = [
-    # M 1..8: mma.sync, 128 columns x 8 tokens, 4 warps, 3 stages, >= 6 blocks per SM resident, K split to
-    # 16 blocks per SM: 0.555 at M = 1, 0.617 at M = 7 (wgmma N64 x 16 tokens: 0.52 / 0.56).
-    (8, TileConfig("mma", 128, 8, 4, stages=3, min_blocks=6), 16),
-    # M 9..16: wgmma, 2 warpgroups (128 columns) x 16 tokens, 4 stages, 3 blocks per SM: 0.519 at M = 16.
-    (16, TileConfig("wgmma", 128, 16, 2, stages=4, min_blocks=3), 8),
-    # M 17..32: the same with 32 tokens: 0.438 at M = 32.
-    (32, TileConfig("wgmma", 128, 32, 2, stages=4, min_blocks=3), 8),
-    # M 33..64: 64 tokens, 3 stages, 2 blocks per SM: 0.262 at M = 64 (1 block per SM: 0.208).
-    (64, TileConfig("wgmma", 128, 64, 2, stages=3, min_blocks=2), 4),
-    # M > 64: 128-token tiles (two for M = 256), 3 stages, no K split: 0.340 at M = 256, 0.278 at M = 128.
-    (None, TileConfig("wgmma", 128, 128, 2, stages=3), None),
+    # M 1..8: mma.sync, 128 columns x 8 tokens, 4 warps, 3 stages, >= 6 blocks per SM resident.
+    (8, TileConfig("mma", 128, 8, 4, stages=3, min_blocks=6), True),
+    # M 9..16: wgmma, 2 warpgroups (128 columns) x 16 tokens, 4 stages, 3 blocks per SM.
+    (16, TileConfig("wgmma", 128, 16, 2, stages=4, min_blocks=3), True),
+    # M 17..32: the same with 32 tokens.
+    (32, TileConfig("wgmma", 128, 32, 2, stages=4, min_blocks=3), True),
+    # M 33..64: 64 tokens, 3 stages, 2 blocks per SM.
+    (64, TileConfig("wgmma", 128, 64, 2, stages=3, min_blocks=2), True),
+    # M > 64: 128-token tiles (two for M = 256), 5 stages, dequantisation overlapped with the wgmmas.
+    (None, TileConfig("wgmma", 128, 128, 2, stages=5, overlap=True), False),
 ]
 
 
-def cuda_config(M: int, N: int, K: int, sm_count: int) -> tuple[TileConfig, int]:
-    """The CUDA_DISPATCH row of M and its number of K splits."""
-    for max_m, cfg, blocks_per_sm in CUDA_DISPATCH:
+def cuda_config(M: int, N: int, K: int, sm_count: int, resident=None) -> tuple[TileConfig, int]:
+    """The CUDA_DISPATCH row of M and its number of K splits; resident(cfg): blocks per SM (default: the
+    loaded kernel's occupancy on device 0)."""
+    for max_m, cfg, split_k in CUDA_DISPATCH:
         if max_m is None or M <= max_m:
             break
-    split = split_for(cfg, M, N, K, sm_count, blocks_per_sm) if blocks_per_sm else 1
-    return cfg, split
+    if not split_k:
+        return cfg, 1
+    blocks_per_sm = (resident or resident_blocks)(cfg)
+    return cfg, split_for(cfg, M, N, K, blocks_per_sm * sm_count)
 
 
 def cuda_path_unavailable(device: torch.device) -> str | None:
@@ -1008,5 +1067,7 @@ def run(state, x):
     if state["path"] == "triton":
         return run_triton(state, x)
     M, K = x.shape
-    cfg, split = cuda_config(M, state["scale_zero"].shape[1], K, state["sm_count"])
+    device_index = x.device.index or 0
+    cfg, split = cuda_config(M, state["scale_zero"].shape[1], K, state["sm_count"],
+                             lambda cfg: resident_blocks(cfg, device_index))
     return cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"], cfg, split)
