@@ -714,7 +714,7 @@ def load(configs, device_index: int = 0) -> None:
             module = cupy.RawModule(path=str(cubin))
             function = module.get_function(cfg.name)
             function.max_dynamic_shared_size_bytes = cfg.smem_bytes
-            resident = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr, cfg.threads,
+            resident = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function.kernel.ptr, cfg.threads,
                                                                                   cfg.smem_bytes)
             _FUNCTIONS[(cfg.name, device_index)] = (module, function, resident)
 
