@@ -1,7 +1,8 @@
 """Timing one solution call: device events on the GPU, a host clock in the CPU profile.
 
-Before every timed call the GPU timer resets persisting-L2 lines and writes a buffer twice the size of
-the device's L2 (so no operand survives in L2 from the previous call, X12), then queues a short
+Before every timed call the GPU timer resets persisting-L2 lines, writes a buffer twice the size of the
+device's L2 (so no operand survives in L2 from the previous call, X12) and reads it back (so the L2 holds
+clean lines: the flush's write-back is not charged to the call), then queues a short
 device-side pause. The worker first asks `residency_detail()` whether the solution raised the
 persisting-L2 set-aside or put a persisting access-policy window on the timed stream (scoring/l2_residency.py):
 the reset clears persisting lines but leaves both settings in force. The call is bracketed by CUDA events on the current stream; once the end event has completed, a
@@ -125,7 +126,11 @@ class GpuTimer:
     def __init__(self, device: torch.device, l2_bytes: int):
         self.device = device
         self.flush_bytes = 2 * l2_bytes
-        self._flush = torch.empty(self.flush_bytes // 4, dtype=torch.int32, device=device)
+        # The flush writes this buffer, then reads it: after the write alone the whole L2 is dirty, and the
+        # timed call paid for writing the flush buffer back to DRAM as its own reads evicted it (11 us of a
+        # 64 us memory-bound call on an H100: problems/w4a16_gemm/measurements/flush_probe_h100.json).
+        self._flush = torch.zeros(self.flush_bytes // 4, dtype=torch.float32, device=device)
+        self._fill_value = 0.0
         self._current_stream = torch.cuda.current_stream  # captured before any solution code runs
         self._cudart = _loaded_cudart()
         self._reset_persisting = getattr(self._cudart, "cudaCtxResetPersistingL2Cache", None)
@@ -133,7 +138,6 @@ class GpuTimer:
         self._Event = torch.cuda.Event  # captured before any solution code runs
         self._synchronize = torch.cuda.synchronize
         self._perf_counter = time.perf_counter
-        self._fill_value = 0
         clock_khz = getattr(torch.cuda.get_device_properties(device), "clock_rate", 0) or 1_980_000
         self._pad_cycles = int(self.launch_pad_us * clock_khz / 1e3)
         self.idle_tail_ms = self._calibrate_idle_tail()
@@ -171,7 +175,8 @@ class GpuTimer:
         return statistics.quantiles(tails, n=10)[-1]
 
     def describe(self) -> dict[str, Any]:
-        return {"timer": self.name, "l2_flush_bytes": self.flush_bytes, "launch_pad_us": self.launch_pad_us,
+        return {"timer": self.name, "l2_flush_bytes": self.flush_bytes, "l2_flush": "write, then read (clean lines)",
+                "launch_pad_us": self.launch_pad_us,
                 "idle_sync_tail_p90_us": self.idle_tail_ms * 1e3,
                 "persisting_l2_reset": "cudaCtxResetPersistingL2Cache" if self._reset_persisting
                 else "not verified (CUDA runtime symbol not found)",
@@ -181,8 +186,9 @@ class GpuTimer:
     def before_call(self) -> None:
         if self._reset_persisting is not None:
             self._reset_persisting()
-        self._fill_value ^= 1  # a different value each time, so the write cannot be elided
+        self._fill_value = 1.0 - self._fill_value  # a different value each time, so the write cannot be elided
         self._flush.fill_(self._fill_value)
+        self._flush.sum()  # reading it back evicts the dirty lines now, leaving clean ones for the call
         torch.cuda._sleep(self._pad_cycles)
 
     def time_call(self, fn: Callable[[], Any]) -> tuple[Any, CallTiming]:

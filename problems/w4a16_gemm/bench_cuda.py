@@ -74,20 +74,14 @@ def run_variant(state, x, variant, **cfg):
 
 
 HOUSE = ("house", {})  # the house's own dispatch (CUDA_DISPATCH), as the scorer runs it
-# Round 6's candidates: K split by the wave model over resident blocks ("auto"), the overlapped wgmma loop
-# ("ov") for larger token tiles. Earlier rounds' lists are in measurements/bench_cuda_round*_h100.json's rows.
+# Round 7's candidates: 4 warpgroups (256 columns) per block for the batch shapes. Earlier rounds' lists
+# are in measurements/bench_cuda_round*_h100.json's rows.
 CANDIDATES_BY_M = [
-    (8, [HOUSE, mma(128, 8, 4, stages=3, mb=6, split=10), mma(128, 8, 4, stages=4, mb=4),
-         mma(128, 8, 4, stages=3, mb=4), wgmma(1, 16, mb=4)]),
-    (16, [HOUSE, wgmma(2, 16, mb=3, split=17), wgmma(2, 16, stages=3, mb=3), wgmma(2, 16, mb=2),
-          wgmma(1, 16, mb=4), wgmma(2, 16, mb=2, ov=True)]),
-    (32, [HOUSE, wgmma(2, 32, mb=2), wgmma(1, 32, mb=4), wgmma(2, 32, mb=2, ov=True)]),
-    (64, [HOUSE, wgmma(2, 64, stages=3, mb=2, split=7), wgmma(2, 64, stages=4, mb=2), wgmma(2, 64, stages=3, mb=2, ov=True),
-          wgmma(2, 64, stages=4, ov=True), wgmma(1, 64, stages=3, mb=3), wgmma(1, 64, stages=4, mb=2, ov=True),
-          wgmma(1, 64, stages=3, mb=3, ov=True)]),
-    (256, [HOUSE, wgmma(2, 128, stages=4, ov=True), wgmma(2, 128, stages=3), wgmma(2, 128, stages=5),
-           wgmma(2, 64, stages=4, mb=2, ov=True), wgmma(2, 64, stages=3, mb=2, ov=True),
-           wgmma(1, 128, stages=4, mb=2, ov=True), wgmma(2, 128, stages=5, ov=True, split=2)]),
+    (8, [HOUSE]),
+    (16, [HOUSE]),
+    (32, [HOUSE, wgmma(4, 32, stages=4)]),
+    (64, [HOUSE, wgmma(4, 64, stages=3), wgmma(4, 64, stages=4), wgmma(2, 64, stages=4, mb=2)]),
+    (256, [HOUSE, wgmma(4, 64, stages=3), wgmma(4, 64, stages=4), wgmma(2, 128, stages=4, ov=True)]),
 ]
 
 

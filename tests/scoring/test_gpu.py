@@ -32,6 +32,7 @@ def test_house_kernel_passes_with_the_precision_audit_and_a_plausible_fraction(t
         assert 0 < shape["fraction"] <= 1.0
     timer = result["systems"][0]["timer"]
     assert timer["l2_flush_bytes"] == 2 * result["hardware"]["l2_bytes"]
+    assert timer["l2_flush"] == "write, then read (clean lines)"
 
 
 def test_bf16_cast_passes_numerically_but_fails_the_audit_where_ncu_runs(tmp_path):

@@ -650,15 +650,18 @@ class TileConfig:
 RAMP_TILES = 2  # a block's fixed cost in K-tile times: pipeline fill and epilogue (split_for's time model)
 
 
-def split_for(cfg: TileConfig, M: int, N: int, K: int, slots: int, max_split: int = 32) -> int:
+def split_for(cfg: TileConfig, M: int, N: int, K: int, slots: int, min_blocks: int = 0, max_split: int = 32) -> int:
     """K splits per output tile that spread the work evenly over the GPU's `slots` resident blocks (blocks
     per SM x SMs). Time model in K-tile times of one block: waves x (K tiles per split + RAMP_TILES), a wave
     being `slots` blocks; the fewest splits on ties (each split adds fp32 partials). A split keeps >= 2 K
-    tiles. A split chosen for a whole number of waves beats one for a block count: 560 blocks on 264 slots
-    run 3 waves, the last one 12% full (M = 64, NOTES.md)."""
+    tiles, and the grid at least min_blocks blocks where K allows (memory-bound decode kernels gain from more
+    blocks in flight than whole waves: NOTES.md). Whole waves beat a block count for the tensor-core kernels:
+    560 blocks on 264 slots run 3 waves, the last one 12% full (M = 64)."""
     tiles = -(-N // cfg.BN) * -(-M // cfg.BM)
     k_tiles = K // GROUP_SIZE
-    candidates = range(1, max(1, min(max_split, k_tiles // 2)) + 1)
+    largest = max(1, min(max_split, k_tiles // 2))
+    smallest = min(largest, max(1, -(-min_blocks // tiles)))
+    candidates = range(smallest, largest + 1)
     return min(candidates, key=lambda s: (-(-tiles * s // slots) * (-(-k_tiles // s) + RAMP_TILES), s))
 
 
@@ -1005,34 +1008,35 @@ def run_triton(state, x):
 
 # ---- Dispatch and the solution interface --------------------------------------------------------------
 
-# By M: (largest M of the row, kernel tile, whether K is split: split_for over the kernel's resident blocks).
+# By M: (largest M of the row, kernel tile, K split: None for none, else split_for over the kernel's resident
+# blocks with at least this many blocks per SM).
 # First row whose largest M >= M wins. Fractions of the roofline are H100 SXM benches of `bench_cuda.py` (the
 # best config per shape of measurements/bench_cuda_round*_h100.json); M values between the measured ones (1, 7,
 # 16, 32, 64, 128, 256) are not measured.
 CUDA_DISPATCH = [
     # M 1..8: mma.sync, 128 columns x 8 tokens, 4 warps, 3 stages, >= 6 blocks per SM resident.
-    (8, TileConfig("mma", 128, 8, 4, stages=3, min_blocks=6), True),
+    (8, TileConfig("mma", 128, 8, 4, stages=3, min_blocks=6), 16),
     # M 9..16: wgmma, 2 warpgroups (128 columns) x 16 tokens, 4 stages, 3 blocks per SM.
-    (16, TileConfig("wgmma", 128, 16, 2, stages=4, min_blocks=3), True),
+    (16, TileConfig("wgmma", 128, 16, 2, stages=4, min_blocks=3), 0),
     # M 17..32: the same with 32 tokens.
-    (32, TileConfig("wgmma", 128, 32, 2, stages=4, min_blocks=3), True),
+    (32, TileConfig("wgmma", 128, 32, 2, stages=4, min_blocks=3), 0),
     # M 33..64: 64 tokens, 3 stages, 2 blocks per SM.
-    (64, TileConfig("wgmma", 128, 64, 2, stages=3, min_blocks=2), True),
+    (64, TileConfig("wgmma", 128, 64, 2, stages=3, min_blocks=2), 0),
     # M > 64: 128-token tiles (two for M = 256), 5 stages, dequantisation overlapped with the wgmmas.
-    (None, TileConfig("wgmma", 128, 128, 2, stages=5, overlap=True), False),
+    (None, TileConfig("wgmma", 128, 128, 2, stages=5, overlap=True), None),
 ]
 
 
 def cuda_config(M: int, N: int, K: int, sm_count: int, resident=None) -> tuple[TileConfig, int]:
     """The CUDA_DISPATCH row of M and its number of K splits; resident(cfg): blocks per SM (default: the
     loaded kernel's occupancy on device 0)."""
-    for max_m, cfg, split_k in CUDA_DISPATCH:
+    for max_m, cfg, min_blocks_per_sm in CUDA_DISPATCH:
         if max_m is None or M <= max_m:
             break
-    if not split_k:
+    if min_blocks_per_sm is None:
         return cfg, 1
-    blocks_per_sm = (resident or resident_blocks)(cfg)
-    return cfg, split_for(cfg, M, N, K, blocks_per_sm * sm_count)
+    slots = (resident or resident_blocks)(cfg) * sm_count
+    return cfg, split_for(cfg, M, N, K, slots, min_blocks_per_sm * sm_count)
 
 
 def cuda_path_unavailable(device: torch.device) -> str | None:
