@@ -59,6 +59,8 @@ def _child_env(device: str) -> dict[str, str]:
     env = dict(os.environ)
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"  # Triton kernels run in its interpreter in the CPU profile
+    else:  # a GPU run compiles Triton kernels, whatever the caller's environment says (a CPU test module
+        env.pop("TRITON_INTERPRET", None)  # sets it at import; GPU tests in the same pytest run inherited it)
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONUNBUFFERED"] = "1"
     return env

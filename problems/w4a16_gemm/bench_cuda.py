@@ -29,17 +29,19 @@ HOUSE_FILE = Path(os.environ.get("W4A16_BENCH_HOUSE", HERE / "solutions" / "hous
 house = import_file(HOUSE_FILE, "w4_house_cuda")  # its CUDA path is benched here
 
 
-def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1, ov=False):
-    """split: K splits, or "auto" (house.split_for over the kernel's resident blocks, as the house runs)."""
-    return "cuda", dict(kind=kind, BN=BN, BM=BM, wn=wn, wm=wm, wk=wk, stages=stages, split=split, mb=mb, ov=ov)
+def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1, ov=False, minb=0):
+    """split: K splits, or "auto" (house.split_for over the kernel's resident blocks with at least minb blocks
+    per SM, as the house's CUDA_DISPATCH rows run)."""
+    return "cuda", dict(kind=kind, BN=BN, BM=BM, wn=wn, wm=wm, wk=wk, stages=stages, split=split, mb=mb, ov=ov,
+                        minb=minb)
 
 
-def mma(BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1):
-    return tile("mma", BN, BM, wn, wm, wk, stages, split, mb)
+def mma(BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1, minb=0):
+    return tile("mma", BN, BM, wn, wm, wk, stages, split, mb, minb=minb)
 
 
-def wgmma(warpgroups, BM, stages=4, split="auto", mb=1, ov=False):
-    return tile("wgmma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, split, mb, ov)
+def wgmma(warpgroups, BM, stages=4, split="auto", mb=1, ov=False, minb=0):
+    return tile("wgmma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, split, mb, ov, minb)
 
 
 def tile_config(cfg):
@@ -50,13 +52,15 @@ def split_of(cfg, M, N, K):
     if cfg["split"] != "auto":
         return cfg["split"]
     tc = tile_config(cfg)
-    return house.split_for(tc, M, N, K, house.resident_blocks(tc) * SM_COUNT)
+    return house.split_for(tc, M, N, K, house.resident_blocks(tc) * SM_COUNT, cfg["minb"] * SM_COUNT)
 
 
 def label(variant, cfg):
     if variant != "cuda":
         return variant
-    return f"cuda {tile_config(cfg)!r} " + ("auto" if cfg["split"] == "auto" else f"k{cfg['split']}")
+    if cfg["split"] != "auto":
+        return f"cuda {tile_config(cfg)!r} k{cfg['split']}"
+    return f"cuda {tile_config(cfg)!r} auto" + (f" >={cfg['minb']}/SM" if cfg["minb"] else "")
 
 
 def prepare(qweight, scales, zeros):
@@ -74,14 +78,16 @@ def run_variant(state, x, variant, **cfg):
 
 
 HOUSE = ("house", {})  # the house's own dispatch (CUDA_DISPATCH), as the scorer runs it
-# Round 7's candidates: 4 warpgroups (256 columns) per block for the batch shapes. Earlier rounds' lists
-# are in measurements/bench_cuda_round*_h100.json's rows.
+# Round 8's candidates: more blocks in flight for the decode shapes (a minimum of blocks per SM under the
+# wave model), the mma.sync kernel at M = 16 again. Earlier rounds' lists are in
+# measurements/bench_cuda_round*_h100.json's rows.
 CANDIDATES_BY_M = [
-    (8, [HOUSE]),
-    (16, [HOUSE]),
-    (32, [HOUSE, wgmma(4, 32, stages=4)]),
-    (64, [HOUSE, wgmma(4, 64, stages=3), wgmma(4, 64, stages=4), wgmma(2, 64, stages=4, mb=2)]),
-    (256, [HOUSE, wgmma(4, 64, stages=3), wgmma(4, 64, stages=4), wgmma(2, 128, stages=4, ov=True)]),
+    (8, [HOUSE, mma(128, 8, 4, stages=3, mb=6, minb=24), mma(128, 8, 4, stages=3, mb=6, minb=32)]),
+    (16, [HOUSE, mma(128, 16, 4, stages=3, mb=6, minb=16), mma(128, 16, 4, stages=4, mb=4, minb=16),
+          wgmma(2, 16, mb=3, minb=8), wgmma(2, 16, mb=3, minb=16), wgmma(1, 16, mb=4, minb=16)]),
+    (32, [HOUSE, wgmma(2, 32, mb=3, minb=8)]),
+    (64, [HOUSE, wgmma(2, 64, stages=4, mb=2), wgmma(2, 64, stages=3, mb=2, minb=4), wgmma(2, 64, stages=4, mb=2, minb=4)]),
+    (256, [HOUSE]),
 ]
 
 
