@@ -13,14 +13,13 @@ import re
 import glob
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from scoring.isolation import REPO_ROOT
+from scoring.isolation import REPO_ROOT, child_env
 
 # Tensor-pipe operation counters by source precision (Hopper; HARDWARE.md). Each counts FLOPs.
 PRECISION_METRICS = {
@@ -120,7 +119,7 @@ def profile_one_call(problem, solution_path: Path, shape: dict, device: str, see
         command = [ncu, "--clock-control", "none", "--nvtx", "--nvtx-include", "ceiling_audit/",
                    "--metrics", metrics, "--csv", "--page", "raw", "--print-units", "base",
                    "--log-file", str(report), sys.executable, "-m", "scoring.audit_target", str(task_path)]
-        env = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env = child_env(device)  # compiled Triton, whatever the caller's TRITON_INTERPRET says
         try:
             with open(log_path, "ab") as log:
                 completed = subprocess.run(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,

@@ -55,7 +55,8 @@ def _signal_name(returncode: int) -> str:
         return f"signal {-returncode}"
 
 
-def _child_env(device: str) -> dict[str, str]:
+def child_env(device: str) -> dict[str, str]:
+    """The environment of a process that runs solution code (a worker, or an audit's ncu target)."""
     env = dict(os.environ)
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"  # Triton kernels run in its interpreter in the CPU profile
@@ -105,7 +106,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
     log.flush()
     proc = subprocess.Popen([sys.executable, "-m", "scoring.worker", task_path, str(write_fd)],
                             pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            cwd=REPO_ROOT, env=_child_env(task["device"]), start_new_session=True)
+                            cwd=REPO_ROOT, env=child_env(task["device"]), start_new_session=True)
     os.close(write_fd)
     outcome.processes_started += 1
     selector = selectors.DefaultSelector()

@@ -53,10 +53,10 @@ def test_every_corpus_file_is_a_case():
 def test_a_gpu_worker_compiles_triton_even_when_the_caller_set_the_interpreter(monkeypatch):
     """CPU test modules set TRITON_INTERPRET=1 at import; GPU scoring tests in the same pytest process
     inherited it and ran the house kernels in the interpreter on GPU tensors."""
-    from scoring.isolation import _child_env
+    from scoring.isolation import child_env
 
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    assert "TRITON_INTERPRET" not in _child_env("cuda")
-    assert _child_env("cpu")["TRITON_INTERPRET"] == "1"
+    assert "TRITON_INTERPRET" not in child_env("cuda")
+    assert child_env("cpu")["TRITON_INTERPRET"] == "1"
     monkeypatch.delenv("TRITON_INTERPRET")
-    assert _child_env("cpu")["TRITON_INTERPRET"] == "1"
+    assert child_env("cpu")["TRITON_INTERPRET"] == "1"
