@@ -35,8 +35,9 @@ CLASSES: tuple[Defence, ...] = (
              "problems/paged_attention/solutions/wrong/uniform_weights.py"), "cpu+gpu"),
     Defence("X02", "result reuse (caching on id, data_ptr, shape)",
             "fresh inputs generated for every call outside the timed region; a random sample of timed calls and "
-            "the last one checked", "scoring/worker.py (timed)",
-            (f"{CORPUS}X02_cache_keyed_on_the_call.py",), "cpu+gpu"),
+            "the last one checked, the last one on the previous call's tensors refilled in place",
+            "scoring/worker.py (timed, _refill)",
+            (f"{CORPUS}X02_cache_keyed_on_the_call.py", f"{CORPUS}X02_cache_that_pins_its_inputs.py"), "cpu+gpu"),
     Defence("X03", "batch-and-skip", "every correctness call and sampled timed calls checked on fresh inputs",
             "scoring/worker.py", (f"{CORPUS}X03_batch_and_skip.py",), "cpu+gpu"),
     Defence("X04", "input mutation", "the solution gets clones; pristine copies compared after checked calls",

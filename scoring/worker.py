@@ -72,6 +72,19 @@ def _clone_all(tensors: dict) -> dict:
     return {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in tensors.items()}
 
 
+def _refill(given: dict, fresh: dict) -> dict:
+    """Clones of `fresh`, except that a tensor whose shape and dtype match `given`'s is written into
+    `given`'s tensor (same object, same storage). A shape that varies per call (a block table's width)
+    gets a new tensor."""
+    def reuse(key, tensor):
+        old = given.get(key)
+        if isinstance(old, torch.Tensor) and old.shape == tensor.shape and old.dtype == tensor.dtype:
+            return old.copy_(tensor)
+        return tensor.clone()
+
+    return {key: reuse(key, v) if isinstance(v, torch.Tensor) else v for key, v in fresh.items()}
+
+
 def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Equal element by element, a NaN equal to a NaN (torch.equal calls any NaN a change)."""
     if a.shape != b.shape or a.dtype != b.dtype:
@@ -222,9 +235,13 @@ class Runner:
         gen = self._generator(shape.name, "timed")
         checks: list[CheckStats] = []
 
-        def one_call(check_this: bool) -> CallTiming:
+        last_given: dict = {}
+
+        def one_call(check_this: bool, same_storage: bool = False) -> CallTiming:
             inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
-            given = _clone_all(inputs)
+            given = _refill(last_given, inputs) if same_storage else _clone_all(inputs)
+            last_given.clear()
+            last_given.update(given)
             residency = self.timer.residency_detail()  # before the reset, which leaves these settings in force
             if residency:
                 raise L2ResidencyError(residency)
@@ -244,8 +261,10 @@ class Runner:
             warm += 1
         stats = repeat_until_stable(lambda: one_call(self.sample_rng.random() < self.task["timed_check_rate"]),
                                     self.policy)
-        # The last timed call's output is always checked too (the sample may have been empty).
-        one_call(check_this=True)
+        # The last timed call is always checked too (the sample may have been empty), and it gets the
+        # previous call's input tensors refilled with new values: a cache keyed on the tensor's identity,
+        # address or shape (X02) answers it with a stale output whatever the allocator recycles.
+        one_call(check_this=True, same_storage=True)
         return stats, warm, checks
 
     # -- one shape --------------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 Fresh inputs for every call often land at a recycled address, so the cache answers with an earlier
 call's output, and the checked calls see it. Which check catches it first (the correctness seeds or a
-timed call) depends on the allocator, so no detail is required.
+timed call) depends on the allocator, so no detail is required. Should the allocator never recycle one,
+the last timed call still reuses the previous call's tensors (X02_cache_that_pins_its_inputs.py shows
+that check on its own).
 """
 
 from _correct import correct
