@@ -29,11 +29,11 @@ HOUSE_FILE = Path(os.environ.get("W4A16_BENCH_HOUSE", HERE / "solutions" / "hous
 house = import_file(HOUSE_FILE, "w4_house_cuda")  # its CUDA path is benched here
 
 
-def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1, ov=False, minb=0):
+def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1, ov=False, minb=0, cl=1):
     """split: K splits, or "auto" (house.split_for over the kernel's resident blocks with at least minb blocks
     per SM, as the house's CUDA_DISPATCH rows run)."""
     return "cuda", dict(kind=kind, BN=BN, BM=BM, wn=wn, wm=wm, wk=wk, stages=stages, split=split, mb=mb, ov=ov,
-                        minb=minb)
+                        minb=minb, cl=cl)
 
 
 def mma(BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1, minb=0):
@@ -44,8 +44,14 @@ def wgmma(warpgroups, BM, stages=4, split="auto", mb=1, ov=False, minb=0):
     return tile("wgmma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, split, mb, ov, minb)
 
 
+def tma(warpgroups, BM, stages=4, split="auto", mb=1, ov=False, minb=0, cl=1):
+    return tile("tma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, split, mb, ov, minb, cl)
+
+
 def tile_config(cfg):
-    return house.TileConfig(*(cfg[k] for k in ("kind", "BN", "BM", "wn", "wm", "wk", "stages", "mb", "ov")))
+    # .get: rows of earlier rounds' files name no cluster
+    return house.TileConfig(*(cfg[k] for k in ("kind", "BN", "BM", "wn", "wm", "wk", "stages", "mb", "ov")),
+                            cluster=cfg.get("cl", 1))
 
 
 def split_of(cfg, M, N, K):
@@ -78,16 +84,18 @@ def run_variant(state, x, variant, **cfg):
 
 
 HOUSE = ("house", {})  # the house's own dispatch (CUDA_DISPATCH), as the scorer runs it
-# Round 8's candidates: more blocks in flight for the decode shapes (a minimum of blocks per SM under the
-# wave model), the mma.sync kernel at M = 16 again. Earlier rounds' lists are in
-# measurements/bench_cuda_round*_h100.json's rows.
+# Round 10's candidates: variations around round 9's winners (the producer-warp kernel, kind "tma"; clusters
+# of 2 ran 1.6-2.3x slower in round 9 and are not retried), and the tma kernel for decode (wgmma n8). Not
+# tried: 256-token tiles and overlap at M = 64 (ptxas spills: 168 and 96 registers per thread at most).
+# Earlier rounds' lists are in measurements/bench_cuda_round*_h100.json's rows.
 CANDIDATES_BY_M = [
-    (8, [HOUSE, mma(128, 8, 4, stages=3, mb=6, minb=24), mma(128, 8, 4, stages=3, mb=6, minb=32)]),
-    (16, [HOUSE, mma(128, 16, 4, stages=3, mb=6, minb=16), mma(128, 16, 4, stages=4, mb=4, minb=16),
-          wgmma(2, 16, mb=3, minb=8), wgmma(2, 16, mb=3, minb=16), wgmma(1, 16, mb=4, minb=16)]),
-    (32, [HOUSE, wgmma(2, 32, mb=3, minb=8)]),
-    (64, [HOUSE, wgmma(2, 64, stages=4, mb=2), wgmma(2, 64, stages=3, mb=2, minb=4), wgmma(2, 64, stages=4, mb=2, minb=4)]),
-    (256, [HOUSE]),
+    (8, [HOUSE, tma(2, 8, mb=3), tma(2, 8, stages=6, mb=3, minb=8), tma(1, 8, stages=6, mb=6, minb=12),
+         tma(2, 8, stages=8, mb=2, minb=4)]),
+    (16, [HOUSE, tma(2, 16, mb=3), tma(2, 16, stages=8, mb=2), tma(1, 16, stages=6, mb=4),
+          tma(2, 16, mb=3, minb=6)]),
+    (32, [HOUSE, tma(2, 32, mb=2), tma(2, 32, stages=6, mb=2), tma(2, 32, mb=2, minb=4)]),
+    (64, [HOUSE, tma(2, 64, mb=2), tma(2, 64, stages=3, mb=2), tma(4, 64, stages=4), tma(2, 64, stages=6)]),
+    (256, [HOUSE, tma(2, 128, stages=5, ov=True), tma(2, 128, stages=4, ov=True), tma(2, 128, stages=5)]),
 ]
 
 

@@ -67,6 +67,7 @@ per-tile counter; the last to arrive sums the partials, writes the bf16 tile and
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import shutil
@@ -535,6 +536,180 @@ __device__ __forceinline__ void wgmma_kernel(const uint4* __restrict__ words, co
     __syncthreads();
     store_tile<BN, BM, THREADS>(tile, LD, out, partial, counters, M, N);
 }
+
+// ---- Hopper path with a producer warp: bulk and TMA copies into stages tracked by mbarriers -------------
+// The consumer warpgroups only wait, dequantise and issue wgmmas: no copy addressing, no block-wide barrier
+// per K tile. With CLUSTER == 2, two CTAs of neighbouring column tiles (same tokens, same K split) each fetch
+// one half of the x tile and multicast it to both, halving x's reads from L2.
+struct __align__(64) TensorMap { u64 opaque[16]; };  // CUtensorMap, encoded on the host per call
+
+__device__ __forceinline__ void mbarrier_init(u32 bar, u32 count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbarrier_expect_tx(u32 bar, u32 bytes) {  // this thread's arrival + bytes due
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbarrier_wait(u32 bar, u32 parity) {  // until the phase of this parity completed
+    u32 done;
+    do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }\n"
+                     : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    } while (!done);
+}
+__device__ __forceinline__ void mbarrier_arrive(u32 bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(bar) : "memory");
+}
+// Arrival on the barrier at the same shared-memory offset in the cluster's CTA `rank`.
+__device__ __forceinline__ void mbarrier_arrive_in_cta(u32 bar, u32 rank) {
+    asm volatile("{ .reg .b32 remote; mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote]; }\n" :: "r"(bar), "r"(rank) : "memory");
+}
+__device__ __forceinline__ void bulk_copy(u32 dst, const void* src, u32 bytes, u32 bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 :: "r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
+}
+// A box of the 2D tensor map at (c0 inner, c1 outer) into dst; with CLUSTER > 1, into dst of every CTA of
+// the cluster (each CTA's barrier at `bar`'s offset receives the bytes).
+template <int CLUSTER>
+__device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int c0, int c1, u32 bar) {
+    if (CLUSTER == 1) {
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%2, %3}], [%4];\n" :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar) : "memory");
+    } else {
+        const unsigned short every_cta = (1u << CLUSTER) - 1;
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                     " [%0], [%1, {%2, %3}], [%4], %5;\n"
+                     :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar), "h"(every_cta) : "memory");
+    }
+}
+__device__ __forceinline__ u32 cluster_rank() {
+    u32 rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    return rank;
+}
+__device__ __forceinline__ void cluster_sync() {  // every thread of every CTA of the cluster
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+#define TMA_KERNEL_PARAMETERS const uint4* __restrict__ words, const u32* __restrict__ scale_zero, \
+    unsigned short* __restrict__ out, float* __restrict__ partial, int* __restrict__ counters, int M, int N, int K
+#define TMA_KERNEL_ARGUMENTS words, scale_zero, out, partial, counters, M, N, K
+
+// Warps 0 .. 4 WG_N - 1: consumers (warp w owns columns 16 w .. 16 w + 15 of the block, as in wgmma_kernel;
+// the stage layout is wgmma_kernel's too). Warp 4 WG_N: the producer, whose lane 0 issues every copy.
+// Per stage two mbarriers: `full` (the producer's arrival and the stage's bytes) and `empty` (every consumer
+// warp of the cluster done with it: a multicast overwrites the stage in both CTAs).
+template <int WG_N, int BM, int STAGES, bool OVERLAP, int CLUSTER>
+__device__ __forceinline__ void tma_kernel(const TensorMap* x_map, TMA_KERNEL_PARAMETERS) {
+    constexpr int CONSUMER_WARPS = 4 * WG_N, THREADS = 32 * CONSUMER_WARPS + 32, BN = 64 * WG_N;
+    constexpr int X_BYTES = BM * 256, W_BYTES = BN * 64, S_BYTES = BN * 4;
+    constexpr int STAGE_BYTES = (X_BYTES + W_BYTES + S_BYTES + 1023) / 1024 * 1024;
+    static_assert(BM % 8 == 0 && BM <= 256 && STAGES >= 2 && (CLUSTER == 1 || CLUSTER == 2), "tile shape");
+
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);  // swizzle atoms: 1 KB
+    __shared__ __align__(8) u64 full[STAGES], empty[STAGES];  // outside the epilogue's tile
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM;
+    const int k_tiles = K / 128;
+    int kt_first;
+    const int kt_count = split_k_tiles(k_tiles, &kt_first);
+    const u32 full0 = smem_u32(full), empty0 = smem_u32(empty);
+    auto stage_base = [&](int it) { return smem + (it % STAGES) * STAGE_BYTES; };
+
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbarrier_init(full0 + 8 * s, 1);
+            mbarrier_init(empty0 + 8 * s, CONSUMER_WARPS * CLUSTER);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    if (CLUSTER > 1) cluster_sync(); else __syncthreads();  // initialised before any CTA copies into them
+
+    float acc[BM / 2];
+#pragma unroll
+    for (int i = 0; i < BM / 2; ++i) acc[i] = 0.f;
+
+    if (warp == CONSUMER_WARPS) {
+        if (lane == 0) {
+            // Columns past N (the last tile, or a cluster's padding CTA) are not copied: their fragments are
+            // garbage that only reaches output columns the epilogue never stores.
+            const int columns = max(0, min(BN, N - n0));
+            const u32 bytes = X_BYTES + columns * 64 + columns * 4;
+            const u32 rank = CLUSTER > 1 ? cluster_rank() : 0;
+            for (int it = 0; it < kt_count; ++it) {
+                const int stage = it % STAGES, kt = kt_first + it;
+                mbarrier_wait(empty0 + 8 * stage, ((it / STAGES) & 1) ^ 1);  // the first round passes at once
+                const u32 bar = full0 + 8 * stage, base = smem_u32(stage_base(it));
+                mbarrier_expect_tx(bar, bytes);
+                // x: two boxes of 64 K x BM tokens (128-byte rows, 128-byte swizzle); in a cluster CTA r fetches
+                // box r for both CTAs.
+                for (int box = CLUSTER > 1 ? rank : 0; box < 2; box += CLUSTER)
+                    tma_load_2d<CLUSTER>(base + box * (BM * 128), x_map, kt * 128 + box * 64, m0, bar);
+                for (int i = 0; i < columns / 16; ++i)
+                    bulk_copy(base + X_BYTES + i * 1024, words + ((size_t)(n0 / 16 + i) * k_tiles + kt) * 64, 1024, bar);
+                if (columns > 0) bulk_copy(base + X_BYTES + W_BYTES, scale_zero + (size_t)kt * N + n0, columns * 4, bar);
+            }
+        }
+        __syncwarp();
+    } else {
+        auto wait_and_dequantise = [&](int it, u32 (*a)[4]) {
+            mbarrier_wait(full0 + 8 * (it % STAGES), (it / STAGES) & 1);
+            const unsigned char* base = stage_base(it);
+            dequantise_tile(base + X_BYTES, reinterpret_cast<const u32*>(base + X_BYTES + W_BYTES), warp, lane, a);
+        };
+        auto release = [&](int it) {  // after this warp's wgmmas on the stage retired
+            __syncwarp();
+            if (lane == 0) {
+                if (CLUSTER == 1) {
+                    mbarrier_arrive(empty0 + 8 * (it % STAGES));
+                } else {
+#pragma unroll
+                    for (int rank = 0; rank < CLUSTER; ++rank) mbarrier_arrive_in_cta(empty0 + 8 * (it % STAGES), rank);
+                }
+            }
+        };
+        u32 a[8][4], a_next[8][4];
+        if (OVERLAP && kt_count > 0) wait_and_dequantise(0, a);
+        for (int it = 0; it < kt_count; ++it) {
+            if (!OVERLAP) wait_and_dequantise(it, a);
+            const u32 x_base = smem_u32(stage_base(it));
+            keep_fragments(a);
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < 8; ++kk)
+                Wgmma<BM>::run(acc, a[kk], descriptor_sw128(x_base + (kk >> 2) * (BM * 128) + (kk & 3) * 32));
+            wgmma_commit();
+            if (OVERLAP && it + 1 < kt_count) wait_and_dequantise(it + 1, a_next);
+            wgmma_wait<0>();
+            release(it);
+            if (OVERLAP) {
+                keep_fragments(a);
+#pragma unroll
+                for (int kk = 0; kk < 8; ++kk)
+#pragma unroll
+                    for (int r = 0; r < 4; ++r) a[kk][r] = a_next[kk][r];
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < BM / 2; ++i) keep_register(acc[i]);
+    }
+    // No CTA leaves (or reuses its stages) while a peer may still arrive on its barriers or copy into it.
+    if (CLUSTER > 1) cluster_sync(); else __syncthreads();
+
+    constexpr int LD = BN + 4;
+    float* tile = reinterpret_cast<float*>(smem);
+    if (warp < CONSUMER_WARPS) {
+#pragma unroll
+        for (int j = 0; j < BM / 8; ++j) {
+            float* p = tile + (j * 8 + 2 * t) * LD + warp * 16 + g;
+            p[0] = acc[4 * j]; p[LD] = acc[4 * j + 1]; p[8] = acc[4 * j + 2]; p[LD + 8] = acc[4 * j + 3];
+        }
+    }
+    __syncthreads();
+    store_tile<BN, BM, THREADS>(tile, LD, out, partial, counters, M, N);
+}
 """
 
 
@@ -549,7 +724,7 @@ def _wgmma_specialisation(n: int) -> str:
             f'"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));\n}} }};\n')
 
 
-WGMMA_TOKENS = (16, 32, 64, 128, 256)  # token tiles (wgmma N) the Hopper kernel is instantiated for
+WGMMA_TOKENS = (8, 16, 32, 64, 128, 256)  # token tiles (wgmma N) the Hopper kernel is instantiated for
 CUDA_SOURCE = CUDA_SOURCE.replace("WGMMA_SPECIALISATIONS", "".join(_wgmma_specialisation(n) for n in WGMMA_TOKENS))
 
 
@@ -608,7 +783,8 @@ class TileConfig:
     min_blocks: blocks per SM that ptxas must fit in the registers (__launch_bounds__'s second value)."""
 
     def __init__(self, kind: str, BN: int, BM: int, warps_n: int, warps_m: int = 1, warps_k: int = 1,
-                 stages: int = 4, min_blocks: int = 1, overlap: bool = False):
+                 stages: int = 4, min_blocks: int = 1, overlap: bool = False, cluster: int = 1):
+        flag = "true" if overlap else "false"
         if kind == "mma":
             ok = BN % (16 * warps_n) == 0 and BM % (8 * warps_m) == 0 and warps_k in (1, 2) and not overlap
             self.threads = 32 * warps_n * warps_m * warps_k
@@ -616,30 +792,44 @@ class TileConfig:
         elif kind == "wgmma":
             ok = BN == 64 * warps_n and BM in WGMMA_TOKENS and warps_m == warps_k == 1 and stages >= 2 + overlap
             self.threads = 128 * warps_n
-            args = (warps_n, BM, stages, "true" if overlap else "false")
+            args = (warps_n, BM, stages, flag)
+        elif kind == "tma":
+            ok = BN == 64 * warps_n and BM in WGMMA_TOKENS and warps_m == warps_k == 1 and cluster in (1, 2)
+            self.threads = 128 * warps_n + 32  # consumer warpgroups and the producer warp
+            args = (warps_n, BM, stages, flag, cluster)
         else:
             ok = False
-        if not ok or stages < 2 or min_blocks < 1:
-            raise ValueError(f"invalid tile config {kind} {BN, BM, warps_n, warps_m, warps_k, stages, min_blocks}")
+        if not ok or stages < 2 or min_blocks < 1 or (cluster != 1 and kind != "tma"):
+            raise ValueError(f"invalid tile config {kind} {BN, BM, warps_n, warps_m, warps_k, stages, min_blocks, cluster}")
         self.kind, self.BN, self.BM, self.stages, self.min_blocks, self.overlap = kind, BN, BM, stages, min_blocks, overlap
+        self.cluster = cluster
         self.warps = (warps_n, warps_m, warps_k)
         stage_bytes = BN * 64 + BM * 256 + BN * 4  # words, x, scale/zero of one 128-row K tile
-        if kind == "wgmma":  # stages start on 1 KB (swizzle atoms), plus up to 1 KB to align the base
+        if kind != "mma":  # stages start on 1 KB (swizzle atoms), plus up to 1 KB to align the base
             stage_bytes = -(-stage_bytes // 1024) * 1024
-        pipeline = stages * stage_bytes + (1024 if kind == "wgmma" else 0)
+        pipeline = stages * stage_bytes + (1024 if kind != "mma" else 0)
         self.smem_bytes = max(pipeline, BM * (BN + 4) * 4)  # the pipeline, or the fp32 epilogue tile
-        name_args = args[:3] if kind == "wgmma" else args  # the overlap flag is the "_o" suffix
-        self.name = f"w4a16_{kind}_" + "_".join(map(str, name_args)) + ("_o" if overlap else "") + f"_b{min_blocks}"
-        body = "mma_sync_kernel" if kind == "mma" else "wgmma_kernel"
-        self.wrapper = (f'extern "C" __global__ void __launch_bounds__({self.threads}, {min_blocks}) '
-                        f'{self.name}(KERNEL_PARAMETERS) {{ {body}<{", ".join(map(str, args))}>(KERNEL_ARGUMENTS); }}\n')
+        name_args = args if kind == "mma" else args[:3]  # the flags are suffixes: "_o" overlap, "_c2" cluster
+        self.name = (f"w4a16_{kind}_" + "_".join(map(str, name_args)) + ("_o" if overlap else "")
+                     + (f"_c{cluster}" if cluster > 1 else "") + f"_b{min_blocks}")
+        template = ", ".join(map(str, args))
+        if kind == "tma":
+            cluster_dims = f"__cluster_dims__({cluster}, 1, 1) " if cluster > 1 else ""
+            self.wrapper = (f'extern "C" __global__ void {cluster_dims}__launch_bounds__({self.threads}, {min_blocks}) '
+                            f'{self.name}(const __grid_constant__ TensorMap x_map, TMA_KERNEL_PARAMETERS) '
+                            f'{{ tma_kernel<{template}>(&x_map, TMA_KERNEL_ARGUMENTS); }}\n')
+        else:
+            body = "mma_sync_kernel" if kind == "mma" else "wgmma_kernel"
+            self.wrapper = (f'extern "C" __global__ void __launch_bounds__({self.threads}, {min_blocks}) '
+                            f'{self.name}(KERNEL_PARAMETERS) {{ {body}<{template}>(KERNEL_ARGUMENTS); }}\n')
 
     def __repr__(self) -> str:
         n, m, k = self.warps
-        warps = f"wg{n}" if self.kind == "wgmma" else f"w{n}x{m}x{k}"
+        warps = f"w{n}x{m}x{k}" if self.kind == "mma" else f"wg{n}"
         blocks = f" b{self.min_blocks}" if self.min_blocks > 1 else ""
         overlap = " ov" if self.overlap else ""
-        return f"{self.kind} N{self.BN} M{self.BM} {warps} s{self.stages}{blocks}{overlap}"
+        cluster = f" c{self.cluster}" if self.cluster > 1 else ""
+        return f"{self.kind} N{self.BN} M{self.BM} {warps} s{self.stages}{blocks}{overlap}{cluster}"
 
     def __eq__(self, other) -> bool:
         return isinstance(other, TileConfig) and self.name == other.name
@@ -746,7 +936,8 @@ def cuda_w4a16_gemm(x: torch.Tensor, words: torch.Tensor, scale_zero: torch.Tens
     M, K = x.shape
     N = scale_zero.shape[1]
     out = torch.empty((M, N), dtype=torch.bfloat16, device=x.device)
-    grid = (-(-N // cfg.BN), -(-M // cfg.BM), split)
+    column_tiles = -(-N // cfg.BN)
+    grid = (-(-column_tiles // cfg.cluster) * cfg.cluster, -(-M // cfg.BM), split)  # whole clusters
     if split > 1:
         partial = torch.empty((split, M, N), dtype=torch.float32, device=x.device)
         if counters.numel() < grid[0] * grid[1]:
@@ -757,11 +948,71 @@ def cuda_w4a16_gemm(x: torch.Tensor, words: torch.Tensor, scale_zero: torch.Tens
     if (cfg.name, device_index) not in _FUNCTIONS:
         load([cfg], device_index)
     function = _FUNCTIONS[(cfg.name, device_index)][1]
+    stream = torch.cuda.current_stream(x.device).cuda_stream
+    if cfg.kind == "tma":
+        launch_tma_kernel(function, cfg, grid, stream, x_tensor_map(x, cfg.BM),
+                          [t.data_ptr() for t in (words, scale_zero, out, partial, counters)], (M, N, K))
+        return out
     pointers = [np.uint64(t.data_ptr()) for t in (words, scale_zero, x, out, partial, counters)]
-    with _stream(torch.cuda.current_stream(x.device).cuda_stream):
+    with _stream(stream):
         function(grid, (cfg.threads,), (*pointers, np.int32(M), np.int32(N), np.int32(K)),
                  shared_mem=cfg.smem_bytes)
     return out
+
+
+# The TMA kernels take x's tensor map by value (a 128-byte __grid_constant__ parameter), which CuPy's launcher
+# cannot pass: they are launched through the driver API directly, on the context CuPy loaded them into
+# (the device's primary context, torch's too).
+_TENSOR_MAP_BYTES = 128
+_DRIVER: list = []
+
+
+def _driver():
+    if not _DRIVER:
+        lib = ctypes.CDLL("libcuda.so.1")
+        lib.cuTensorMapEncodeTiled.restype = ctypes.c_int
+        lib.cuLaunchKernel.restype = ctypes.c_int
+        _DRIVER.append(lib)
+    return _DRIVER[0]
+
+
+class TensorMapBuffer:
+    """A CUtensorMap in host memory, 64-byte aligned as the driver requires."""
+
+    def __init__(self):
+        self._raw = ctypes.create_string_buffer(_TENSOR_MAP_BYTES + 64)
+        self.address = (ctypes.addressof(self._raw) + 63) // 64 * 64
+
+
+def x_tensor_map(x: torch.Tensor, box_rows: int) -> TensorMapBuffer:
+    """x (M, K) bf16 as TMA boxes of 64 K (128 bytes) x box_rows tokens, 128-byte swizzle (the layout the
+    wgmma B descriptor reads), rows past M filled with zeros."""
+    M, K = x.shape
+    if x.data_ptr() % 16 or (K * 2) % 16:
+        raise ValueError("TMA needs x 16-byte aligned with a row stride of a multiple of 16 bytes")
+    bf16, rank, interleave_none, swizzle_128b, l2_promote_128b, oob_zero = 9, 2, 0, 3, 2, 0  # cuda.h enums
+    buffer = TensorMapBuffer()
+    dims = (ctypes.c_uint64 * 2)(K, M)
+    strides = (ctypes.c_uint64 * 1)(K * 2)
+    box = (ctypes.c_uint32 * 2)(64, box_rows)
+    element_strides = (ctypes.c_uint32 * 2)(1, 1)
+    status = _driver().cuTensorMapEncodeTiled(
+        ctypes.c_void_p(buffer.address), bf16, rank, ctypes.c_void_p(x.data_ptr()), dims, strides, box,
+        element_strides, interleave_none, swizzle_128b, l2_promote_128b, oob_zero)
+    if status != 0:
+        raise RuntimeError(f"cuTensorMapEncodeTiled failed with CUresult {status} (x {tuple(x.shape)}, box {box_rows})")
+    return buffer
+
+
+def launch_tma_kernel(function, cfg: TileConfig, grid, stream: int, x_map: TensorMapBuffer, pointers, sizes) -> None:
+    values = [ctypes.c_uint64(p) for p in pointers] + [ctypes.c_int32(v) for v in sizes]
+    params = (ctypes.c_void_p * (1 + len(values)))(
+        x_map.address, *(ctypes.cast(ctypes.pointer(v), ctypes.c_void_p).value for v in values))
+    status = _driver().cuLaunchKernel(
+        ctypes.c_void_p(function.kernel.ptr), *map(ctypes.c_uint, grid), ctypes.c_uint(cfg.threads),
+        ctypes.c_uint(1), ctypes.c_uint(1), ctypes.c_uint(cfg.smem_bytes), ctypes.c_void_p(stream), params, None)
+    if status != 0:
+        raise RuntimeError(f"cuLaunchKernel failed for {cfg.name} with CUresult {status}")
 
 
 
