@@ -71,16 +71,26 @@ def label(variant, cfg):
 
 def prepare(qweight, scales, zeros):
     return {"words": house.pack_fragments(qweight), "scale_zero": house.pack_scale_zero(scales, zeros),
-            "counters": torch.zeros(1 << 16, dtype=torch.int32, device=qweight.device)}
+            "counters": torch.zeros(1 << 16, dtype=torch.int32, device=qweight.device), "plans": {}}
 
 
 SM_COUNT = None
 
 
 def run_variant(state, x, variant, **cfg):
+    """One call of a config, through a launch plan kept per config and shape as the house's run keeps its
+    own (a house file from before launch plans builds its launch per call)."""
     M, K = x.shape
-    split = split_of(cfg, M, state["scale_zero"].shape[1], K)
-    return house.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"], tile_config(cfg), split)
+    key = (tuple(sorted(cfg.items())), M, K)
+    plan = state["plans"].get(key)
+    if plan is None:
+        N = state["scale_zero"].shape[1]
+        split = split_of(cfg, M, N, K)
+        if not hasattr(house, "LaunchPlan"):
+            return house.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"], tile_config(cfg), split)
+        plan = state["plans"][key] = house.LaunchPlan(tile_config(cfg), split, M, N, K, state["words"],
+                                                      state["scale_zero"], state["counters"])
+    return plan.launch(x)
 
 
 HOUSE = ("house", {})  # the house's own dispatch (CUDA_DISPATCH), as the scorer runs it
