@@ -2,8 +2,9 @@
 
     python problems/w4a16_gemm/bench_cuda.py --out $OUT/bench_cuda.json [--shapes a,b] [--only cuda]
 
-W4A16_BENCH_HOUSE=path/to/house.py benches that file's kernels instead (an earlier house, to compare in one
-GPU session); the "house" rows still run solutions/house.py's own dispatch.
+W4A16_BENCH_HOUSE=path/to/house.py benches that file's kernels instead (another house with the same TileConfig
+and LaunchPlan interface, to compare in one GPU session); the "house" rows still run solutions/house.py's own
+dispatch.
 
 First a correctness sweep over awkward small shapes (M not a multiple of the token tile, N not a multiple of
 the column tile, one K tile, split K with uneven and empty splits) for every tile config, with the
@@ -29,29 +30,16 @@ HOUSE_FILE = Path(os.environ.get("W4A16_BENCH_HOUSE", HERE / "solutions" / "hous
 house = import_file(HOUSE_FILE, "w4_house_cuda")  # its CUDA path is benched here
 
 
-def tile(kind, BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1, ov=False, minb=0, cl=1):
-    """split: K splits, or "auto" (house.split_for over the kernel's resident blocks with at least minb blocks
-    per SM, as the house's CUDA_DISPATCH rows run)."""
-    return "cuda", dict(kind=kind, BN=BN, BM=BM, wn=wn, wm=wm, wk=wk, stages=stages, split=split, mb=mb, ov=ov,
-                        minb=minb, cl=cl)
-
-
-def mma(BN, BM, wn, wm=1, wk=1, stages=4, split="auto", mb=1, minb=0):
-    return tile("mma", BN, BM, wn, wm, wk, stages, split, mb, minb=minb)
-
-
-def wgmma(warpgroups, BM, stages=4, split="auto", mb=1, ov=False, minb=0):
-    return tile("wgmma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, split, mb, ov, minb)
-
-
 def tma(warpgroups, BM, stages=4, split="auto", mb=1, ov=False, minb=0, cl=1):
-    return tile("tma", 64 * warpgroups, BM, warpgroups, 1, 1, stages, split, mb, ov, minb, cl)
+    """A config of the house's kernel. split: K splits, or "auto" (house.split_for over the kernel's resident
+    blocks with at least minb blocks per SM, as the house's CUDA_DISPATCH rows run). The dict keeps the
+    fields of earlier rounds' rows (kind, BN, wm, wk) so that every round's JSON reads the same way."""
+    return "cuda", dict(kind="tma", BN=64 * warpgroups, BM=BM, wn=warpgroups, wm=1, wk=1, stages=stages,
+                        split=split, mb=mb, ov=ov, minb=minb, cl=cl)
 
 
 def tile_config(cfg):
-    # .get: rows of earlier rounds' files name no cluster
-    return house.TileConfig(*(cfg[k] for k in ("kind", "BN", "BM", "wn", "wm", "wk", "stages", "mb", "ov")),
-                            cluster=cfg.get("cl", 1))
+    return house.TileConfig(cfg["wn"], cfg["BM"], cfg["stages"], cfg["mb"], cfg["ov"], cfg["cl"])
 
 
 def split_of(cfg, M, N, K):
@@ -78,34 +66,29 @@ SM_COUNT = None
 
 
 def run_variant(state, x, variant, **cfg):
-    """One call of a config, through a launch plan kept per config and shape as the house's run keeps its
-    own (a house file from before launch plans builds its launch per call)."""
+    """One call of a config, through a launch plan kept per config and shape, as the house's run keeps its own."""
     M, K = x.shape
     key = (tuple(sorted(cfg.items())), M, K)
     plan = state["plans"].get(key)
     if plan is None:
         N = state["scale_zero"].shape[1]
-        split = split_of(cfg, M, N, K)
-        if not hasattr(house, "LaunchPlan"):
-            return house.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"], tile_config(cfg), split)
-        plan = state["plans"][key] = house.LaunchPlan(tile_config(cfg), split, M, N, K, state["words"],
-                                                      state["scale_zero"], state["counters"])
+        plan = state["plans"][key] = house.LaunchPlan(tile_config(cfg), split_of(cfg, M, N, K), M, N, K,
+                                                      state["words"], state["scale_zero"], state["counters"])
     return plan.launch(x)
 
 
 HOUSE = ("house", {})  # the house's own dispatch (CUDA_DISPATCH), as the scorer runs it
-# Round 10's candidates: variations around round 9's winners (the producer-warp kernel, kind "tma"; clusters
-# of 2 ran 1.6-2.3x slower in round 9 and are not retried), and the tma kernel for decode (wgmma n8). Not
-# tried: 256-token tiles and overlap at M = 64 (ptxas spills: 168 and 96 registers per thread at most).
-# Earlier rounds' lists are in measurements/bench_cuda_round*_h100.json's rows.
+# Round 11's candidates: the dispatch's rows and their runners-up from the scorer-timer probe
+# (probe_scorer_timer.py, measurements/tma_probe2_h100.json). Round 9 tried clusters of 2 (1.6-2.3x slower),
+# round 10 256-token tiles and overlap at M = 64 (not built: ptxas spills at 168 and 96 registers per thread).
+# Earlier rounds' lists (the cp.async mma.sync and wgmma kernels, removed from the house in session 6) are in
+# measurements/bench_cuda_round*_h100.json's rows.
 CANDIDATES_BY_M = [
-    (8, [HOUSE, tma(2, 8, mb=3), tma(2, 8, stages=6, mb=3, minb=8), tma(1, 8, stages=6, mb=6, minb=12),
-         tma(2, 8, stages=8, mb=2, minb=4)]),
-    (16, [HOUSE, tma(2, 16, mb=3), tma(2, 16, stages=8, mb=2), tma(1, 16, stages=6, mb=4),
-          tma(2, 16, mb=3, minb=6)]),
-    (32, [HOUSE, tma(2, 32, mb=2), tma(2, 32, stages=6, mb=2), tma(2, 32, mb=2, minb=4)]),
-    (64, [HOUSE, tma(2, 64, mb=2), tma(2, 64, stages=3, mb=2), tma(4, 64, stages=4), tma(2, 64, stages=6)]),
-    (256, [HOUSE, tma(2, 128, stages=5, ov=True), tma(2, 128, stages=4, ov=True), tma(2, 128, stages=5)]),
+    (8, [HOUSE, tma(2, 8, stages=6, mb=3, minb=8)]),
+    (16, [HOUSE, tma(1, 16, stages=6, mb=4)]),
+    (32, [HOUSE, tma(2, 32, stages=6, mb=2)]),
+    (64, [HOUSE, tma(2, 64, stages=3, mb=2)]),
+    (256, [HOUSE, tma(2, 128, stages=5, ov=True), tma(2, 128, stages=4)]),
 ]
 
 
@@ -117,12 +100,14 @@ def candidates(M):
 
 
 def all_configs():
-    return list(dict.fromkeys(tile_config(c) for _, cands in CANDIDATES_BY_M for v, c in cands if v == "cuda"))
+    """The candidates' tile configs and the house dispatch's (which the "house" rows run)."""
+    candidates = [tile_config(c) for _, cands in CANDIDATES_BY_M for v, c in cands if v == "cuda"]
+    return list(dict.fromkeys(candidates + [cfg for _, cfg, _ in house.CUDA_DISPATCH]))
 
 
 def correctness_sweep(problem):
     """Every distinct tile config on awkward shapes; prints and returns the failures."""
-    configs = {repr(tile_config(c)): c for _, cands in CANDIDATES_BY_M for v, c in cands if v == "cuda"}
+    configs = {repr(c): c for c in all_configs()}
     shapes = [(1, 80, 256), (5, 4144, 1024), (16, 64, 128), (33, 200 * 16, 640), (100, 1040, 512),
               (256, 336, 384)]
     device = torch.device("cuda")
@@ -138,7 +123,7 @@ def correctness_sweep(problem):
             for split in (1, 3, K // 128 + 2):  # one, uneven, more splits than K tiles (empty ones)
                 try:
                     out, again = (house.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
-                                                        tile_config(cfg), split) for _ in range(2))
+                                                        cfg, split) for _ in range(2))
                     stats, stats2 = compare(out, ref, problem.spec.tolerance), compare(again, ref, problem.spec.tolerance)
                     ok = stats.passed and stats2.passed
                     detail = f"err {stats.normwise_err:.1e}/{stats2.normwise_err:.1e}"

@@ -217,7 +217,7 @@ def test_cuda_dispatch_rows_are_ordered_and_splits_respect_k():
 
 
 def test_split_k_fills_whole_waves_of_resident_blocks():
-    cfg = _CUDA_HOUSE.TileConfig("wgmma", 128, 64, 2, stages=3, min_blocks=2)
+    cfg = _CUDA_HOUSE.TileConfig(2, 64, stages=3, min_blocks=2)  # 128 columns x 64 tokens
     # M = 64, N = 10240: 80 output tiles, 64 K tiles, 2 x 132 slots. 7 splits would be 560 blocks, 3 waves
     # (the last 12% full); 3 splits are one wave of 240 blocks of 22 K tiles.
     assert _CUDA_HOUSE.split_for(cfg, 64, 10240, 8192, slots=264) == 3
@@ -228,14 +228,18 @@ def test_split_k_fills_whole_waves_of_resident_blocks():
     assert _CUDA_HOUSE.split_for(cfg, 64, 128, 128, slots=264) == 1
 
 
-def test_tile_config_names_overlap_and_rejects_it_where_the_kernel_cannot():
-    overlapped = _CUDA_HOUSE.TileConfig("wgmma", 128, 128, 2, stages=3, overlap=True)
-    plain = _CUDA_HOUSE.TileConfig("wgmma", 128, 128, 2, stages=3)
-    assert overlapped.name != plain.name and "true" in overlapped.wrapper and "false" in plain.wrapper
-    with pytest.raises(ValueError):
-        _CUDA_HOUSE.TileConfig("wgmma", 128, 128, 2, stages=2, overlap=True)  # needs a third stage
-    with pytest.raises(ValueError):
-        _CUDA_HOUSE.TileConfig("mma", 128, 8, 4, overlap=True)
+def test_tile_config_names_its_flags_and_rejects_what_the_kernel_cannot_run():
+    plain = _CUDA_HOUSE.TileConfig(2, 128, stages=3)
+    overlapped = _CUDA_HOUSE.TileConfig(2, 128, stages=3, overlap=True)
+    clustered = _CUDA_HOUSE.TileConfig(2, 128, stages=3, cluster=2)
+    assert len({plain.name, overlapped.name, clustered.name}) == 3
+    assert "true" in overlapped.wrapper and "false" in plain.wrapper
+    assert "__cluster_dims__(2, 1, 1)" in clustered.wrapper and "__cluster_dims__" not in plain.wrapper
+    assert (plain.BN, plain.threads) == (128, 2 * 128 + 32)  # two consumer warpgroups and the producer warp
+    for bad in (dict(warpgroups=2, BM=24), dict(warpgroups=2, BM=64, stages=1), dict(warpgroups=2, BM=64, cluster=3),
+                dict(warpgroups=0, BM=64)):
+        with pytest.raises(ValueError):
+            _CUDA_HOUSE.TileConfig(**bad)
 
 
 @pytest.mark.skipif(_CUDA_HOUSE.nvcc_path() is None, reason="nvcc not on this machine")
@@ -256,7 +260,8 @@ def test_every_dispatched_cuda_kernel_builds_for_sm90a_without_spills_or_seriali
 @pytest.mark.gpu
 def test_cuda_house_matches_the_reference_on_every_dispatch_row_and_awkward_shapes():
     """On a Hopper GPU: every CUDA_DISPATCH row (M = 1, 12, 20, 40, 130) on N not a multiple of the tile,
-    twice per shape (split K's counters reset), with the problem's check."""
+    three calls per shape on fresh inputs (split K's counters reset; the shape's cached launch plan encodes
+    each call's x), with the problem's check."""
     device = torch.device("cuda")
     if _CUDA_HOUSE.cuda_path_unavailable(device):
         pytest.skip(_CUDA_HOUSE.cuda_path_unavailable(device))
@@ -264,10 +269,10 @@ def test_cuda_house_matches_the_reference_on_every_dispatch_row_and_awkward_shap
         shape = {"M": M, "N": N, "K": K}
         gen = torch.Generator(device=device).manual_seed(M)
         weights = P.make_weights(shape, gen, device)
-        inputs = P.make_inputs(shape, weights, gen, device)
-        ref = P.reference(weights, inputs)
         state = _CUDA_HOUSE.prepare(**weights)
         assert state["path"] == "cuda"
-        for _ in range(2):
-            stats = compare(_CUDA_HOUSE.run(state, inputs["x"]), ref, PROBLEM.spec.tolerance)
+        for _ in range(3):
+            inputs = P.make_inputs(shape, weights, gen, device)
+            stats = compare(_CUDA_HOUSE.run(state, inputs["x"]), P.reference(weights, inputs), PROBLEM.spec.tolerance)
             assert stats.passed, (shape, stats)
+        assert list(state["plans"]) == [(M, K)]

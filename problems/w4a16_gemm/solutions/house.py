@@ -1,7 +1,7 @@
 """House W4A16 GEMM: out = x @ W, W dequantised from packed int4 inside the GEMM's main loop.
 
 Two implementations of one contract, chosen in `prepare`:
-* On a Hopper GPU with nvcc and CuPy (the GPU machine), the CUDA kernels below: the scored path.
+* On a Hopper GPU with nvcc and CuPy (the GPU machine), the CUDA kernel below: the scored path.
 * Elsewhere (Triton's CPU interpreter in CI, other GPUs, or a machine without nvcc), the Triton kernels
   further down (`prepare_triton`, `run_triton`), the previous house path (NOTES.md has both measured).
 
@@ -25,21 +25,21 @@ the scale: the weight the MMA sees is (q - z) * s rounded once to bf16, as in th
 Scales and zero points travel as one 32-bit word per (group, column): the scale's bf16 bits below,
 -(128 + z) above (`pack_scale_zero`).
 
-Two kernel templates read this layout, both with a cp.async pipeline of 128-row K tiles (words, x and
-scale/zero words per stage) and the same epilogue:
-* `mma_sync_kernel` (decode, M <= 8): m16n8k16 mma.sync per warp, x^T fragments by ldmatrix from a
-  swizzled shared tile; tile BN columns x BM tokens, warps WARPS_N x WARPS_M x WARPS_K.
-* `wgmma_kernel` (M > 8): Hopper's warpgroup MMA m64nBMk16 with the dequantised weight as its register A
-  operand (a warp's A fragment has the mma.sync layout) and x^T from shared memory by descriptor (128-byte
-  swizzle); each warpgroup owns 64 columns. With `overlap` (large token tiles) a warpgroup dequantises
-  K tile it + 1 into a second set of A registers while tile it's 8 wgmmas run; without it (small token
-  tiles, fewer registers) it waits for them before dequantising the next tile.
+One kernel template reads this layout (`tma_kernel`), warp-specialised: a producer warp whose lane 0 copies
+each 128-row K tile into a pipeline stage (x by TMA as two 64-K boxes in the 128-byte swizzle, the words
+and scale/zero words by 1D bulk copies), with a `full` and an `empty` mbarrier per stage; and 1 or 2
+consumer warpgroups of 64 columns each, which wait on `full`, dequantise their A fragments and run Hopper's
+warpgroup MMA m64nBMk16 with x^T from shared memory by descriptor, then release the stage on `empty`.
+A warp's A fragment has the mma.sync m16n8k16 layout, so the packing above serves the wgmma unchanged.
+Template flags not dispatched (NOTES.md): `overlap` (dequantise K tile it + 1 while tile it's wgmmas run)
+and `cluster` 2 (two CTAs multicast one x tile).
 K is split over gridDim.z blocks per output tile where that fills the GPU better (`split_for`: whole waves of
 the kernel's resident blocks); the last block to arrive sums the fp32 partials (per-tile counters, reset by
 that block).
 
-`CUDA_DISPATCH` picks a kernel and tile by M (measured on an H100, NOTES.md); `prepare` builds every
-kernel of the table with nvcc (cubins cached on disk) so that timed calls never compile.
+`CUDA_DISPATCH` picks a tile by M (measured on an H100, NOTES.md); `prepare` builds every kernel of the table
+with nvcc (cubins cached on disk) so that timed calls never compile, and `run` launches through a
+`LaunchPlan` per shape (driver API; x's tensor map is the only per-call encoding).
 
 Triton path.
 Preparation (once per weight, not scored) repacks GPTQ's words without changing their size: within each
@@ -81,7 +81,7 @@ import torch
 import triton
 import triton.language as tl
 
-LABEL = "house CUDA kernels (mma.sync decode, wgmma batches; fused int4 dequant, split-K); Triton on CPU"
+LABEL = "house CUDA kernel (TMA producer warp, wgmma consumers; fused int4 dequant, split-K); Triton on CPU"
 GROUP_SIZE = 128
 
 # ---- The CUDA path (Hopper) ----------------------------------------------------------------------------
@@ -89,7 +89,7 @@ GROUP_SIZE = 128
 CUDA_SOURCE = r"""
 typedef unsigned int u32;
 
-// Only PTX below: NVRTC compiles this without any CUDA header.
+// PTX wrappers; besides them only names of nvcc's implicit headers (uint4, __grid_constant__, __cluster_dims__).
 __device__ __forceinline__ u32 smem_u32(const void* p) {
     u32 address;
     asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }\n" : "=r"(address) : "l"(p));
@@ -107,16 +107,6 @@ __device__ __forceinline__ void store_bf16x4(unsigned short* p, u32 lo, u32 hi) 
     asm volatile("st.global.v2.b32 [%0], {%1,%2};\n" :: "l"(p), "r"(lo), "r"(hi));
 }
 
-// 16-byte asynchronous copy global -> shared; with valid == false it writes zeros and reads nothing.
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
-    int src_bytes = valid ? 16 : 0;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(smem_u32(dst)), "l"(src), "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> __device__ __forceinline__ void cp_async_wait() {
-    asm volatile("cp.async.wait_group %0;\n" :: "n"(N));
-}
-
 __device__ __forceinline__ u32 lop3_and_or(u32 a, u32 mask, u32 bits) {  // (a & mask) | bits
     u32 d;
     asm("lop3.b32 %0, %1, %2, %3, 0xEA;\n" : "=r"(d) : "r"(a), "r"(mask), "r"(bits));
@@ -131,23 +121,6 @@ __device__ __forceinline__ u32 byte_perm(u32 a, u32 selector) {
     u32 d;
     asm("prmt.b32 %0, %1, %1, %2;\n" : "=r"(d) : "r"(a), "r"(selector));
     return d;
-}
-
-__device__ __forceinline__ void mma_bf16_16816(float* c, const u32* a, u32 b0, u32 b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-__device__ __forceinline__ void ldmatrix_x4(u32* r, const void* row_address) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_u32(row_address)));
-}
-__device__ __forceinline__ void ldmatrix_x2(u32* r, const void* row_address) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
-                 : "=r"(r[0]), "=r"(r[1]) : "r"(smem_u32(row_address)));
 }
 
 __device__ __forceinline__ u32 pack_bf16x2(float lo, float hi) {
@@ -219,171 +192,9 @@ __device__ __forceinline__ int split_k_tiles(int k_tiles, int* first) {
     return max(0, min(k_tiles, *first + per_split) - *first);
 }
 
-// One K tile's packed words (BN / 16 blocks of 1 KB) and scale/zero words (BN) into shared memory;
-// 16-column tiles past N are zero-filled.
-template <int BN, int THREADS>
-__device__ __forceinline__ void load_words_and_scales(uint4* w_dst, u32* s_dst, const uint4* words,
-                                                      const u32* scale_zero, int n0, int kt, int k_tiles, int N) {
-    for (int i = threadIdx.x; i < BN * 4; i += THREADS) {
-        int nt = n0 / 16 + i / 64;
-        bool ok = nt < N / 16;
-        cp_async16(w_dst + i, words + ((size_t)(ok ? nt : 0) * k_tiles + kt) * 64 + (i & 63), ok);
-    }
-    for (int i = threadIdx.x; i < BN / 4; i += THREADS) {
-        int n = n0 + i * 4;
-        bool ok = n < N;
-        cp_async16(s_dst + i * 4, scale_zero + (size_t)kt * N + (ok ? n : 0), ok);
-    }
-}
-
-#define KERNEL_PARAMETERS const uint4* __restrict__ words, const u32* __restrict__ scale_zero, \
-    const unsigned short* __restrict__ x, unsigned short* __restrict__ out, float* __restrict__ partial, \
-    int* __restrict__ counters, int M, int N, int K
-#define KERNEL_ARGUMENTS words, scale_zero, x, out, partial, counters, M, N, K
-
-// The kernels are device-function templates; `kernel_source` adds an extern "C" __global__ wrapper with
-// __launch_bounds__ per instantiation, so that a cubin built by nvcc has plain kernel names.
-template <int BN, int BM, int WARPS_N, int WARPS_M, int WARPS_K, int STAGES>
-__device__ __forceinline__ void mma_sync_kernel(const uint4* __restrict__ words, const u32* __restrict__ scale_zero,
-          const unsigned short* __restrict__ x, unsigned short* __restrict__ out,
-          float* __restrict__ partial, int* __restrict__ counters, int M, int N, int K) {
-    constexpr int THREADS = 32 * WARPS_N * WARPS_M * WARPS_K;
-    constexpr int WN = BN / WARPS_N, WM = BM / WARPS_M;  // warp tile: columns, tokens
-    constexpr int NT = WN / 16, MT = WM / 8;              // 16-column A tiles, 8-token B tiles per warp
-    constexpr int KH = 2 / WARPS_K;                       // 16-byte word loads (4 K16 steps each) per warp
-    static_assert(WN % 16 == 0 && WM % 8 == 0 && (WARPS_K == 1 || WARPS_K == 2), "tile shape");
-    constexpr int W_BYTES = BN * 64, X_BYTES = BM * 256, S_BYTES = BN * 4;
-    constexpr int STAGE_BYTES = W_BYTES + X_BYTES + S_BYTES;
-
-    extern __shared__ __align__(16) unsigned char smem[];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int wn = warp % WARPS_N, wm = (warp / WARPS_N) % WARPS_M, wk = warp / (WARPS_N * WARPS_M);
-    const int g = lane >> 2, t = lane & 3;
-    const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM;
-    const int k_tiles = K / 128;
-    int kt_first;
-    const int kt_count = split_k_tiles(k_tiles, &kt_first);
-
-    auto load_stage = [&](int kt, int stage) {  // stage: words, x, scale/zero words
-        unsigned char* base = smem + stage * STAGE_BYTES;
-        load_words_and_scales<BN, THREADS>(reinterpret_cast<uint4*>(base), reinterpret_cast<u32*>(base + W_BYTES + X_BYTES),
-                                           words, scale_zero, n0, kt, k_tiles, N);
-        unsigned char* x_dst = base + W_BYTES;
-        for (int i = tid; i < BM * 16; i += THREADS) {  // BM rows of 128 K (16 chunks of 8 bf16), swizzled
-            int row = i >> 4, chunk = i & 15, m = m0 + row;
-            bool ok = m < M;
-            const unsigned short* src = x + (size_t)(ok ? m : 0) * K + kt * 128 + chunk * 8;
-            cp_async16(x_dst + row * 256 + ((chunk ^ (row & 7)) << 4), src, ok);
-        }
-    };
-
-    float acc[NT][MT][4];
-#pragma unroll
-    for (int i = 0; i < NT; ++i)
-#pragma unroll
-        for (int j = 0; j < MT; ++j)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
-
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < kt_count) load_stage(kt_first + s, s);
-        cp_async_commit();
-    }
-
-    for (int it = 0; it < kt_count; ++it) {
-        cp_async_wait<STAGES - 2>();
-        __syncthreads();
-        {
-            int next = it + STAGES - 1;
-            if (next < kt_count) load_stage(kt_first + next, next % STAGES);
-            cp_async_commit();
-        }
-        const unsigned char* base = smem + (it % STAGES) * STAGE_BYTES;
-        const uint4* w_s = reinterpret_cast<const uint4*>(base);
-        const unsigned char* x_s = base + W_BYTES;
-        const u32* s_s = reinterpret_cast<const u32*>(base + W_BYTES + X_BYTES);
-
-        u32 scale_lo[NT], shift_lo[NT], scale_hi[NT], shift_hi[NT];
-#pragma unroll
-        for (int i = 0; i < NT; ++i) {
-            int col = wn * WN + i * 16 + g;
-            u32 lo = s_s[col], hi = s_s[col + 8];
-            scale_lo[i] = byte_perm(lo, 0x1010); shift_lo[i] = byte_perm(lo, 0x3232);
-            scale_hi[i] = byte_perm(hi, 0x1010); shift_hi[i] = byte_perm(hi, 0x3232);
-        }
-#pragma unroll
-        for (int h = 0; h < KH; ++h) {
-            const int kh = wk * KH + h;
-            uint4 w[NT];
-#pragma unroll
-            for (int i = 0; i < NT; ++i) w[i] = w_s[(wn * NT + i) * 64 + kh * 32 + lane];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int kk = kh * 4 + e;
-                u32 b[MT][2];
-#pragma unroll
-                for (int j = 0; j + 1 < MT; j += 2) {  // two 8-token tiles, both K halves: one ldmatrix.x4
-                    int row = wm * WM + (j + (lane >> 4)) * 8 + (lane & 7);
-                    int chunk = kk * 2 + ((lane >> 3) & 1);
-                    u32 r[4];
-                    ldmatrix_x4(r, x_s + row * 256 + ((chunk ^ (row & 7)) << 4));
-                    b[j][0] = r[0]; b[j][1] = r[1]; b[j + 1][0] = r[2]; b[j + 1][1] = r[3];
-                }
-                if (MT % 2) {
-                    int row = wm * WM + (MT - 1) * 8 + (lane & 7);
-                    int chunk = kk * 2 + ((lane >> 3) & 1);
-                    u32 r[2];
-                    ldmatrix_x2(r, x_s + row * 256 + ((chunk ^ (row & 7)) << 4));
-                    b[MT - 1][0] = r[0]; b[MT - 1][1] = r[1];
-                }
-#pragma unroll
-                for (int i = 0; i < NT; ++i) {
-                    u32 word = e == 0 ? w[i].x : e == 1 ? w[i].y : e == 2 ? w[i].z : w[i].w;
-                    u32 a[4];
-                    dequantise(word, scale_lo[i], shift_lo[i], scale_hi[i], shift_hi[i], a);
-#pragma unroll
-                    for (int j = 0; j < MT; ++j) mma_bf16_16816(acc[i][j], a, b[j][0], b[j][1]);
-                }
-            }
-        }
-    }
-    cp_async_wait<0>();
-    __syncthreads();
-
-    // Epilogue: the block's fp32 tile [BM][BN + 4] in shared memory (warps along K add into it), then
-    // row-contiguous stores: bf16 to out, or (split K) fp32 partials that the last block sums.
-    constexpr int LD = BN + 4;
-    float* tile = reinterpret_cast<float*>(smem);
-    if (WARPS_K > 1) {
-        for (int i = tid; i < BM * LD; i += THREADS) tile[i] = 0.f;
-        __syncthreads();
-    }
-#pragma unroll
-    for (int i = 0; i < NT; ++i)
-#pragma unroll
-        for (int j = 0; j < MT; ++j) {
-            int col = wn * WN + i * 16 + g, row = wm * WM + j * 8 + 2 * t;
-            float* p = tile + row * LD + col;
-            if (WARPS_K > 1) {
-                atomicAdd(p, acc[i][j][0]); atomicAdd(p + LD, acc[i][j][1]);
-                atomicAdd(p + 8, acc[i][j][2]); atomicAdd(p + LD + 8, acc[i][j][3]);
-            } else {
-                p[0] = acc[i][j][0]; p[LD] = acc[i][j][1]; p[8] = acc[i][j][2]; p[LD + 8] = acc[i][j][3];
-            }
-        }
-    __syncthreads();
-
-    store_tile<BN, BM, THREADS>(tile, LD, out, partial, counters, M, N);
-}
-
-
-// ---- Hopper path: wgmma (warpgroup MMA), the dequantised weight as the register A operand --------------
+// ---- wgmma (warpgroup MMA), the dequantised weight as the register A operand -----------------------------
 typedef unsigned long long u64;
 
-__device__ __forceinline__ void fence_async_proxy() {  // cp.async's shared-memory writes -> wgmma's reads
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void wgmma_wait() {
@@ -428,118 +239,7 @@ __device__ __forceinline__ void keep_fragments(u32 (*a)[4]) {
         asm volatile("" : "+r"(a[kk][0]), "+r"(a[kk][1]), "+r"(a[kk][2]), "+r"(a[kk][3]) :: "memory");
 }
 
-// Per K tile a warpgroup dequantises its 8 A fragments and issues 8 wgmmas. OVERLAP: software pipeline, tile
-// it's wgmmas run while the warpgroup dequantises tile it + 1 into a second set of A registers, then it waits
-// for them (cp.async keeps STAGES - 2 tiles in flight beyond the two being worked on). Without OVERLAP it
-// waits right after issuing (fewer registers: the better choice for small token tiles, NOTES.md).
-template <int WG_N, int BM, int STAGES, bool OVERLAP>
-__device__ __forceinline__ void wgmma_kernel(const uint4* __restrict__ words, const u32* __restrict__ scale_zero,
-            const unsigned short* __restrict__ x, unsigned short* __restrict__ out,
-            float* __restrict__ partial, int* __restrict__ counters, int M, int N, int K) {
-    constexpr int THREADS = 128 * WG_N, BN = 64 * WG_N;
-    constexpr int X_BYTES = BM * 256, W_BYTES = BN * 64, S_BYTES = BN * 4;
-    constexpr int STAGE_BYTES = (X_BYTES + W_BYTES + S_BYTES + 1023) / 1024 * 1024;
-    static_assert(BM % 8 == 0 && BM <= 256 && STAGES >= (OVERLAP ? 3 : 2), "tile shape");
-
-    extern __shared__ unsigned char smem_raw[];
-    unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);  // swizzle atoms: 1 KB
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;  // warp = this warp's 16-column tile
-    const int g = lane >> 2, t = lane & 3;
-    const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM;
-    const int k_tiles = K / 128;
-    int kt_first;
-    const int kt_count = split_k_tiles(k_tiles, &kt_first);
-
-    auto load_stage = [&](int kt, int stage) {  // stage: x, words, scale/zero words
-        unsigned char* base = smem + stage * STAGE_BYTES;
-        load_words_and_scales<BN, THREADS>(reinterpret_cast<uint4*>(base + X_BYTES), reinterpret_cast<u32*>(base + X_BYTES + W_BYTES),
-                                           words, scale_zero, n0, kt, k_tiles, N);
-        for (int i = tid; i < BM * 16; i += THREADS) {  // x: 2 blocks of 64 K, BM rows of 128 B, swizzled
-            int row = i >> 4, chunk = i & 15, m = m0 + row;
-            bool ok = m < M;
-            const unsigned short* src = x + (size_t)(ok ? m : 0) * K + kt * 128 + chunk * 8;
-            cp_async16(base + (chunk >> 3) * (BM * 128) + row * 128 + (((chunk & 7) ^ (row & 7)) << 4), src, ok);
-        }
-    };
-    auto stage_base = [&](int it) { return smem + (it % STAGES) * STAGE_BYTES; };
-    auto dequantise_stage = [&](int it, u32 (*a)[4]) {
-        const unsigned char* base = stage_base(it);
-        dequantise_tile(base + X_BYTES, reinterpret_cast<const u32*>(base + X_BYTES + W_BYTES), warp, lane, a);
-    };
-
-    float acc[BM / 2];
-#pragma unroll
-    for (int i = 0; i < BM / 2; ++i) acc[i] = 0.f;
-
-    // Prologue: tiles 0 .. STAGES - 2 in flight (cp.async groups: STAGES - 1 here, one per iteration).
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < kt_count) load_stage(kt_first + s, s);
-        cp_async_commit();
-    }
-    // After the caller's cp.async wait: the landed stage made visible to every warpgroup, then the stage of
-    // tile it - 1 refilled (every warpgroup waited for that tile's wgmmas before reaching this barrier).
-    auto next_stage = [&](int it) {
-        fence_async_proxy();  // each thread's cp.async writes -> the wgmmas' (async proxy) reads
-        __syncthreads();
-        if (it + STAGES - 1 < kt_count) load_stage(kt_first + it + STAGES - 1, (it + STAGES - 1) % STAGES);
-        cp_async_commit();
-    };
-    u32 a[8][4], a_next[8][4];
-    if (OVERLAP) {
-        cp_async_wait<STAGES - 2>();
-        fence_async_proxy();
-        __syncthreads();
-        if (kt_count > 0) dequantise_stage(0, a);
-    }
-
-    for (int it = 0; it < kt_count; ++it) {
-        if (!OVERLAP) {
-            cp_async_wait<STAGES - 2>();  // tile it
-            next_stage(it);
-            dequantise_stage(it, a);
-        }
-        const u32 x_base = smem_u32(stage_base(it));
-        keep_fragments(a);  // every operand is computed before the first wgmma (else ptxas serialises them)
-        wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < 8; ++kk)
-            Wgmma<BM>::run(acc, a[kk], descriptor_sw128(x_base + (kk >> 2) * (BM * 128) + (kk & 3) * 32));
-        wgmma_commit();
-        if (OVERLAP) {  // while they run: tile it + 1
-            cp_async_wait<(OVERLAP ? STAGES - 3 : 0)>();  // tile it + 1 (the ternary: a valid argument either way)
-            next_stage(it);
-            if (it + 1 < kt_count) dequantise_stage(it + 1, a_next);
-        }
-        wgmma_wait<0>();
-        if (OVERLAP) {
-            keep_fragments(a);  // tile it's fragments stay allocated until the wait above retired them
-#pragma unroll
-            for (int kk = 0; kk < 8; ++kk)
-#pragma unroll
-                for (int r = 0; r < 4; ++r) a[kk][r] = a_next[kk][r];
-        }
-    }
-#pragma unroll
-    for (int i = 0; i < BM / 2; ++i) keep_register(acc[i]);
-    cp_async_wait<0>();
-    __syncthreads();
-
-    constexpr int LD = BN + 4;
-    float* tile = reinterpret_cast<float*>(smem);
-#pragma unroll
-    for (int j = 0; j < BM / 8; ++j) {  // accumulator 4j..4j+3: columns (g, g + 8) x tokens 8j + 2t (+1)
-        float* p = tile + (j * 8 + 2 * t) * LD + warp * 16 + g;
-        p[0] = acc[4 * j]; p[LD] = acc[4 * j + 1]; p[8] = acc[4 * j + 2]; p[LD + 8] = acc[4 * j + 3];
-    }
-    __syncthreads();
-    store_tile<BN, BM, THREADS>(tile, LD, out, partial, counters, M, N);
-}
-
-// ---- Hopper path with a producer warp: bulk and TMA copies into stages tracked by mbarriers -------------
-// The consumer warpgroups only wait, dequantise and issue wgmmas: no copy addressing, no block-wide barrier
-// per K tile. With CLUSTER == 2, two CTAs of neighbouring column tiles (same tokens, same K split) each fetch
-// one half of the x tile and multicast it to both, halving x's reads from L2.
+// ---- Copies: a producer warp's bulk and TMA copies into stages tracked by mbarriers ------------------------
 struct __align__(64) TensorMap { u64 opaque[16]; };  // CUtensorMap, encoded on the host per call
 
 __device__ __forceinline__ void mbarrier_init(u32 bar, u32 count) {
@@ -590,16 +290,24 @@ __device__ __forceinline__ void cluster_sync() {  // every thread of every CTA o
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
-#define TMA_KERNEL_PARAMETERS const uint4* __restrict__ words, const u32* __restrict__ scale_zero, \
+#define KERNEL_PARAMETERS const uint4* __restrict__ words, const u32* __restrict__ scale_zero, \
     unsigned short* __restrict__ out, float* __restrict__ partial, int* __restrict__ counters, int M, int N, int K
-#define TMA_KERNEL_ARGUMENTS words, scale_zero, out, partial, counters, M, N, K
+#define KERNEL_ARGUMENTS words, scale_zero, out, partial, counters, M, N, K
 
-// Warps 0 .. 4 WG_N - 1: consumers (warp w owns columns 16 w .. 16 w + 15 of the block, as in wgmma_kernel;
-// the stage layout is wgmma_kernel's too). Warp 4 WG_N: the producer, whose lane 0 issues every copy.
-// Per stage two mbarriers: `full` (the producer's arrival and the stage's bytes) and `empty` (every consumer
-// warp of the cluster done with it: a multicast overwrites the stage in both CTAs).
+// ---- The kernel ------------------------------------------------------------------------------------------
+// A block computes BN = 64 WG_N columns x BM tokens of out over its K split. Warps 0 .. 4 WG_N - 1 are the
+// consumers: warp w dequantises the A fragments of columns 16 w .. 16 w + 15 and its warpgroup issues the
+// wgmmas (m64nBMk16, x^T from shared memory by descriptor). Warp 4 WG_N is the producer: its lane 0 issues
+// every copy, so the consumers do no copy addressing and meet at no block-wide barrier per K tile.
+// A stage holds one 128-row K tile: x as two 64-K boxes of BM rows x 128 bytes (128-byte swizzle), then the
+// words (BN / 16 blocks of 1 KB) and the scale/zero words (BN). Per stage two mbarriers: `full` (the
+// producer's arrival and the stage's bytes) and `empty` (every consumer warp of the cluster done with it).
+// With CLUSTER == 2, two CTAs of neighbouring column tiles (same tokens, same K split) each fetch one half
+// of the x tile and multicast it to both (measured slower, NOTES.md: not dispatched).
+// The kernel is a device-function template; TileConfig adds an extern "C" __global__ wrapper with
+// __launch_bounds__ (and __cluster_dims__) per instantiation, so that the cubin has plain kernel names.
 template <int WG_N, int BM, int STAGES, bool OVERLAP, int CLUSTER>
-__device__ __forceinline__ void tma_kernel(const TensorMap* x_map, TMA_KERNEL_PARAMETERS) {
+__device__ __forceinline__ void tma_kernel(const TensorMap* x_map, KERNEL_PARAMETERS) {
     constexpr int CONSUMER_WARPS = 4 * WG_N, THREADS = 32 * CONSUMER_WARPS + 32, BN = 64 * WG_N;
     constexpr int X_BYTES = BM * 256, W_BYTES = BN * 64, S_BYTES = BN * 4;
     constexpr int STAGE_BYTES = (X_BYTES + W_BYTES + S_BYTES + 1023) / 1024 * 1024;
@@ -773,62 +481,36 @@ def unpack_fragments(words: torch.Tensor, K: int, N: int) -> torch.Tensor:
 
 
 class TileConfig:
-    """One instantiation of a kernel template.
+    """One instantiation of the kernel template: `warpgroups` consumer warpgroups of 64 columns each
+    (BN = 64 warpgroups) x BM tokens (the wgmma's N); stages: pipeline depth in 128-row K tiles; min_blocks:
+    blocks per SM that ptxas must fit in the registers (__launch_bounds__'s second value); overlap: dequantise
+    the next K tile while this one's wgmmas run; cluster: CTAs that share (multicast) the x tile."""
 
-    kind "mma": mma_sync_kernel, a block of BN columns x BM tokens, warps_n x warps_m x warps_k warps over
-    (columns, tokens, the 8 K16 steps of a 128-row K tile). kind "wgmma": wgmma_kernel, warps_n warpgroups
-    of 64 columns each (BN = 64 warps_n) and BM tokens (the wgmma's N); overlap: dequantise the next K tile
-    while this one's wgmmas run (needs stages >= 3). stages: cp.async pipeline depth in 128-row K tiles.
-    min_blocks: blocks per SM that ptxas must fit in the registers (__launch_bounds__'s second value)."""
-
-    def __init__(self, kind: str, BN: int, BM: int, warps_n: int, warps_m: int = 1, warps_k: int = 1,
-                 stages: int = 4, min_blocks: int = 1, overlap: bool = False, cluster: int = 1):
-        flag = "true" if overlap else "false"
-        if kind == "mma":
-            ok = BN % (16 * warps_n) == 0 and BM % (8 * warps_m) == 0 and warps_k in (1, 2) and not overlap
-            self.threads = 32 * warps_n * warps_m * warps_k
-            args = (BN, BM, warps_n, warps_m, warps_k, stages)
-        elif kind == "wgmma":
-            ok = BN == 64 * warps_n and BM in WGMMA_TOKENS and warps_m == warps_k == 1 and stages >= 2 + overlap
-            self.threads = 128 * warps_n
-            args = (warps_n, BM, stages, flag)
-        elif kind == "tma":
-            ok = BN == 64 * warps_n and BM in WGMMA_TOKENS and warps_m == warps_k == 1 and cluster in (1, 2)
-            self.threads = 128 * warps_n + 32  # consumer warpgroups and the producer warp
-            args = (warps_n, BM, stages, flag, cluster)
-        else:
-            ok = False
-        if not ok or stages < 2 or min_blocks < 1 or (cluster != 1 and kind != "tma"):
-            raise ValueError(f"invalid tile config {kind} {BN, BM, warps_n, warps_m, warps_k, stages, min_blocks, cluster}")
-        self.kind, self.BN, self.BM, self.stages, self.min_blocks, self.overlap = kind, BN, BM, stages, min_blocks, overlap
-        self.cluster = cluster
-        self.warps = (warps_n, warps_m, warps_k)
-        stage_bytes = BN * 64 + BM * 256 + BN * 4  # words, x, scale/zero of one 128-row K tile
-        if kind != "mma":  # stages start on 1 KB (swizzle atoms), plus up to 1 KB to align the base
-            stage_bytes = -(-stage_bytes // 1024) * 1024
-        pipeline = stages * stage_bytes + (1024 if kind != "mma" else 0)
-        self.smem_bytes = max(pipeline, BM * (BN + 4) * 4)  # the pipeline, or the fp32 epilogue tile
-        name_args = args if kind == "mma" else args[:3]  # the flags are suffixes: "_o" overlap, "_c2" cluster
-        self.name = (f"w4a16_{kind}_" + "_".join(map(str, name_args)) + ("_o" if overlap else "")
+    def __init__(self, warpgroups: int, BM: int, stages: int = 4, min_blocks: int = 1, overlap: bool = False,
+                 cluster: int = 1):
+        if BM not in WGMMA_TOKENS or warpgroups < 1 or stages < 2 or min_blocks < 1 or cluster not in (1, 2):
+            raise ValueError(f"invalid tile config: {warpgroups} warpgroups, BM {BM}, {stages} stages, "
+                             f"{min_blocks} blocks per SM, cluster {cluster}")
+        self.warpgroups, self.BN, self.BM, self.stages = warpgroups, 64 * warpgroups, BM, stages
+        self.min_blocks, self.overlap, self.cluster = min_blocks, overlap, cluster
+        self.threads = 128 * warpgroups + 32  # consumer warpgroups and the producer warp
+        # A stage: x (BM rows of 128 K), the words and the scale/zero words of one K tile, on 1 KB (swizzle
+        # atoms); plus up to 1 KB to align the base. The epilogue reuses it for the fp32 tile.
+        stage_bytes = -(-(self.BM * 256 + self.BN * 64 + self.BN * 4) // 1024) * 1024
+        self.smem_bytes = max(stages * stage_bytes + 1024, BM * (self.BN + 4) * 4)
+        self.name = (f"w4a16_tma_{warpgroups}_{BM}_{stages}" + ("_o" if overlap else "")
                      + (f"_c{cluster}" if cluster > 1 else "") + f"_b{min_blocks}")
-        template = ", ".join(map(str, args))
-        if kind == "tma":
-            cluster_dims = f"__cluster_dims__({cluster}, 1, 1) " if cluster > 1 else ""
-            self.wrapper = (f'extern "C" __global__ void {cluster_dims}__launch_bounds__({self.threads}, {min_blocks}) '
-                            f'{self.name}(const __grid_constant__ TensorMap x_map, TMA_KERNEL_PARAMETERS) '
-                            f'{{ tma_kernel<{template}>(&x_map, TMA_KERNEL_ARGUMENTS); }}\n')
-        else:
-            body = "mma_sync_kernel" if kind == "mma" else "wgmma_kernel"
-            self.wrapper = (f'extern "C" __global__ void __launch_bounds__({self.threads}, {min_blocks}) '
-                            f'{self.name}(KERNEL_PARAMETERS) {{ {body}<{template}>(KERNEL_ARGUMENTS); }}\n')
+        cluster_dims = f"__cluster_dims__({cluster}, 1, 1) " if cluster > 1 else ""
+        template = f"{warpgroups}, {BM}, {stages}, {'true' if overlap else 'false'}, {cluster}"
+        self.wrapper = (f'extern "C" __global__ void {cluster_dims}__launch_bounds__({self.threads}, {min_blocks}) '
+                        f'{self.name}(const __grid_constant__ TensorMap x_map, KERNEL_PARAMETERS) '
+                        f'{{ tma_kernel<{template}>(&x_map, KERNEL_ARGUMENTS); }}\n')
 
     def __repr__(self) -> str:
-        n, m, k = self.warps
-        warps = f"w{n}x{m}x{k}" if self.kind == "mma" else f"wg{n}"
         blocks = f" b{self.min_blocks}" if self.min_blocks > 1 else ""
         overlap = " ov" if self.overlap else ""
         cluster = f" c{self.cluster}" if self.cluster > 1 else ""
-        return f"{self.kind} N{self.BN} M{self.BM} {warps} s{self.stages}{blocks}{overlap}{cluster}"
+        return f"tma N{self.BN} M{self.BM} wg{self.warpgroups} s{self.stages}{blocks}{overlap}{cluster}"
 
     def __eq__(self, other) -> bool:
         return isinstance(other, TileConfig) and self.name == other.name
@@ -941,9 +623,10 @@ def _driver():
 
 
 class _Arguments(ctypes.Structure):
-    """Storage of the kernels' arguments; cuLaunchKernel reads each through the plan's pointer array."""
-    _fields_ = [("words", ctypes.c_uint64), ("scale_zero", ctypes.c_uint64), ("x", ctypes.c_uint64),
-                ("out", ctypes.c_uint64), ("partial", ctypes.c_uint64), ("counters", ctypes.c_uint64),
+    """Storage of the kernel's arguments after x's tensor map; cuLaunchKernel reads each through the plan's
+    pointer array."""
+    _fields_ = [("words", ctypes.c_uint64), ("scale_zero", ctypes.c_uint64), ("out", ctypes.c_uint64),
+                ("partial", ctypes.c_uint64), ("counters", ctypes.c_uint64),
                 ("M", ctypes.c_int32), ("N", ctypes.c_int32), ("K", ctypes.c_int32)]
 
 
@@ -977,16 +660,13 @@ class LaunchPlan:
                                 counters=counters.data_ptr(), M=M, N=N, K=K)
         base = ctypes.addressof(self._args)
         field = {name: base + getattr(_Arguments, name).offset for name, _ in _Arguments._fields_}
-        if cfg.kind == "tma":
-            self._map = ctypes.create_string_buffer(_TENSOR_MAP_BYTES + 64)
-            self._map_address = (ctypes.addressof(self._map) + 63) // 64 * 64  # the driver wants 64-byte alignment
-            # x (M, K) bf16 in boxes of 64 K (128 bytes) x BM tokens, 128-byte swizzle (what the wgmma B
-            # descriptor reads); rows past M arrive as zeros.
-            self._map_shape = ((ctypes.c_uint64 * 2)(K, M), (ctypes.c_uint64 * 1)(K * 2),
-                               (ctypes.c_uint32 * 2)(64, cfg.BM), (ctypes.c_uint32 * 2)(1, 1))
-            order = [self._map_address] + [field[n] for n in ("words", "scale_zero", "out", "partial", "counters")]
-        else:
-            order = [field[n] for n in ("words", "scale_zero", "x", "out", "partial", "counters")]
+        self._map = ctypes.create_string_buffer(_TENSOR_MAP_BYTES + 64)
+        self._map_address = (ctypes.addressof(self._map) + 63) // 64 * 64  # the driver wants 64-byte alignment
+        # x (M, K) bf16 in boxes of 64 K (128 bytes) x BM tokens, 128-byte swizzle (what the wgmma B descriptor
+        # reads); rows past M arrive as zeros.
+        self._map_shape = ((ctypes.c_uint64 * 2)(K, M), (ctypes.c_uint64 * 1)(K * 2),
+                           (ctypes.c_uint32 * 2)(64, cfg.BM), (ctypes.c_uint32 * 2)(1, 1))
+        order = [self._map_address] + [field[n] for n in ("words", "scale_zero", "out", "partial", "counters")]
         self._params = (ctypes.c_void_p * 9)(*order, field["M"], field["N"], field["K"])
 
     def _encode_x(self, x: torch.Tensor) -> None:
@@ -1003,10 +683,7 @@ class LaunchPlan:
         """out (M, N) bf16 for x (M, K) bf16, contiguous, on the plan's device; on torch's current stream."""
         out = torch.empty((self.M, self.N), dtype=torch.bfloat16, device=self.device)
         self._args.out = out.data_ptr()
-        if self.cfg.kind == "tma":
-            self._encode_x(x)
-        else:
-            self._args.x = x.data_ptr()
+        self._encode_x(x)
         cfg = self.cfg
         status = _driver().cuLaunchKernel(self._function, *self.grid, cfg.threads, 1, 1, cfg.smem_bytes,
                                           torch.cuda.current_stream(self.device).cuda_stream, self._params, None)
@@ -1274,17 +951,17 @@ def run_triton(state, x):
 # H100 SXM measurements of NOTES.md (bench_cuda.py rounds, tma_probe.py with the scorer's timer); M values
 # between the measured ones (1, 7, 16, 32, 64, 128, 256) are not measured.
 CUDA_DISPATCH = [
-    # M 1..8: mma.sync, 128 columns x 8 tokens, 4 warps, 3 stages, >= 6 blocks per SM resident, >= 16 blocks
-    # per SM launched.
-    (8, TileConfig("mma", 128, 8, 4, stages=3, min_blocks=6), 16),
-    # M 9..16: the producer-warp kernel, 2 consumer warpgroups (128 columns) x 16 tokens, 4 stages, 3 blocks/SM.
-    (16, TileConfig("tma", 128, 16, 2, stages=4, min_blocks=3), 0),
+    # M 1..8: 1 consumer warpgroup (64 columns) x 8 tokens, 6 stages, 6 blocks per SM resident, >= 12 blocks
+    # per SM launched (memory-bound: more loads in flight beat whole waves).
+    (8, TileConfig(1, 8, stages=6, min_blocks=6), 12),
+    # M 9..16: 2 consumer warpgroups (128 columns) x 16 tokens, 4 stages, 3 blocks per SM.
+    (16, TileConfig(2, 16, stages=4, min_blocks=3), 0),
     # M 17..32: the same with 32 tokens, 2 blocks per SM.
-    (32, TileConfig("tma", 128, 32, 2, stages=4, min_blocks=2), 0),
+    (32, TileConfig(2, 32, stages=4, min_blocks=2), 0),
     # M 33..64: 64 tokens, 4 stages, 2 blocks per SM.
-    (64, TileConfig("tma", 128, 64, 2, stages=4, min_blocks=2), 0),
-    # M > 64: 128-token tiles (two for M = 256), 5 stages, dequantisation overlapped with the wgmmas.
-    (None, TileConfig("tma", 128, 128, 2, stages=5, overlap=True), None),
+    (64, TileConfig(2, 64, stages=4, min_blocks=2), 0),
+    # M > 64: 128-token tiles (two for M = 256), 5 stages, one block per SM; no K split.
+    (None, TileConfig(2, 128, stages=5), None),
 ]
 
 
