@@ -29,6 +29,8 @@ PRECISION_METRICS = {
     "tf32": "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum",
 }
 EXTRA_METRICS = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum")
+# What one profiled call collects: the tensor-pipe counters and the extras above.
+TENSOR_AUDIT_METRICS = ",".join(list(PRECISION_METRICS.values()) + list(EXTRA_METRICS))
 # Executed tensor FLOPs may exceed the formula by tile padding; below this share of it, work was skipped.
 MIN_EXECUTED_SHARE = 0.99
 # Tensor work on another precision path above this share of the formula means the kernel widened (X20).
@@ -136,8 +138,8 @@ def profile_one_call(problem, solution_path: Path, shape: dict, device: str, see
 def run_tensor_precision_audit(problem, solution_path: Path, audit, device: str, seed: int, log_path: Path) -> dict:
     record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect, "shape": dict(audit.shape),
               "tool": None}
-    metrics = ",".join(list(PRECISION_METRICS.values()) + list(EXTRA_METRICS))
-    kernels, ncu, why_not = profile_one_call(problem, solution_path, audit.shape, device, seed, log_path, metrics)
+    kernels, ncu, why_not = profile_one_call(problem, solution_path, audit.shape, device, seed, log_path,
+                                             TENSOR_AUDIT_METRICS)
     record["tool"] = ncu or None
     if kernels is None:
         return dict(record, outcome=f"not verified ({why_not})")

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from scoring.audit import EXTRA_METRICS, PRECISION_METRICS, _number, profile_one_call
+from scoring.audit import PRECISION_METRICS, TENSOR_AUDIT_METRICS, _number, profile_one_call
 from scoring.hardware import detect
 from scoring.isolation import REPO_ROOT
 from scoring.problem import load_problem
@@ -45,9 +45,8 @@ def main(argv: list[str]) -> int:
     if hardware.profile != "gpu":
         raise SystemExit("scoring.tensor_ops: needs a GPU (ncu reads its counters)")
     log_path = Path(args["out"] or "tensor_ops.json").with_suffix(".ncu.log")
-    metrics = ",".join(list(PRECISION_METRICS.values()) + list(EXTRA_METRICS))
     kernels, ncu, why_not = profile_one_call(problem, solution, shape, hardware.device, int(args["seed"]), log_path,
-                                             metrics)
+                                             TENSOR_AUDIT_METRICS)
     if kernels is None:
         print(f"not measured: {why_not}", file=sys.stderr)
         return 1
