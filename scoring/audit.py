@@ -4,22 +4,34 @@ fp8 values are exact in bf16, so no numeric check tells an fp8 GEMM from a bf16 
 the tensor pipe's per-source-precision operation counters do, and their total against the problem's
 FLOP formula shows skipped work (X22). Outcomes are `passed`, `failed (Xnn: detail)` or
 `not verified (why)`: an audit that could not run is never reported as passed.
+
+The profiled call is a timed call of a real scoring worker (`python -m scoring.worker`, the run's own
+task: its shapes, seeds and timing policy), started under ncu, which collects only the NVTX range the
+worker opens around one call drawn at random (a timed shape, a call index); the worker's environment is
+reduced to the parent's before the solution is imported. So the solution cannot tell the audited call
+from any other by argv, environment, call path, inputs or call count: a solution that is honest only
+when profiled is honest on every timed call. The worker's timings under ncu are not used.
+`profile_one_call` (a separate process, `scoring.audit_target`) remains for the measuring command
+`scoring.tensor_ops` only.
 """
 
 from __future__ import annotations
 
 import csv
-import re
 import glob
 import io
 import json
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from scoring.isolation import REPO_ROOT, child_env
+from scoring import vendor_kernels
+from scoring.isolation import REPO_ROOT, child_env, run_system
+from scoring.seeds import derive_seed
 
 # Tensor-pipe operation counters by source precision (Hopper; HARDWARE.md). Each counts FLOPs.
 PRECISION_METRICS = {
@@ -36,11 +48,7 @@ MIN_EXECUTED_SHARE = 0.99
 # Tensor work on another precision path above this share of the formula means the kernel widened (X20).
 MAX_OTHER_PATH_SHARE = 0.01
 NCU_TIMEOUT_S = 900
-# Kernel-name prefixes and fragments of vendor libraries (cuBLAS/cuBLASLt, CUTLASS builds inside them,
-# cuDNN, flash-attention, FlashInfer, Marlin): their presence in the solution's profiled call is X21.
-VENDOR_KERNEL_PATTERNS = (r"^nvjet", r"xmma", r"^cutlass", r"cublas", r"^sm\d+_.*gemm", r"gemv2[NT]_kernel",
-                          r"gemmSN", r"splitKreduce", r"cudnn", r"^flash_fwd", r"flashinfer", r"fmha", r"marlin",
-                          r"^ampere_.*gemm", r"^hopper_.*gemm")
+AUDIT_RANGE = "ceiling_audit"  # the NVTX range scoring.worker (and scoring.audit_target) opens
 
 
 def find_ncu() -> str | None:
@@ -99,11 +107,21 @@ def judge_kernel_names(kernel_names: list[str]) -> str:
     """X21 outcome for the kernels a solution's call launched (from the same ncu run)."""
     if not kernel_names:
         return "not verified (ncu profiled no kernel inside the audit range)"
-    vendor = sorted({name for name in kernel_names
-                     if any(re.search(pattern, name) for pattern in VENDOR_KERNEL_PATTERNS)})
-    if vendor:
-        return f"failed (X21: vendor library kernels launched: {', '.join(v[:80] for v in vendor[:3])})"
-    return "passed"
+    return vendor_kernels.judge(kernel_names, "launched by the profiled call")
+
+
+def ncu_command(ncu: str, metrics: str, report: Path) -> list[str]:
+    """ncu collecting `metrics` for the kernels inside the AUDIT_RANGE NVTX range only, clocks untouched."""
+    return [ncu, "--clock-control", "none", "--nvtx", "--nvtx-include", f"{AUDIT_RANGE}/", "--metrics", metrics,
+            "--csv", "--page", "raw", "--print-units", "base", "--log-file", str(report)]
+
+
+def _read_report(report: Path, returncode: int | None) -> tuple[list[dict] | None, str | None]:
+    text = report.read_text(errors="replace") if report.exists() else ""
+    if "==ERROR==" in text or (returncode not in (None, 0) and not text):
+        reason = next((line for line in text.splitlines() if "ERROR" in line), f"exit code {returncode}")
+        return None, f"ncu failed: {reason.strip()[:300]}"
+    return parse_ncu_csv(text), None
 
 
 def profile_one_call(problem, solution_path: Path, shape: dict, device: str, seed: int, log_path: Path,
@@ -118,9 +136,7 @@ def profile_one_call(problem, solution_path: Path, shape: dict, device: str, see
         task_path.write_text(json.dumps({"problem_dir": str(problem.spec.directory), "solution_path": str(solution_path),
                                          "shape": dict(shape), "device": device, "seed": seed}))
         report = Path(tmp) / "ncu.csv"
-        command = [ncu, "--clock-control", "none", "--nvtx", "--nvtx-include", "ceiling_audit/",
-                   "--metrics", metrics, "--csv", "--page", "raw", "--print-units", "base",
-                   "--log-file", str(report), sys.executable, "-m", "scoring.audit_target", str(task_path)]
+        command = ncu_command(ncu, metrics, report) + [sys.executable, "-m", "scoring.audit_target", str(task_path)]
         env = child_env(device)  # compiled Triton, whatever the caller's TRITON_INTERPRET says
         try:
             with open(log_path, "ab") as log:
@@ -128,37 +144,71 @@ def profile_one_call(problem, solution_path: Path, shape: dict, device: str, see
                                            stdin=subprocess.DEVNULL, timeout=NCU_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return None, ncu, f"ncu did not finish within {NCU_TIMEOUT_S} s"
-        text = report.read_text(errors="replace") if report.exists() else ""
-    if completed.returncode != 0 or "==ERROR==" in text:
-        reason = next((line for line in text.splitlines() if "ERROR" in line), f"exit code {completed.returncode}")
-        return None, ncu, f"ncu failed: {reason.strip()[:300]}"
-    return parse_ncu_csv(text), ncu, None
+        kernels, why_not = _read_report(report, completed.returncode)
+    return kernels, ncu, why_not
 
 
-def run_tensor_precision_audit(problem, solution_path: Path, audit, device: str, seed: int, log_path: Path) -> dict:
-    record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect, "shape": dict(audit.shape),
-              "tool": None}
-    kernels, ncu, why_not = profile_one_call(problem, solution_path, audit.shape, device, seed, log_path,
-                                             TENSOR_AUDIT_METRICS)
-    record["tool"] = ncu or None
+def choose_audited_call(shapes, seed: int, min_calls: int) -> tuple[object, int] | None:
+    """(shape, timed-call index) drawn with the run's secret seed, or None when the run times no shape."""
+    timed = [shape for shape in shapes if shape.shape_set in ("visible", "held_out")]
+    if not timed:
+        return None
+    rng = random.Random(derive_seed(seed, "audited-call"))
+    return rng.choice(timed), rng.randrange(max(1, min_calls))
+
+
+def profile_in_worker(base_task: dict, shapes: list, audited: tuple, log_path: Path, import_timeout_s: float,
+                      shape_timeout_s: float) -> tuple[list[dict] | None, dict]:
+    """Run a scoring worker under ncu until the audited call has run: (profiled kernels or None, facts)."""
+    shape, call_index = audited
+    facts = {"shape": shape.name, "timed_call_index": call_index,
+             "process": "scoring.worker under ncu: the run's task, shapes and seeds; environment reduced to the "
+                        "parent's before the solution is imported; its timings are not used"}
+    ncu = find_ncu()
+    if ncu is None:
+        return None, dict(facts, tool=None, why_not="Nsight Compute `ncu` not found on this machine")
+    facts["tool"] = ncu
+    upto = shapes[: shapes.index(shape) + 1]  # the worker leaves once the audited call has run
+    task = dict(base_task, audit={"shape": shape.name, "call": call_index})
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="ceiling-audit-") as tmp:
+        report = Path(tmp) / "ncu.csv"
+        outcome = run_system(task, upto, log_path, import_timeout_s=import_timeout_s, shape_timeout_s=shape_timeout_s,
+                             command_prefix=tuple(ncu_command(ncu, TENSOR_AUDIT_METRICS, report)))
+        kernels, why_not = _read_report(report, None)
+    facts["wall_s"] = time.perf_counter() - started
+    if outcome.audited_index is None:
+        statuses = sorted({s.get("status", "?") for s in outcome.shapes if s})
+        return None, dict(facts, why_not=f"the audit worker did not reach the audited call (shape statuses: "
+                                           f"{', '.join(statuses)}; import: {outcome.import_status})")
     if kernels is None:
-        return dict(record, outcome=f"not verified ({why_not})")
-    outcome, evidence = judge_tensor_precision(kernels, audit.expect, problem.flops(audit.shape))
-    return dict(record, outcome=outcome, evidence=evidence)
+        return None, dict(facts, why_not=why_not)
+    return kernels, facts
 
 
-def run_audits(problem, solution_path: Path, hardware, seed: int, log_path: Path) -> list[dict]:
-    """The problem's counter audits, each followed by the vendor-kernel audit of the same profiled call."""
+def run_audits(problem, base_task: dict, shapes: list, profile: str, seed: int, log_path: Path, *,
+               import_timeout_s: float, shape_timeout_s: float) -> list[dict]:
+    """The problem's counter audits on one randomly drawn timed call, each followed by the vendor-kernel
+    audit of the same profiled call."""
     audits = []
+    audited = choose_audited_call(shapes, seed, base_task["timing"]["min_calls"])
     for audit in problem.spec.audits:
-        if hardware.profile == "cpu":
-            reason = "not verified (CPU profile: no GPU counters to read)"
-            record = {"id": audit.kind, "classes": ["X20", "X22"], "expect": audit.expect, "outcome": reason}
+        record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect}
+        if profile == "cpu":
+            record["outcome"] = "not verified (CPU profile: no GPU counters to read)"
+        elif audited is None:
+            record["outcome"] = "not verified (this run times no shape, so there is no timed call to audit)"
         else:
-            record = run_tensor_precision_audit(problem, solution_path, audit, hardware.device, seed, log_path)
+            kernels, facts = profile_in_worker(base_task, shapes, audited, log_path, import_timeout_s, shape_timeout_s)
+            record.update(facts)
+            if kernels is None:
+                record["outcome"] = f"not verified ({facts['why_not']})"
+            else:
+                outcome, evidence = judge_tensor_precision(kernels, audit.expect, problem.flops(audited[0].params))
+                record.update(outcome=outcome, evidence=evidence)
         audits.append(record)
         kernels = record.get("evidence", {}).get("kernels", [])
         names_outcome = judge_kernel_names(kernels) if "evidence" in record else record["outcome"]
-        audits.append({"id": "vendor_kernels", "classes": ["X21"], "shape": dict(audit.shape),
+        audits.append({"id": "vendor_kernels", "classes": ["X21"], "shape": record.get("shape"),
                        "outcome": names_outcome, "evidence": {"kernels": kernels}})
     return audits

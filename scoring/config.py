@@ -29,6 +29,7 @@ class RunConfig:
     device: str = opt("auto", "auto (a GPU if torch sees one, else the CPU profile), cpu, cuda or cuda:N")
     lines: str = opt("eager,compiled,library", "reference lines measured in the same run (comma list, or none)")
     audits: bool = opt(True, "run hardware-counter audits (ncu) where the problem declares them")
+    watch: bool = opt(True, "watch every call: record its kernels (CUPTI) and verify its output cheaply")
     seed: int = opt(0, "public seed (mixed with a per-run secret for the inputs)")
     seed_secret: str = opt("", "replay a run: the secret seed (hex) recorded in its result; empty = a fresh one")
     check_seeds: int = opt(3, "independent weight/input draws checked per shape before timing")

@@ -75,6 +75,17 @@ def _read_agent(path_text: str) -> dict:
     return agent
 
 
+def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, config: RunConfig,
+                mixed_seed: int) -> dict:
+    """What a scoring worker is told (scoring/worker.py); an audit worker gets the same task."""
+    policy = TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls, max_calls=config.max_calls,
+                          target_rse=config.target_rse, budget_s=config.budget_s)
+    return {"problem_dir": str(problem.spec.directory), "solution_path": str(path.resolve()), "device": hardware.device,
+            "l2_bytes": hardware.l2_bytes, "seed": mixed_seed, "check_seeds": config.check_seeds,
+            "timed_check_rate": config.timed_check_rate, "timed_sets": list(TIMED_SETS),
+            "enforce_forbidden": role == "solution", "watch": config.watch, "timing": policy.__dict__}
+
+
 def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], hardware: Hardware,
                  config: RunConfig, mixed_seed: int, log_dir: Path) -> dict:
     name = path.stem if role == "solution" else role
@@ -85,12 +96,7 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
                      score=score([], "not_available"))
         return entry
     entry["sha256"] = sha256_file(path)
-    policy = TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls, max_calls=config.max_calls,
-                          target_rse=config.target_rse, budget_s=config.budget_s)
-    task = {"problem_dir": str(problem.spec.directory), "solution_path": str(path.resolve()), "device": hardware.device,
-            "l2_bytes": hardware.l2_bytes, "seed": mixed_seed, "check_seeds": config.check_seeds,
-            "timed_check_rate": config.timed_check_rate, "timed_sets": list(TIMED_SETS),
-            "enforce_forbidden": role == "solution", "timing": policy.__dict__}
+    task = worker_task(role, path, problem, hardware, config, mixed_seed)
     peak_tflops = hardware.peak.tflops_for(problem.spec.precision)
 
     def progress(index: int, shape: dict) -> None:
@@ -110,7 +116,8 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
                                     hardware.peak.bandwidth_gbps) for s in outcome.shapes]
     entry.update(library_version=outcome.library_version, import_status=outcome.import_status,
                  import_detail=outcome.import_detail,
-                 import_ms=outcome.import_ms, timer=outcome.timer, processes_started=outcome.processes_started,
+                 import_ms=outcome.import_ms, timer=outcome.timer, kernel_record=outcome.kernel_record,
+                 processes_started=outcome.processes_started,
                  wall_s=time.perf_counter() - started, log_tail=outcome.log_tail)
     return entry
 
@@ -143,7 +150,12 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
 
     systems = [score_system("solution", solution_path, problem, shapes, hardware, config, mixed_seed, log_dir)]
     if config.audits and systems[0]["shapes"] and all(s["status"] == "passed" for s in systems[0]["shapes"]):
-        systems[0]["audits"] = run_audits(problem, solution_path, hardware, mixed_seed, log_dir / "audits.log")
+        started = time.perf_counter()
+        systems[0]["audits"] = run_audits(problem, worker_task("solution", solution_path, problem, hardware, config,
+                                                               mixed_seed), shapes, hardware.profile, mixed_seed,
+                                          log_dir / "audits.log", import_timeout_s=config.import_timeout_s,
+                                          shape_timeout_s=config.shape_timeout_s)
+        systems[0]["audits_wall_s"] = time.perf_counter() - started
     for line in config.line_names():
         path = problem.spec.directory / "solutions" / "baselines" / f"{line}.py"
         systems.append(score_system(line, path, problem, shapes, hardware, config, mixed_seed, log_dir))

@@ -141,8 +141,8 @@ class ShapeDeck:
 
 @dataclass(frozen=True)
 class Audit:
+    """A counter audit of one call drawn at random from the run's timed calls (scoring/audit.py)."""
     kind: str
-    shape: Mapping[str, int]
     expect: str  # for tensor_precision: the precision the tensor pipe must report
 
 
@@ -281,19 +281,18 @@ def _parse_audits(path: Path, entries: Any) -> tuple[Audit, ...]:
     for i, entry in enumerate(entries):
         where = f"audits[{i}]"
         if not isinstance(entry, dict):
-            raise SpecError(path, where, "is not a table", "write [[audits]] with kind, shape and expect")
+            raise SpecError(path, where, "is not a table", "write [[audits]] with kind and expect")
         kind = entry.get("kind")
         if kind not in _AUDIT_KINDS:
             raise SpecError(path, f"{where}.kind", f"{kind!r} is not a known audit" + suggest(str(kind), _AUDIT_KINDS),
                             f"use one of {sorted(_AUDIT_KINDS)}")
-        shape = entry.get("shape")
-        if not isinstance(shape, dict) or not shape:
-            raise SpecError(path, f"{where}.shape", "is missing", "add shape = { M = 2048, N = 2048, K = 2048 }")
-        shape = {k: _require_int(path, f"{where}.shape.{k}", v) for k, v in shape.items()}
+        if "shape" in entry:
+            raise SpecError(path, f"{where}.shape", "is no longer used (the audited call is drawn at random from "
+                            "the run's timed calls, in a scoring worker)", "remove the shape")
         expect = entry.get("expect")
         if expect not in PRECISIONS:
             raise SpecError(path, f"{where}.expect", f"{expect!r} is not a precision", f"use one of {PRECISIONS}")
-        audits.append(Audit(kind, shape, expect))
+        audits.append(Audit(kind, expect))
     return tuple(audits)
 
 

@@ -6,17 +6,22 @@ go to a log file, so nothing it prints can pass for a result. Everything the gra
 problem's input generator and reference, the timer, the checker) is loaded and captured before the
 solution is imported.
 
-Per shape: for each check seed, fresh weights (-> prepare, timed apart) and fresh inputs, the call under
-the forbidden-operator mode with uninitialised memory poisoned, the output contract, input mutation and
-the numeric check. Then, for scored shapes, warm-up and timed calls, each on freshly generated inputs
-after an L2 flush (and a check that the solution asked for no persisting L2, X12), a random sample of
-them checked against the reference as well.
+Every call of the solution (a correctness check, a warm-up, a timed or an audited call) takes the same
+path, so nothing it can observe tells them apart (INTEGRITY.md X13): fresh inputs made outside the timed
+region, the allocator's free blocks of the output's size poisoned, the L2 flush and launch pad, CUDA
+events, the forbidden operators refused for the whole process at the dispatcher (scoring/guard.py), its
+kernels recorded by CUPTI (scoring/kernel_record.py), the output contract, input mutation, and a cheap
+verification of the output (the problem's `verify_call`: Freivalds for the GEMMs, sampled rows otherwise).
+Which calls are also compared with the full fp64 reference is decided after the call returns: the
+correctness seeds, a random sample of timed calls, and the last one, on the previous call's tensors
+refilled in place. In an audit worker (the same program under Nsight Compute, scoring/audit.py), one
+randomly chosen timed call runs inside the NVTX range the profiler collects.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
+import math
 import os
 import random
 import sys
@@ -27,15 +32,29 @@ from pathlib import Path
 import torch
 
 from scoring import interpreter_fixes
-from scoring.checking import CheckStats, OutputContractError, check_output_contract, compare, worst
-from scoring.guard import ForbiddenOpError, ForbiddenOpMode, TamperSnapshot
+from scoring.checking import (
+    CheckStats,
+    OutputContractError,
+    check_output_contract,
+    compare,
+    worst,
+)
+from scoring.guard import ForbiddenOpError, ForbiddenOps, TamperSnapshot
 from scoring.import_audit import audit_files, loaded_files_under
+from scoring.kernel_record import CallKernels, KernelRecorder, ShapeKernelSummary
 from scoring.problem import Problem, import_file, load_problem
 from scoring.seeds import derive_seed
 from scoring.spec import Shape
-from scoring.timing import CallTiming, CpuTimer, GpuTimer, TimingPolicy, TimingStats, repeat_until_stable
+from scoring.timing import (
+    CallTiming,
+    CpuTimer,
+    GpuTimer,
+    TimingPolicy,
+    repeat_until_stable,
+)
 
 EXIT_FRESH_PROCESS_NEEDED = 3
+AUDIT_RANGE = "ceiling_audit"  # the NVTX range an audit worker's profiler collects (scoring/audit.py)
 
 
 class Channel:
@@ -100,33 +119,35 @@ def _assert_unchanged(given: dict, pristine: dict, what: str) -> None:
             raise InputMutationError(f"the solution modified its {what} '{key}' in place")
 
 
-@contextlib.contextmanager
-def _poisoned_allocations():
-    """Uninitialised tensors (torch.empty*) come back filled with NaN / max-int, so unwritten outputs show."""
-    import torch.utils.deterministic as deterministic
+def poison_uninitialised_memory_everywhere() -> None:
+    """CPU profile: every torch.empty* of the whole worker comes back NaN / max-int, so unwritten outputs
+    show. Set once, before the solution is imported, for every call alike (the CPU allocator recycles no
+    blocks that `_poison_free_blocks` could fill)."""
+    from torch.utils import deterministic
 
-    previous_fill = deterministic.fill_uninitialized_memory
-    previous_mode = torch.are_deterministic_algorithms_enabled()
-    previous_warn = torch.is_deterministic_algorithms_warn_only_enabled()
-    deterministic.fill_uninitialized_memory = True
     torch.use_deterministic_algorithms(True, warn_only=True)
-    try:
-        yield
-    finally:
-        torch.use_deterministic_algorithms(previous_mode, warn_only=previous_warn)
-        deterministic.fill_uninitialized_memory = previous_fill
+    deterministic.fill_uninitialized_memory = True
+
+
+POISON_BLOCKS = 2  # the solution's first allocations of the output's size: its output and a same-size buffer
 
 
 class Runner:
     """Scores the task's shapes for one solution inside this process (see the module docstring)."""
 
-    def __init__(self, task: dict):
+    def __init__(self, task: dict, recorder: KernelRecorder | None):
         self.task = task
         self.device = torch.device(task["device"])
         self.problem: Problem = load_problem(task["problem_dir"])
         self.tolerance = self.problem.spec.tolerance
-        self.forbidden = tuple(self.problem.spec.forbidden_ops) if task["enforce_forbidden"] else ()
+        self.guard = ForbiddenOps(self.problem.spec.forbidden_ops if task["enforce_forbidden"] else ())
         self.policy = TimingPolicy(**task["timing"])
+        self.recorder = recorder if recorder is not None and recorder.available else None
+        self.recorder_note = recorder.describe() if recorder is not None else \
+            {"tool": None, "outcome": "not verified (CPU profile: no kernels to record)" if self.device.type == "cpu"
+             else "not verified (watch=false)"}
+        self.verify = getattr(self.problem.module, "verify_call", None) if task.get("watch", True) else None
+        self.verify_method = getattr(self.problem.module, "VERIFY_METHOD", None) if self.verify else None
         if self.device.type == "cuda":
             torch.cuda.set_device(self.device)
             self.timer = GpuTimer(self.device, task["l2_bytes"])
@@ -137,15 +158,17 @@ class Runner:
         torch.backends.cudnn.allow_tf32 = False
         self.snapshot = TamperSnapshot()
         self.sample_rng = random.Random(derive_seed(task["seed"], "timed-call-sample"))
+        self.audit = task.get("audit")  # {"shape": name, "call": index} in an audit worker, else None
         self.solution = None
 
     # -- solution entry points -------------------------------------------------------------------------
     def import_solution(self) -> float:
         start = time.perf_counter()
-        with ForbiddenOpMode(self.forbidden):
-            self.solution = import_file(Path(self.task["solution_path"]), "ceiling_solution", folder_importable=True)
+        self.guard.install()  # for the rest of the process: import, prepare and every call
+        self.solution = import_file(Path(self.task["solution_path"]), "ceiling_solution", folder_importable=True)
         if not callable(getattr(self.solution, "run", None)):
             raise AttributeError(f"{self.task['solution_path']} defines no run(state, **inputs) function")
+        self._check_attempts()
         self._check_tamper()
         self._audit_source()
         return (time.perf_counter() - start) * 1e3
@@ -155,7 +178,7 @@ class Runner:
             return
         folder = Path(self.task["solution_path"]).parent
         findings = audit_files(loaded_files_under(folder, sys.modules), self.problem.spec.forbidden_imports,
-                               self.forbidden, root=folder)
+                               self.guard.names, root=folder)
         if findings:
             raise StaticAuditError("X21: " + "; ".join(str(f) for f in findings[:5]))
 
@@ -165,113 +188,166 @@ class Runner:
             self.snapshot.restore_flags()
             raise TamperError("; ".join(changes))
 
+    def _check_attempts(self) -> None:
+        """A forbidden operator the solution reached fails it even if it caught the refusal."""
+        attempts = self.guard.take_attempts()
+        if attempts:
+            raise ForbiddenOpError(attempts[0])
+
     def _sync(self) -> None:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
+
+    def grader(self):
+        """The grader's own use of the problem's functions (inputs, reference), with the real operators."""
+        return self.guard.suspended()
 
     def prepare(self, weights: dict):
         """One-time preparation (weight repacking): timed and reported, never scored."""
         prepare = getattr(self.solution, "prepare", None)
         start = time.perf_counter()
-        with ForbiddenOpMode(self.forbidden):
-            state = prepare(**_clone_all(weights)) if prepare else _clone_all(weights)
+        state = prepare(**_clone_all(weights)) if prepare else _clone_all(weights)
         self._sync()
+        self._check_attempts()
         self._check_tamper()
         return state, (time.perf_counter() - start) * 1e3
 
-    def call_guarded(self, state, inputs: dict):
-        """A checked call, inside the forbidden-operator mode."""
-        with ForbiddenOpMode(self.forbidden):
-            return self.solution.run(state, **inputs)
+    def _poison_free_blocks(self, shape: Shape) -> None:
+        """Fill blocks of the output's size with 0xFF bytes (NaN in every float format, -1 in integers) and
+        free them, so that the caching allocator hands them to the solution's next allocations of that size:
+        an output it leaves partly unwritten shows NaN. Done before every call alike, outside the timed region."""
+        if self.device.type != "cuda":
+            return  # the CPU profile poisons every allocation (poison_uninitialised_memory_everywhere)
+        dims, dtype = self.problem.module.output_spec(dict(shape.params))
+        size_bytes = math.prod(dims) * torch.empty((), dtype=dtype).element_size()
+        blocks = [torch.empty(size_bytes, dtype=torch.uint8, device=self.device).fill_(0xFF)
+                  for _ in range(POISON_BLOCKS)]
+        del blocks
 
-    def call_plain(self, state, inputs: dict):
-        """A timed call. A Python dispatch mode costs 70-260 us of host time per call (measured on an H100,
-        scripts/diag_launch_overhead.py), which would swamp decode-sized kernels, so timed calls run
-        without it; the profiler's kernel-name audit covers them instead."""
-        return self.solution.run(state, **inputs)
+    def call(self, shape: Shape, state, given: dict, audited: bool = False) -> tuple[object, CallTiming, CallKernels | None]:
+        """One call of the solution, the same for every kind of call (module docstring)."""
+        residency = self.timer.residency_detail()  # before the reset, which leaves these settings in force
+        if residency:
+            raise L2ResidencyError(residency)
+        self._poison_free_blocks(shape)
+        self.timer.before_call()
+        window_start = self.recorder.now_ns() if self.recorder else 0
+        run = self.solution.run
+        if audited:
+            def run(state, **inputs):
+                torch.cuda.nvtx.range_push(AUDIT_RANGE)
+                try:
+                    return self.solution.run(state, **inputs)
+                finally:
+                    torch.cuda.nvtx.range_pop()
+        out, timing = self.timer.time_call(lambda: run(state, **given))
+        kernels = self.recorder.take((window_start, self.recorder.now_ns())) if self.recorder else None
+        self._check_attempts()
+        self._check_tamper()
+        return out, timing, kernels
 
     # -- checks -----------------------------------------------------------------------------------------
-    def check(self, shape: Shape, out, weights: dict, inputs_given: dict, inputs_pristine: dict) -> CheckStats:
+    def after_call(self, shape: Shape, out, weights: dict, given: dict, pristine: dict, against_reference: bool,
+                   counts: dict) -> CheckStats | None:
+        """The checks every call gets (contract, inputs, verification), and the fp64 reference when asked;
+        raises _CallFailed. Returns the reference comparison, if one was made."""
         dims, dtype = self.problem.module.output_spec(dict(shape.params))
         check_output_contract(out, tuple(dims), dtype, self.device)
-        _assert_unchanged(inputs_given, inputs_pristine, "input")
-        self._check_tamper()
-        ref = self.problem.module.reference(weights, inputs_pristine)
-        custom = self.problem.custom_check
-        if custom is not None:
-            return custom(out, ref, weights, inputs_pristine, self.tolerance)
-        return compare(out, ref, self.tolerance)
+        _assert_unchanged(given, pristine, "input")
+        if self.verify is not None:
+            gen = self._generator(shape.name, "verify", counts["verified"])
+            verdict = self.verify(out, weights, pristine, gen, self.tolerance)
+            counts["verified"] += 1
+            if not verdict.passed:
+                raise _CallFailed(verdict, f"verification ({self.verify_method})")
+        if not against_reference:
+            return None
+        with self.grader():
+            ref = self.problem.module.reference(weights, pristine)
+            custom = self.problem.custom_check
+            stats = custom(out, ref, weights, pristine, self.tolerance) if custom else compare(out, ref, self.tolerance)
+        counts["against_reference"] += 1
+        if not stats.passed:
+            raise _CallFailed(stats, "the fp64 reference")
+        return stats
 
     def _generator(self, *labels) -> torch.Generator:
         gen = torch.Generator(device=self.device)
         gen.manual_seed(derive_seed(self.task["seed"], *labels) % 2**63)
         return gen
 
-    def correctness(self, shape: Shape) -> tuple[list[CheckStats], dict, float]:
+    def correctness(self, shape: Shape, record: ShapeKernelSummary, counts: dict) -> tuple[list[CheckStats], dict, float]:
         """Check every seed on fresh weights and inputs; return the stats, the last state and prepare time."""
         params = dict(shape.params)
         stats, prepare_ms = [], []
         state = weights = None
         for seed_index in range(self.task["check_seeds"]):
             gen = self._generator(shape.name, "check", seed_index)
-            weights = self.problem.module.make_weights(params, gen, self.device)
+            with self.grader():
+                weights = self.problem.module.make_weights(params, gen, self.device)
             state, ms = self.prepare(weights)
             prepare_ms.append(ms)
-            inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
+            with self.grader():
+                inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
             given = _clone_all(inputs)
-            with _poisoned_allocations():
-                out = self.call_guarded(state, given)
-                self._sync()
-            stats.append(self.check(shape, out, weights, given, inputs))
-            del out
-            if not stats[-1].passed:
+            out, _, kernels = self.call(shape, state, given)
+            record.add_untimed(kernels)
+            try:
+                stats.append(self.after_call(shape, out, weights, given, inputs, True, counts))
+            except _CallFailed as failed:
+                stats.append(failed.stats)
                 break
+            finally:
+                del out
         return stats, {"state": state, "weights": weights}, max(prepare_ms)
 
-    def timed(self, shape: Shape, prepared: dict) -> tuple[TimingStats, int, list[CheckStats]]:
-        """Warm up, then time calls on fresh inputs until stable; returns stats, warm-up count, checks."""
+    def timed(self, shape: Shape, prepared: dict, record: ShapeKernelSummary, counts: dict):
+        """Warm up, then time calls on fresh inputs until stable; returns stats and the warm-up count."""
         params = dict(shape.params)
         state, weights = prepared["state"], prepared["weights"]
         gen = self._generator(shape.name, "timed")
-        checks: list[CheckStats] = []
-
+        audit_call = self.audit["call"] if self.audit and self.audit["shape"] == shape.name else None
         last_given: dict = {}
+        timed_calls = [0]
 
-        def one_call(check_this: bool, same_storage: bool = False) -> CallTiming:
-            inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
+        def one_call(against_reference: bool, same_storage: bool = False, timed: bool = True) -> CallTiming:
+            with self.grader():
+                inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
             given = _refill(last_given, inputs) if same_storage else _clone_all(inputs)
             last_given.clear()
             last_given.update(given)
-            residency = self.timer.residency_detail()  # before the reset, which leaves these settings in force
-            if residency:
-                raise L2ResidencyError(residency)
-            self.timer.before_call()
-            out, timing = self.timer.time_call(lambda: self.call_plain(state, given))
-            if check_this:
-                result = self.check(shape, out, weights, given, inputs)
-                checks.append(result)
-                if not result.passed:
-                    raise _TimedCheckFailed(result)
+            audited = timed and timed_calls[0] == audit_call
+            out, timing, kernels = self.call(shape, state, given, audited=audited)
+            if audited:
+                raise _Audited()
+            if timed:
+                timed_calls[0] += 1
+                record.add(kernels, timing.device_ms)
+            else:
+                record.add_untimed(kernels)
+            self.after_call(shape, out, weights, given, inputs, against_reference, counts)
             return timing
 
         warm_start = time.perf_counter()
         warm = 0
         while warm < self.policy.warmup_calls or time.perf_counter() - warm_start < self.policy.warmup_s:
-            one_call(check_this=False)
+            one_call(False, timed=False)
             warm += 1
         stats = repeat_until_stable(lambda: one_call(self.sample_rng.random() < self.task["timed_check_rate"]),
                                     self.policy)
-        # The last timed call is always checked too (the sample may have been empty), and it gets the
-        # previous call's input tensors refilled with new values: a cache keyed on the tensor's identity,
-        # address or shape (X02) answers it with a stale output whatever the allocator recycles.
-        one_call(check_this=True, same_storage=True)
-        return stats, warm, checks
+        # The last timed call is always checked against the reference too, and it gets the previous call's
+        # input tensors refilled with new values: a cache keyed on the tensor's identity, address or shape
+        # (X02) answers it with a stale output whatever the allocator recycles.
+        one_call(True, same_storage=True, timed=False)
+        return stats, warm
 
     # -- one shape --------------------------------------------------------------------------------------
     def score_shape(self, shape: Shape) -> dict:
         result: dict = {"name": shape.name, "shape_set": shape.shape_set, "params": dict(shape.params)}
         started = time.perf_counter()
-        stats, prepared, prepare_ms = self.correctness(shape)
+        record = ShapeKernelSummary()
+        counts = {"verified": 0, "against_reference": 0}
+        stats, prepared, prepare_ms = self.correctness(shape, record, counts)
         result["prepare_ms"] = prepare_ms
         summary = worst(stats)
         result["check"] = {**summary.as_dict(), "seeds_checked": len(stats)}
@@ -280,29 +356,52 @@ class Runner:
             # held-out or property shape, so does a kernel specialised to the visible shapes (X23).
             classes = "X01/X24" if shape.shape_set == "visible" else "X23/X01/X24"
             result.update(status="incorrect", detail=f"{classes}: {summary.detail}")
-            return result
+            return self._with_watch(result, record, counts)
         if shape.shape_set in self.task["timed_sets"]:
             try:
-                timing, warmup_calls, checks = self.timed(shape, prepared)
-            except _TimedCheckFailed as failed:
-                result.update(status="incorrect", detail=f"X02/X03/X13: a timed call's output was wrong: {failed.stats.detail}",
+                timing, warmup_calls = self.timed(shape, prepared, record, counts)
+            except _CallFailed as failed:
+                result.update(status="incorrect", detail=f"X02/X03/X13: a timed call failed {failed.against}: "
+                                                         f"{failed.stats.detail}",
                               check={**failed.stats.as_dict(), "seeds_checked": len(stats)})
-                return result
+                return self._with_watch(result, record, counts)
             result.update(timing=timing.as_dict(), warmup_calls=warmup_calls)
-            result["check"]["timed_calls_checked"] = len(checks)
-            result["check"]["timed_worst_normwise_err"] = max((c.normwise_err for c in checks), default=None)
-            outlived = timing.outlived_detail(self.timer.idle_tail_ms)
+            result["check"]["timed_calls_checked"] = counts["against_reference"] - len(stats)
+            outlived = timing.outlived_detail(self.timer.idle_tail_ms) or \
+                record.outside_timed_interval([timing.median_ms])
             if outlived:
                 result.update(status="integrity", detail=outlived)
-                return result
+                return self._with_watch(result, record, counts)
+        vendor = record.vendor_outcome() if self.recorder else "passed"
+        if vendor != "passed":
+            result.update(status="forbidden_op", detail=vendor[len("failed ("):-1])
+            return self._with_watch(result, record, counts)
         result["status"] = "passed"
         result["wall_s"] = time.perf_counter() - started
+        return self._with_watch(result, record, counts)
+
+    def _with_watch(self, result: dict, record: ShapeKernelSummary, counts: dict) -> dict:
+        """The shape's watch record: the verification counts and method, and the kernel record."""
+        if self.verify is not None:
+            method = self.verify_method
+        else:
+            method = "none (watch=false)" if not self.task.get("watch", True) else "none (the problem has no verify_call)"
+        result["verification"] = {"method": method, "calls_verified": counts["verified"],
+                                  "calls_checked_against_reference": counts["against_reference"]}
+        result["kernel_record"] = record.as_dict() if self.recorder else dict(self.recorder_note)
         return result
 
 
-class _TimedCheckFailed(Exception):
-    def __init__(self, stats: CheckStats):
+class _CallFailed(Exception):
+    """A call's output failed its verification or the reference; `against` says which."""
+
+    def __init__(self, stats: CheckStats, against: str):
         self.stats = stats
+        self.against = against
+
+
+class _Audited(Exception):
+    """The audit worker's profiled call has run: nothing more to do in this process."""
 
 
 def _classify(exc: BaseException) -> tuple[str, str, bool]:
@@ -323,13 +422,28 @@ def _classify(exc: BaseException) -> tuple[str, str, bool]:
     return "runtime_error", f"{type(exc).__name__}: {exc}\n{tail}", True
 
 
+def scrub_environment(expected_names: list[str] | None) -> None:
+    """Remove every environment variable the parent did not set (a profiler's injection settings, say), so an
+    audit worker's environment reads like any other worker's. CUDA has read them by now."""
+    if expected_names is None:
+        return
+    keep = set(expected_names)
+    for name in [n for n in os.environ if n not in keep]:
+        del os.environ[name]  # os.environ's deletion unsets the C environment too
+
+
 def main(argv: list[str]) -> int:
     interpreter_fixes.apply()  # CPU profile only: Triton's interpreter gets bf16 dots wrong without it
     task_path = Path(argv[0])
     task = json.loads(task_path.read_text())
     task_path.unlink()  # the mixed seed is in it: gone before the solution is imported (X06)
     channel = Channel(int(argv[1]))
-    runner = Runner(task)
+    # On for the whole process, before CUDA starts, so every call is recorded alike (scoring/kernel_record.py).
+    recorder = KernelRecorder() if task["device"] != "cpu" and task.get("watch", True) else None
+    if task["device"] == "cpu":
+        poison_uninitialised_memory_everywhere()
+    runner = Runner(task, recorder)
+    scrub_environment(task.get("environment_names"))
     try:
         import_ms = runner.import_solution()
     except BaseException as exc:  # SystemExit from the solution's import is an import failure too
@@ -341,6 +455,7 @@ def main(argv: list[str]) -> int:
         return 0
     version = getattr(runner.solution, "library_version", None)  # reference lines name their library
     channel.send("imported", import_ms=import_ms, timer=runner.timer.describe(),
+                 kernel_record=runner.recorder_note,
                  library_version=str(version()) if callable(version) else None)
     for offset, raw in enumerate(task["shapes"]):
         index = task["first_index"] + offset
@@ -348,6 +463,10 @@ def main(argv: list[str]) -> int:
         channel.send("shape_start", index=index)
         try:
             result = runner.score_shape(shape)
+        except _Audited:
+            channel.send("audited", index=index)
+            channel.send("done")
+            return 0
         except Exception as exc:
             status, detail, fresh = _classify(exc)
             channel.send("shape_result", index=index, result={"name": shape.name, "shape_set": shape.shape_set,

@@ -1,10 +1,12 @@
-"""Where do small-kernel timings go? Host cost of one solution call with and without the scorer's guard.
+"""Host cost of one solution call with and without the scorer's forbidden-operator refusal.
 
-    python scripts/diag_launch_overhead.py [problem] [solution.py ...]
+    python scripts/diag_launch_overhead.py [problem ...]
 
-For the problem's first visible decode-like shape (smallest roofline time), prints per call: host
-microseconds to enqueue the call plain, inside ForbiddenOpMode, and inside the mode with the problem's
-forbidden list; and device microseconds between events with no pad. A diagnostic, not a score.
+For the two smallest visible/held-out shapes of each problem (all problems by default), prints per call of
+the house kernel: host microseconds to enqueue the call plain, and with the problem's forbidden operators
+refused at the dispatcher (scoring.guard.ForbiddenOps, as the worker installs it for the whole process);
+and device microseconds between events with no pad. A diagnostic, not a score. (Session 3 measured the
+Python dispatch mode this replaced at 70-260 us per call.)
 """
 
 import statistics
@@ -17,7 +19,7 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from scoring.guard import ForbiddenOpMode  # noqa: E402
+from scoring.guard import ForbiddenOps  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
 
 
@@ -46,16 +48,15 @@ def device_us(fn, repeats=200):
 
 
 def main():
-    name = sys.argv[1] if len(sys.argv) > 1 else "fp8_gemm"
-    problem = load_problem(REPO / "problems" / name)
-    paths = [Path(p) for p in sys.argv[2:]] or [problem.spec.directory / "solutions" / "house.py",
-                                                problem.spec.directory / "solutions" / "baselines" / "library.py"]
+    names = sys.argv[1:] or sorted(p.parent.name for p in (REPO / "problems").glob("*/problem.toml"))
     device = torch.device("cuda")
-    shapes = sorted(problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out,
-                    key=lambda s: problem.flops(s.params))[:2]
-    print(f"{'solution':<12} {'shape':<18} {'host plain':>10} {'host mode':>10} {'host forbid':>11} {'device':>8}  (us)")
-    for path in paths:
-        module = import_file(path, f"diag_{path.stem}", folder_importable=True)
+    print(f"{'problem':<16} {'shape':<20} {'host plain':>10} {'host refused':>12} {'device':>8}  (us)")
+    for name in names:
+        problem = load_problem(REPO / "problems" / name)
+        path = problem.spec.directory / "solutions" / "house.py"
+        module = import_file(path, f"diag_{name}", folder_importable=True)
+        shapes = sorted(problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out,
+                        key=lambda s: problem.flops(s.params))[:2]
         for shape in shapes:
             p = dict(shape.params)
             gen = torch.Generator(device=device).manual_seed(0)
@@ -65,15 +66,13 @@ def main():
             call = lambda: module.run(state, **x)  # noqa: E731
             for _ in range(5):
                 call()
-
-            def in_mode(forbidden):
-                def fn():
-                    with ForbiddenOpMode(forbidden):
-                        call()
-                return fn
-            forbid = problem.spec.forbidden_ops if "baselines" not in str(path) else ()
-            print(f"{path.stem:<12} {shape.name:<18} {host_us(call):10.1f} {host_us(in_mode(())):10.1f} "
-                  f"{host_us(in_mode(forbid)):11.1f} {device_us(call):8.1f}", flush=True)
+            plain = host_us(call)
+            guard = ForbiddenOps(problem.spec.forbidden_ops).install()
+            try:
+                refused = host_us(call)
+            finally:
+                guard.uninstall()
+            print(f"{name:<16} {shape.name:<20} {plain:10.1f} {refused:12.1f} {device_us(call):8.1f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from scoring.checking import OutputContractError, check_output_contract, compare
-from scoring.guard import ForbiddenOpError, ForbiddenOpMode, TamperSnapshot
+from scoring.guard import ForbiddenOpError, ForbiddenOps, TamperSnapshot
 from scoring.spec import Tolerance
 
 TOL = Tolerance(rtol=1e-2, atol=1e-2, normwise=5e-3)
@@ -46,17 +46,52 @@ def test_output_contract_refuses_subclasses_and_wrong_declarations(out, words):
         check_output_contract(out, (4, 4), torch.bfloat16, torch.device("cpu"))
 
 
-def test_forbidden_op_is_caught_in_every_spelling():
+@pytest.fixture
+def refused_gemms():
+    guard = ForbiddenOps(("mm", "matmul", "linear", "addmm", "bmm")).install()
+    yield guard
+    guard.uninstall()
+
+
+def test_forbidden_op_is_refused_in_every_spelling_and_every_mode(refused_gemms):
     a, b = torch.randn(8, 8), torch.randn(8, 8)
     spellings = [lambda: a @ b, lambda: torch.mm(a, b), lambda: a.matmul(b), lambda: getattr(torch, "m" + "m")(a, b),
-                 lambda: torch.ops.aten.mm.default(a, b), lambda: torch.nn.functional.linear(a, b)]
+                 lambda: torch.ops.aten.mm.default(a, b), lambda: torch.nn.functional.linear(a, b),
+                 lambda: torch.mm(a, b, out=torch.empty(8, 8)), lambda: a.to_sparse() @ b]
     for spelling in spellings:
-        with pytest.raises(ForbiddenOpError, match="aten::mm"):
-            with ForbiddenOpMode(("mm",)):
-                spelling()
-    with ForbiddenOpMode(("mm",)) as mode:
-        (a + b).sum()
-    assert "add" in mode.seen
+        with pytest.raises(ForbiddenOpError, match=r"aten::(mm|matmul|linear)"):
+            spelling()
+    with torch.inference_mode(), pytest.raises(ForbiddenOpError):
+        torch.mm(a, b)
+    assert (a + b).sum().isfinite()  # operators that are not forbidden keep their kernels
+
+
+def test_a_refusal_the_solution_catches_is_still_recorded(refused_gemms):
+    a = torch.randn(4, 4)
+    try:
+        torch.mm(a, a)
+    except ForbiddenOpError:
+        pass
+    assert refused_gemms.take_attempts() == ["mm"]
+    assert refused_gemms.take_attempts() == []
+
+
+def test_the_grader_gets_the_real_operators_while_suspended_and_only_then(refused_gemms):
+    a = torch.eye(3)
+    with refused_gemms.suspended():
+        assert torch.equal(torch.mm(a, a), a)
+    with pytest.raises(ForbiddenOpError):
+        torch.mm(a, a)
+    refused_gemms.uninstall()
+    assert torch.equal(torch.mm(a, a), a)
+
+
+def test_a_forbidden_name_this_torch_lacks_is_reported_not_fatal():
+    guard = ForbiddenOps(("mm", "no_such_operator_here")).install()
+    try:
+        assert guard.missing == ["no_such_operator_here"]
+    finally:
+        guard.uninstall()
 
 
 def test_tamper_snapshot_sees_a_replaced_timer_and_a_flipped_flag():

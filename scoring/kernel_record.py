@@ -1,0 +1,255 @@
+"""Which kernels each timed call launched, and for how long they ran: CUPTI activity records in the worker.
+
+The record is switched on once, before the solution is imported, and stays on for the whole worker, so
+nothing the solution can observe differs between checked, timed and audited calls (INTEGRITY.md X13).
+CUPTI reports every kernel (`CONCURRENT_KERNEL`, which does not serialise kernels) and every runtime and
+driver API call; a kernel belongs to a call when the API call that launched it started, on any thread,
+inside the call's window (from just before `solution.run` to just after it returned). So a vendor library
+reached without any aten call (cuBLASLt through ctypes, CuPy, a C++ extension) is seen by kernel name
+(scoring/vendor_kernels.py), and work on other streams is counted in the call's kernel time.
+
+libcupti is reached through ctypes (the library PyTorch's wheels ship, or the toolkit's), reading only the
+leading fields of the kernel and API records, which have kept their offsets across CUPTI's record
+versions (cupti_activity.h, CUpti_ActivityKernel4..10 and CUpti_ActivityAPI).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import statistics
+import sys
+import threading
+from dataclasses import dataclass, field
+
+from scoring import vendor_kernels
+
+KIND_DRIVER, KIND_RUNTIME, KIND_CONCURRENT_KERNEL = 4, 5, 10
+FLUSH_FORCED = 1
+CUPTI_SUCCESS, CUPTI_ERROR_MAX_LIMIT_REACHED = 0, 12
+BUFFER_BYTES = 8 << 20
+SPARE_BUFFERS = 4  # allocated up front: CUPTI asks for a buffer from inside an API call, maybe a timed one
+# Leading fields of the records (packed structs, cupti_activity.h).
+_KERNEL_START, _KERNEL_END, _KERNEL_STREAM, _KERNEL_CORRELATION, _KERNEL_NAME = 16, 24, 48, 92, 104
+_API_START, _API_THREAD, _API_CORRELATION = 8, 28, 32
+# Kernel time over event time above this (and by more than the margin) means work ran outside the timed
+# interval, e.g. on a side stream during the launch pad before the start event (X10).
+KERNEL_OVER_EVENT_LIMIT = 1.05
+KERNEL_OVER_EVENT_MARGIN_MS = 0.005
+
+_REQUEST = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)), ctypes.POINTER(ctypes.c_size_t),
+                            ctypes.POINTER(ctypes.c_size_t))
+_COMPLETE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t,
+                             ctypes.c_size_t)
+
+
+def find_libcupti() -> str | None:
+    """The CUPTI library: one already mapped into this process, PyTorch's wheel's, or the toolkit's."""
+    try:
+        with open("/proc/self/maps") as maps:
+            mapped = sorted({line.split()[-1] for line in maps if "libcupti.so" in line})
+        if mapped:
+            return mapped[0]
+    except OSError:
+        pass
+    patterns = [os.path.join(p, "nvidia", "*", "lib", "libcupti.so*") for p in sys.path if p]
+    patterns += [os.path.join(p, "nvidia", "cuda_cupti", "lib", "libcupti.so*") for p in sys.path if p]
+    patterns += ["/usr/local/cuda*/extras/CUPTI/lib64/libcupti.so*", "/usr/local/cuda*/lib64/libcupti.so*",
+                 "/usr/lib/x86_64-linux-gnu/libcupti.so*"]
+    for pattern in patterns:
+        found = sorted(glob.glob(pattern))
+        if found:
+            return found[-1]
+    return None
+
+
+@dataclass
+class CallKernels:
+    """The kernels one call launched: (name, start_ns, end_ns, stream) each, on CUPTI's clock."""
+    kernels: list[tuple[str, int, int, int]] = field(default_factory=list)
+
+    def busy_ms(self) -> float:
+        """Time at least one of the call's kernels was running (overlaps counted once)."""
+        spans = sorted((start, end) for _, start, end, _ in self.kernels)
+        busy, current_start, current_end = 0, None, None
+        for start, end in spans:
+            if current_end is None or start > current_end:
+                if current_end is not None:
+                    busy += current_end - current_start
+                current_start, current_end = start, end
+            else:
+                current_end = max(current_end, end)
+        if current_end is not None:
+            busy += current_end - current_start
+        return busy / 1e6
+
+
+class KernelRecorder:
+    """CUPTI activity for the whole process; `window()` brackets one call, `take()` returns its kernels."""
+
+    def __init__(self):
+        self.path = find_libcupti()
+        self.why_not: str | None = None
+        self._names: dict[int, str] = {}
+        self._api: list[tuple[int, int, int]] = []  # (start_ns, correlation id, thread id)
+        self._kernels: list[tuple[int, str, int, int, int]] = []  # (correlation id, name, start, end, stream)
+        self._windows: list[tuple[int, int]] = []
+        self._buffers: dict[int, ctypes.Array] = {}  # handed to CUPTI, by aligned address
+        self._spare: list[ctypes.Array] = [ctypes.create_string_buffer(BUFFER_BYTES + 8) for _ in range(SPARE_BUFFERS)]
+        self._lock = threading.Lock()
+        self.dropped_records = 0
+        if self.path is None:
+            self.why_not = "CUPTI library (libcupti.so) not found"
+            return
+        try:
+            self._lib = ctypes.CDLL(self.path)
+            self._declare()
+            self._request_callback = _REQUEST(self._on_request)  # kept alive: CUPTI holds the pointers
+            self._complete_callback = _COMPLETE(self._on_complete)
+            self._call("cuptiActivityRegisterCallbacks", self._request_callback, self._complete_callback)
+            for kind in (KIND_CONCURRENT_KERNEL, KIND_RUNTIME, KIND_DRIVER):
+                self._call("cuptiActivityEnable", kind)
+        except (OSError, AttributeError, RuntimeError) as exc:
+            self.why_not = f"CUPTI activity could not be enabled: {exc}"
+
+    @property
+    def available(self) -> bool:
+        return self.why_not is None
+
+    def describe(self) -> dict:
+        if not self.available:
+            return {"tool": None, "outcome": f"not verified ({self.why_not})"}
+        return {"tool": f"CUPTI activity records ({self.path})",
+                "kinds": "concurrent kernel, runtime API, driver API", "enabled": "for the whole worker, before import"}
+
+    # -- ctypes plumbing ---------------------------------------------------------------------------------
+    def _declare(self) -> None:
+        lib = self._lib
+        lib.cuptiActivityRegisterCallbacks.argtypes = (_REQUEST, _COMPLETE)
+        lib.cuptiActivityEnable.argtypes = (ctypes.c_int,)
+        lib.cuptiActivityFlushAll.argtypes = (ctypes.c_uint32,)
+        lib.cuptiGetTimestamp.argtypes = (ctypes.POINTER(ctypes.c_uint64),)
+        lib.cuptiActivityGetNextRecord.argtypes = (ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t,
+                                                   ctypes.POINTER(ctypes.c_void_p))
+        lib.cuptiActivityGetNumDroppedRecords.argtypes = (ctypes.c_void_p, ctypes.c_uint32,
+                                                          ctypes.POINTER(ctypes.c_size_t))
+
+    def _call(self, name: str, *args) -> None:
+        code = getattr(self._lib, name)(*args)
+        if code != CUPTI_SUCCESS:
+            raise RuntimeError(f"{name} returned CUPTI error {code}")
+
+    def _on_request(self, buffer_out, size_out, max_records_out) -> None:
+        with self._lock:
+            buffer = self._spare.pop() if self._spare else ctypes.create_string_buffer(BUFFER_BYTES + 8)
+            address = (ctypes.addressof(buffer) + 7) & ~7  # records are 8-byte aligned
+            self._buffers[address] = buffer
+        buffer_out[0] = ctypes.cast(address, ctypes.POINTER(ctypes.c_uint8))
+        size_out[0] = BUFFER_BYTES
+        max_records_out[0] = 0
+
+    def _on_complete(self, context, stream_id, buffer, size, valid_size) -> None:
+        record = ctypes.c_void_p(None)
+        api, kernels = [], []
+        while self._lib.cuptiActivityGetNextRecord(buffer, valid_size, ctypes.byref(record)) == CUPTI_SUCCESS:
+            address = record.value
+            kind = ctypes.c_uint32.from_address(address).value
+            if kind == KIND_CONCURRENT_KERNEL:
+                kernels.append((ctypes.c_uint32.from_address(address + _KERNEL_CORRELATION).value,
+                                self._name(ctypes.c_void_p.from_address(address + _KERNEL_NAME).value),
+                                ctypes.c_uint64.from_address(address + _KERNEL_START).value,
+                                ctypes.c_uint64.from_address(address + _KERNEL_END).value,
+                                ctypes.c_uint32.from_address(address + _KERNEL_STREAM).value))
+            elif kind in (KIND_RUNTIME, KIND_DRIVER):
+                api.append((ctypes.c_uint64.from_address(address + _API_START).value,
+                            ctypes.c_uint32.from_address(address + _API_CORRELATION).value,
+                            ctypes.c_uint32.from_address(address + _API_THREAD).value))
+        dropped = ctypes.c_size_t(0)
+        if self._lib.cuptiActivityGetNumDroppedRecords(context, stream_id, ctypes.byref(dropped)) == CUPTI_SUCCESS:
+            self.dropped_records += dropped.value
+        with self._lock:
+            self._api.extend(api)
+            self._kernels.extend(kernels)
+            returned = self._buffers.pop(ctypes.addressof(buffer.contents), None)
+            if returned is not None:
+                self._spare.append(returned)
+
+    def _name(self, pointer: int | None) -> str:
+        if not pointer:
+            return "?"
+        name = self._names.get(pointer)
+        if name is None:  # CUPTI shares one string per kernel across records: read it once
+            name = self._names[pointer] = ctypes.string_at(pointer).decode(errors="replace")
+        return name
+
+    def now_ns(self) -> int:
+        stamp = ctypes.c_uint64(0)
+        self._lib.cuptiGetTimestamp(ctypes.byref(stamp))
+        return stamp.value
+
+    # -- per call ----------------------------------------------------------------------------------------
+    def take(self, window: tuple[int, int]) -> CallKernels:
+        """Flush CUPTI (the caller has synchronised the device) and return the kernels launched by API calls
+        that started inside `window`; records older than the window are dropped."""
+        self._lib.cuptiActivityFlushAll(FLUSH_FORCED)
+        start_ns, end_ns = window
+        with self._lock:
+            api, self._api = self._api, []
+            kernels, self._kernels = self._kernels, []
+        inside = {correlation for stamp, correlation, _ in api if start_ns <= stamp <= end_ns}
+        return CallKernels([(name, start, end, stream) for correlation, name, start, end, stream in kernels
+                            if correlation in inside])
+
+
+@dataclass
+class ShapeKernelSummary:
+    """What a shape's timed calls launched, as the result file records it."""
+    calls: list[CallKernels] = field(default_factory=list)  # every call: checks, warm-up, timed
+    ratios: list[float] = field(default_factory=list)  # kernel busy time / event time, per timed call
+
+    def add(self, kernels: CallKernels | None, event_ms: float) -> None:
+        """A timed call."""
+        if kernels is None:
+            return
+        self.calls.append(kernels)
+        if event_ms > 0:
+            self.ratios.append(kernels.busy_ms() / event_ms)
+
+    def add_untimed(self, kernels: CallKernels | None) -> None:
+        """A correctness, warm-up or last (refilled) call: its kernels are judged, its time is not kept."""
+        if kernels is not None:
+            self.calls.append(kernels)
+
+    def names(self) -> list[str]:
+        return sorted({vendor_kernels.demangle(name) for call in self.calls for name, *_ in call.kernels})
+
+    def vendor_outcome(self) -> str:
+        raw = {name for call in self.calls for name, *_ in call.kernels}
+        return vendor_kernels.judge(raw, "launched by timed calls")
+
+    def outside_timed_interval(self, event_ms: list[float]) -> str | None:
+        """X10 detail when the calls' kernels ran longer than their timed intervals (median over calls)."""
+        if not self.ratios:
+            return None
+        ratio = statistics.median(self.ratios)
+        median_event_ms = statistics.median(event_ms) if event_ms else 0.0
+        excess_ms = (ratio - 1.0) * median_event_ms
+        if ratio > KERNEL_OVER_EVENT_LIMIT and excess_ms > KERNEL_OVER_EVENT_MARGIN_MS:
+            return (f"X10: the calls' kernels ran {ratio:.2f}x the timed interval (median; {excess_ms * 1e3:.0f} us "
+                    "of kernel time outside the events: work on another stream before the start event)")
+        return None
+
+    def as_dict(self) -> dict:
+        kernels_per_call = [len(c.kernels) for c in self.calls]
+        ratios = sorted(self.ratios)
+        return {
+            "calls_recorded": len(self.calls),
+            "timed_calls_recorded": len(self.ratios),
+            "kernels_per_call_median": statistics.median(kernels_per_call) if kernels_per_call else None,
+            "kernel_names": self.names()[:20],
+            "vendor_kernels": self.vendor_outcome(),
+            "kernel_over_event_time": {"median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]}
+            if ratios else None,
+        }
+
