@@ -176,11 +176,15 @@ def profile_in_worker(base_task: dict, shapes: list, audited: tuple, log_path: P
         outcome = run_system(task, upto, log_path, import_timeout_s=import_timeout_s, shape_timeout_s=shape_timeout_s,
                              command_prefix=tuple(ncu_command(ncu, TENSOR_AUDIT_METRICS, report)))
         kernels, why_not = _read_report(report, None)
+        with open(log_path, "a") as log:  # ncu's own messages, for whoever reads why an audit did not run
+            log.write("".join(line + "\n" for line in report.read_text(errors="replace").splitlines()
+                              if line.startswith("==")) if report.exists() else "(no ncu report)\n")
     facts["wall_s"] = time.perf_counter() - started
     if outcome.audited_index is None:
-        statuses = sorted({s.get("status", "?") for s in outcome.shapes if s})
-        return None, dict(facts, why_not=f"the audit worker did not reach the audited call (shape statuses: "
-                                           f"{', '.join(statuses)}; import: {outcome.import_status})")
+        failed = next((s for s in outcome.shapes if s and s.get("status") != "passed"), None)
+        detail = f"{failed['name']}: {failed['status']}: {str(failed.get('detail'))[:300]}" if failed else \
+            f"import: {outcome.import_status} {outcome.import_detail[:300]}"
+        return None, dict(facts, why_not=f"the audit worker did not reach the audited call ({detail})")
     if kernels is None:
         return None, dict(facts, why_not=why_not)
     return kernels, facts

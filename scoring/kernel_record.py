@@ -3,8 +3,11 @@
 The record is switched on once, before the solution is imported, and stays on for the whole worker, so
 nothing the solution can observe differs between checked, timed and audited calls (INTEGRITY.md X13).
 CUPTI reports every kernel (`CONCURRENT_KERNEL`, which does not serialise kernels) and every runtime and
-driver API call; a kernel belongs to a call when the API call that launched it started, on any thread,
-inside the call's window (from just before `solution.run` to just after it returned). So a vendor library
+driver API call that launches one (the launch, cooperative-launch and graph-launch calls alone: tracing
+every API call slowed launch-heavy calls past the timer's launch pad); a kernel belongs to a call when the
+API call that launched it started, on any thread, inside the call's window (from just before
+`solution.run` to just after it returned). A kernel whose launch was not traced (an API outside the list)
+belongs to the call when it started running inside the window. So a vendor library
 reached without any aten call (cuBLASLt through ctypes, CuPy, a C++ extension) is seen by kernel name
 (scoring/vendor_kernels.py), and work on other streams is counted in the call's kernel time.
 
@@ -26,6 +29,10 @@ from dataclasses import dataclass, field
 from scoring import vendor_kernels
 
 KIND_DRIVER, KIND_RUNTIME, KIND_CONCURRENT_KERNEL = 4, 5, 10
+# Callback ids of the API calls that launch kernels (cupti_driver_cbid.h, cupti_runtime_cbid.h): launches,
+# cooperative launches, extended launches and graph launches, with their per-thread-stream variants.
+DRIVER_LAUNCH_CBIDS = (115, 116, 117, 307, 442, 477, 478, 480, 514, 515, 652, 653)
+RUNTIME_LAUNCH_CBIDS = (13, 211, 213, 214, 269, 270, 272, 311, 312, 430, 431, 505, 506)
 FLUSH_FORCED = 1
 CUPTI_SUCCESS, CUPTI_ERROR_MAX_LIMIT_REACHED = 0, 12
 BUFFER_BYTES = 8 << 20
@@ -96,6 +103,7 @@ class KernelRecorder:
         self._kernels: list[tuple[int, str, int, int, int]] = []  # (correlation id, name, start, end, stream)
         self._windows: list[tuple[int, int]] = []
         self._buffers: dict[int, ctypes.Array] = {}  # handed to CUPTI, by aligned address
+        self._completed: list[tuple] = []  # buffers CUPTI gave back, not read yet
         self._spare: list[ctypes.Array] = [ctypes.create_string_buffer(BUFFER_BYTES + 8) for _ in range(SPARE_BUFFERS)]
         self._lock = threading.Lock()
         self.dropped_records = 0
@@ -108,8 +116,11 @@ class KernelRecorder:
             self._request_callback = _REQUEST(self._on_request)  # kept alive: CUPTI holds the pointers
             self._complete_callback = _COMPLETE(self._on_complete)
             self._call("cuptiActivityRegisterCallbacks", self._request_callback, self._complete_callback)
-            for kind in (KIND_CONCURRENT_KERNEL, KIND_RUNTIME, KIND_DRIVER):
-                self._call("cuptiActivityEnable", kind)
+            self._call("cuptiActivityEnable", KIND_CONCURRENT_KERNEL)
+            for cbid in DRIVER_LAUNCH_CBIDS:
+                self._call("cuptiActivityEnableDriverApi", cbid, 1)
+            for cbid in RUNTIME_LAUNCH_CBIDS:
+                self._call("cuptiActivityEnableRuntimeApi", cbid, 1)
         except (OSError, AttributeError, RuntimeError) as exc:
             self.why_not = f"CUPTI activity could not be enabled: {exc}"
 
@@ -121,13 +132,16 @@ class KernelRecorder:
         if not self.available:
             return {"tool": None, "outcome": f"not verified ({self.why_not})"}
         return {"tool": f"CUPTI activity records ({self.path})",
-                "kinds": "concurrent kernel, runtime API, driver API", "enabled": "for the whole worker, before import"}
+                "kinds": "concurrent kernels; runtime and driver launch calls",
+                "enabled": "for the whole worker, before the solution is imported"}
 
     # -- ctypes plumbing ---------------------------------------------------------------------------------
     def _declare(self) -> None:
         lib = self._lib
         lib.cuptiActivityRegisterCallbacks.argtypes = (_REQUEST, _COMPLETE)
         lib.cuptiActivityEnable.argtypes = (ctypes.c_int,)
+        lib.cuptiActivityEnableDriverApi.argtypes = (ctypes.c_uint32, ctypes.c_uint8)
+        lib.cuptiActivityEnableRuntimeApi.argtypes = (ctypes.c_uint32, ctypes.c_uint8)
         lib.cuptiActivityFlushAll.argtypes = (ctypes.c_uint32,)
         lib.cuptiGetTimestamp.argtypes = (ctypes.POINTER(ctypes.c_uint64),)
         lib.cuptiActivityGetNextRecord.argtypes = (ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t,
@@ -150,28 +164,32 @@ class KernelRecorder:
         max_records_out[0] = 0
 
     def _on_complete(self, context, stream_id, buffer, size, valid_size) -> None:
+        """CUPTI hands a buffer back, maybe on its own thread in the middle of a timed call: keep it for
+        `take` to read on the grader's thread, and hold the GIL no longer than this."""
+        with self._lock:
+            self._completed.append((context, stream_id, ctypes.addressof(buffer.contents), valid_size))
+
+    def _read(self, context, stream_id, address: int, valid_size: int) -> None:
         record = ctypes.c_void_p(None)
-        api, kernels = [], []
+        buffer = ctypes.cast(address, ctypes.POINTER(ctypes.c_uint8))
         while self._lib.cuptiActivityGetNextRecord(buffer, valid_size, ctypes.byref(record)) == CUPTI_SUCCESS:
-            address = record.value
-            kind = ctypes.c_uint32.from_address(address).value
+            address_of_record = record.value
+            kind = ctypes.c_uint32.from_address(address_of_record).value
             if kind == KIND_CONCURRENT_KERNEL:
-                kernels.append((ctypes.c_uint32.from_address(address + _KERNEL_CORRELATION).value,
-                                self._name(ctypes.c_void_p.from_address(address + _KERNEL_NAME).value),
-                                ctypes.c_uint64.from_address(address + _KERNEL_START).value,
-                                ctypes.c_uint64.from_address(address + _KERNEL_END).value,
-                                ctypes.c_uint32.from_address(address + _KERNEL_STREAM).value))
+                self._kernels.append((ctypes.c_uint32.from_address(address_of_record + _KERNEL_CORRELATION).value,
+                                      self._name(ctypes.c_void_p.from_address(address_of_record + _KERNEL_NAME).value),
+                                      ctypes.c_uint64.from_address(address_of_record + _KERNEL_START).value,
+                                      ctypes.c_uint64.from_address(address_of_record + _KERNEL_END).value,
+                                      ctypes.c_uint32.from_address(address_of_record + _KERNEL_STREAM).value))
             elif kind in (KIND_RUNTIME, KIND_DRIVER):
-                api.append((ctypes.c_uint64.from_address(address + _API_START).value,
-                            ctypes.c_uint32.from_address(address + _API_CORRELATION).value,
-                            ctypes.c_uint32.from_address(address + _API_THREAD).value))
+                self._api.append((ctypes.c_uint64.from_address(address_of_record + _API_START).value,
+                                  ctypes.c_uint32.from_address(address_of_record + _API_CORRELATION).value,
+                                  ctypes.c_uint32.from_address(address_of_record + _API_THREAD).value))
         dropped = ctypes.c_size_t(0)
         if self._lib.cuptiActivityGetNumDroppedRecords(context, stream_id, ctypes.byref(dropped)) == CUPTI_SUCCESS:
             self.dropped_records += dropped.value
         with self._lock:
-            self._api.extend(api)
-            self._kernels.extend(kernels)
-            returned = self._buffers.pop(ctypes.addressof(buffer.contents), None)
+            returned = self._buffers.pop(address, None)
             if returned is not None:
                 self._spare.append(returned)
 
@@ -195,11 +213,15 @@ class KernelRecorder:
         self._lib.cuptiActivityFlushAll(FLUSH_FORCED)
         start_ns, end_ns = window
         with self._lock:
-            api, self._api = self._api, []
-            kernels, self._kernels = self._kernels, []
+            completed, self._completed = self._completed, []
+        for buffer in completed:
+            self._read(*buffer)
+        api, self._api = self._api, []
+        kernels, self._kernels = self._kernels, []
+        traced = {correlation for _, correlation, _ in api}
         inside = {correlation for stamp, correlation, _ in api if start_ns <= stamp <= end_ns}
         return CallKernels([(name, start, end, stream) for correlation, name, start, end, stream in kernels
-                            if correlation in inside])
+                            if correlation in inside or (correlation not in traced and start_ns <= start <= end_ns)])
 
 
 @dataclass
@@ -249,7 +271,8 @@ class ShapeKernelSummary:
             "kernels_per_call_median": statistics.median(kernels_per_call) if kernels_per_call else None,
             "kernel_names": self.names()[:20],
             "vendor_kernels": self.vendor_outcome(),
-            "kernel_over_event_time": {"median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1]}
+            "kernel_over_event_time": {"median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1],
+                                       "p10": ratios[len(ratios) // 10], "p90": ratios[(9 * len(ratios)) // 10]}
             if ratios else None,
         }
 

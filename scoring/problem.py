@@ -12,6 +12,20 @@ A problem.py defines plain functions of a shape (a dict of integer parameters):
 and optionally `check(out, ref, weights, inputs, tolerance) -> CheckStats` where the default
 element-wise relative check (scoring/checking.py) does not fit the problem.
 
+Optionally too, a cheap verification that the grader runs on every call, timed ones included (outside
+the timed region), so that a solution cannot skip work on the calls it guesses are not checked:
+
+    VERIFY_METHOD = "..."                    one line: what verify_call checks and how
+    verify_call(out, weights, inputs, gen, tolerance) -> CheckStats
+
+`out` already has the declared shape, dtype and device; `weights` and `inputs` are the pristine dicts of the
+call; `gen` is a generator on out's device seeded with a per-call secret, the source of all its randomness.
+It runs with the problem's forbidden operators refused, so it must not use them (no GEMM in a GEMM problem:
+products and sums); it fails any NaN/Inf, never fails an output that passes the full check (bounds derived
+from the tolerance with a stated safety factor), catches 1% of wrong rows (or the problem's unit of work)
+with near certainty, and stays cheap: passes over the output and the inputs, or a sample of the work, never
+the call's whole arithmetic (no O(M*N*K) work), with bounded extra memory.
+
 The formulas are exercised on every declared shape at load time, so a formula that fails on a shape is
 an error here, naming the file and the function, and never a crash halfway through a sweep.
 """

@@ -20,6 +20,7 @@ randomly chosen timed call runs inside the NVTX range the profiler collects.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -240,7 +241,13 @@ class Runner:
                     return self.solution.run(state, **inputs)
                 finally:
                     torch.cuda.nvtx.range_pop()
-        out, timing = self.timer.time_call(lambda: run(state, **given))
+        collecting = gc.isenabled()
+        gc.disable()  # a collection inside the window would stall the launch past the pad; off for every call
+        try:
+            out, timing = self.timer.time_call(lambda: run(state, **given))
+        finally:
+            if collecting:
+                gc.enable()
         kernels = self.recorder.take((window_start, self.recorder.now_ns())) if self.recorder else None
         self._check_attempts()
         self._check_tamper()
@@ -422,14 +429,22 @@ def _classify(exc: BaseException) -> tuple[str, str, bool]:
     return "runtime_error", f"{type(exc).__name__}: {exc}\n{tail}", True
 
 
-def scrub_environment(expected_names: list[str] | None) -> None:
-    """Remove every environment variable the parent did not set (a profiler's injection settings, say), so an
-    audit worker's environment reads like any other worker's. CUDA has read them by now."""
+def scrub_environment(expected_names: list[str] | None, device: torch.device) -> None:
+    """Remove from os.environ every variable the parent did not set (a profiler's injection settings, say),
+    so an audit worker's environment reads like any other worker's to Python code. The C environment keeps
+    them (putenv after the deletion): Nsight Compute's libraries read them when they profile the audited
+    call, and fail without them. /proc/self/environ and the process's library map still show a profiler to
+    code that looks there (docs/integrity.md). NVTX reads its injection setting at its first use, so it is
+    used once first, in every worker alike."""
     if expected_names is None:
         return
+    if device.type == "cuda":
+        torch.cuda.nvtx.range_push("ceiling_worker_start")
+        torch.cuda.nvtx.range_pop()
     keep = set(expected_names)
     for name in [n for n in os.environ if n not in keep]:
-        del os.environ[name]  # os.environ's deletion unsets the C environment too
+        value = os.environ.pop(name)  # unsets it in the C environment too ...
+        os.putenv(name, value)  # ... so put it back there, out of os.environ's sight
 
 
 def main(argv: list[str]) -> int:
@@ -443,7 +458,7 @@ def main(argv: list[str]) -> int:
     if task["device"] == "cpu":
         poison_uninitialised_memory_everywhere()
     runner = Runner(task, recorder)
-    scrub_environment(task.get("environment_names"))
+    scrub_environment(task.get("environment_names"), runner.device)
     try:
         import_ms = runner.import_solution()
     except BaseException as exc:  # SystemExit from the solution's import is an import failure too

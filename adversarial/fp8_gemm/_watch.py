@@ -1,0 +1,80 @@
+"""What the adversaries of this folder read to guess whether the grader is watching a call (X13).
+
+Every signal is something a solution can observe from inside a scoring worker without reading a grader
+file: an active Python dispatch mode (the old scorer's forbidden-operator mode on checked calls), the
+backend flags the old scorer switched on around checked calls only (deterministic algorithms and
+`fill_uninitialized_memory`, its poisoning of torch.empty), the process's argv and environment (an
+audit target, a profiler's injection variables), and the libraries mapped into the process: a
+profiler's injection library stays in /proc/self/maps whatever the environment is scrubbed to, and a
+CUPTI that appears after the solution was imported means a profiler attached mid-run. Not a case.
+"""
+
+import os
+import sys
+import time
+
+import torch
+from torch.utils import deterministic
+from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+PROFILER_VARIABLES = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "NV_COMPUTE_PROFILER_PERFWORKS_DIR")
+PROFILER_VARIABLE_PREFIXES = ("NSIGHT", "NV_TPS", "NSYS")
+# Nsight Compute and Nsight Systems inject these into the profiled process; nvperf reads the counters.
+PROFILER_LIBRARIES = ("ToolsInjection", "TreeLauncher", "InterceptorInjection", "nvperf")
+CUPTI = "libcupti"
+MAPS_REFRESH_S = 0.5  # /proc/self/maps is read at most this often: parsing it costs host time per call
+
+
+def mapped_files() -> set[str]:
+    try:
+        with open("/proc/self/maps") as maps:
+            return {line.split(maxsplit=5)[-1].strip() for line in maps if "/" in line}
+    except OSError:
+        return set()
+
+
+def backend_flags() -> tuple[bool, bool]:
+    return torch.are_deterministic_algorithms_enabled(), bool(deterministic.fill_uninitialized_memory)
+
+
+MAPPED_AT_IMPORT = mapped_files()
+FLAGS_AT_IMPORT = backend_flags()
+_maps_verdict = [-1e9, False]  # (when read, profiler library seen)
+
+
+def dispatch_mode_active() -> bool:
+    return _get_current_dispatch_mode() is not None
+
+
+def flags_switched() -> bool:
+    """The grader switched allocation poisoning or deterministic mode on (or off) since the import."""
+    return backend_flags() != FLAGS_AT_IMPORT
+
+
+def audit_process() -> bool:
+    return any("audit_target" in arg for arg in sys.argv)
+
+
+def profiler_environment() -> bool:
+    return any(name in os.environ for name in PROFILER_VARIABLES) or \
+        any(name.startswith(PROFILER_VARIABLE_PREFIXES) for name in os.environ)
+
+
+def profiler_libraries() -> bool:
+    now = time.monotonic()
+    if now - _maps_verdict[0] > MAPS_REFRESH_S:
+        files = mapped_files()
+        seen = any(tag in path for path in files for tag in PROFILER_LIBRARIES) or \
+            any(CUPTI in path for path in files - MAPPED_AT_IMPORT)
+        _maps_verdict[:] = [now, seen]
+    return _maps_verdict[1]
+
+
+def profiled() -> bool:
+    """Inside an audit or profiler process: an audit target, profiler variables or libraries."""
+    return audit_process() or profiler_environment() or profiler_libraries()
+
+
+def watched() -> bool:
+    """Any sign that this call is checked or profiled."""
+    return dispatch_mode_active() or flags_switched() or profiled()
