@@ -5,8 +5,8 @@ Both witnesses of what a solution launched use it: the kernel record of every ti
 Nsight Compute). A vendor library reached with no aten call at all (cuBLASLt through ctypes or CuPy, a C++
 extension linking cuBLAS, a pip-installed attention library) launches kernels with these names.
 
-Names are matched after demangling (CUPTI reports CUDA C++ kernels mangled, `_ZN7cutlass6Kernel...`), so
-patterns may anchor on the demangled name's start.
+Names are matched, ignoring case, both as reported and demangled (CUPTI reports CUDA C++ kernels mangled,
+`_ZN7cutlass6Kernel...`; ncu demangled), so a pattern may anchor on either form's start.
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ import ctypes
 import functools
 import re
 
-# cuBLAS/cuBLASLt (nvjet_*, the xmma/sm90 gemm families, gemv, split-K reductions), CUTLASS library
-# instantiations, cuDNN, flash-attention (fmha, flash_fwd), FlashInfer, Marlin, flash-linear-attention
-# (fla's chunked delta-rule kernels), and CuPy's cuBLAS helpers.
+# cuBLAS/cuBLASLt (nvjet_*, the xmma/sm90 gemm families, gemv, split-K reductions), cuSPARSE, CUTLASS
+# library instantiations, cuDNN, flash-attention (fmha, flash_fwd), FlashInfer, Marlin, and
+# flash-linear-attention (fla's chunked and fused-recurrent delta-rule kernels).
 VENDOR_KERNEL_PATTERNS = (
-    r"^nvjet", r"xmma", r"(^|::|\b)cutlass", r"cublas", r"^sm\d+_.*gemm", r"gemv2[NT]_kernel", r"gemvNSP",
+    r"^nvjet", r"xmma", r"cutlass", r"cublas", r"cusparse", r"^sm\d+_.*gemm", r"gemv2[NT]_kernel", r"gemvNSP",
     r"gemmSN", r"gemmk1_kernel", r"splitKreduce", r"cudnn", r"^flash_fwd", r"flash::", r"flashinfer", r"fmha",
     r"marlin", r"^ampere_.*gemm", r"^hopper_.*gemm", r"(^|_)chunk_(kda|gated_delta_rule|delta_rule)_",
     r"fused_recurrent_(kda|gated_delta_rule)",
 )
-_COMPILED = tuple(re.compile(p) for p in VENDOR_KERNEL_PATTERNS)
+_COMPILED = tuple(re.compile(p, re.IGNORECASE) for p in VENDOR_KERNEL_PATTERNS)
 
 
 @functools.lru_cache(maxsize=1)

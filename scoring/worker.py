@@ -261,19 +261,24 @@ class Runner:
         dims, dtype = self.problem.module.output_spec(dict(shape.params))
         check_output_contract(out, tuple(dims), dtype, self.device)
         _assert_unchanged(given, pristine, "input")
+        verdict = None
         if self.verify is not None:
             gen = self._generator(shape.name, "verify", counts["verified"])
             verdict = self.verify(out, weights, pristine, gen, self.tolerance)
             counts["verified"] += 1
-            if not verdict.passed:
-                raise _CallFailed(verdict, f"verification ({self.verify_method})")
         if not against_reference:
+            if verdict is not None and not verdict.passed:
+                raise _CallFailed(verdict, "verification")
             return None
+        # The reference decides where it runs; a verification that disagrees with it is counted (a verifier
+        # must never fail a correct output: the result shows whether it did).
         with self.grader():
             ref = self.problem.module.reference(weights, pristine)
             custom = self.problem.custom_check
             stats = custom(out, ref, weights, pristine, self.tolerance) if custom else compare(out, ref, self.tolerance)
         counts["against_reference"] += 1
+        if verdict is not None and verdict.passed != stats.passed:
+            counts["disagreements"] += 1
         if not stats.passed:
             raise _CallFailed(stats, "the fp64 reference")
         return stats
@@ -317,35 +322,38 @@ class Runner:
         last_given: dict = {}
         timed_calls = [0]
 
-        def one_call(against_reference: bool, same_storage: bool = False, timed: bool = True) -> CallTiming:
+        def one_call(kind: str) -> CallTiming:
+            """kind: "warm-up", "timed" or "last". Whether a call is compared with the reference is drawn after
+            it returns, so no frame on the stack while the solution runs holds the decision."""
             with self.grader():
                 inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
-            given = _refill(last_given, inputs) if same_storage else _clone_all(inputs)
+            given = _refill(last_given, inputs) if kind == "last" else _clone_all(inputs)
             last_given.clear()
             last_given.update(given)
-            audited = timed and timed_calls[0] == audit_call
+            audited = kind == "timed" and timed_calls[0] == audit_call
             out, timing, kernels = self.call(shape, state, given, audited=audited)
             if audited:
                 raise _Audited()
-            if timed:
+            if kind == "timed":
                 timed_calls[0] += 1
                 record.add(kernels, timing.device_ms)
             else:
                 record.add_untimed(kernels)
+            against_reference = kind == "last" or (kind == "timed" and
+                                                   self.sample_rng.random() < self.task["timed_check_rate"])
             self.after_call(shape, out, weights, given, inputs, against_reference, counts)
             return timing
 
         warm_start = time.perf_counter()
         warm = 0
         while warm < self.policy.warmup_calls or time.perf_counter() - warm_start < self.policy.warmup_s:
-            one_call(False, timed=False)
+            one_call("warm-up")
             warm += 1
-        stats = repeat_until_stable(lambda: one_call(self.sample_rng.random() < self.task["timed_check_rate"]),
-                                    self.policy)
-        # The last timed call is always checked against the reference too, and it gets the previous call's
-        # input tensors refilled with new values: a cache keyed on the tensor's identity, address or shape
-        # (X02) answers it with a stale output whatever the allocator recycles.
-        one_call(True, same_storage=True, timed=False)
+        stats = repeat_until_stable(lambda: one_call("timed"), self.policy)
+        # The last call is always checked against the reference too, and it gets the previous call's input
+        # tensors refilled with new values: a cache keyed on the tensor's identity, address or shape (X02)
+        # answers it with a stale output whatever the allocator recycles.
+        one_call("last")
         return stats, warm
 
     # -- one shape --------------------------------------------------------------------------------------
@@ -353,7 +361,7 @@ class Runner:
         result: dict = {"name": shape.name, "shape_set": shape.shape_set, "params": dict(shape.params)}
         started = time.perf_counter()
         record = ShapeKernelSummary()
-        counts = {"verified": 0, "against_reference": 0}
+        counts = {"verified": 0, "against_reference": 0, "disagreements": 0}
         stats, prepared, prepare_ms = self.correctness(shape, record, counts)
         result["prepare_ms"] = prepare_ms
         summary = worst(stats)
@@ -394,7 +402,8 @@ class Runner:
         else:
             method = "none (watch=false)" if not self.task.get("watch", True) else "none (the problem has no verify_call)"
         result["verification"] = {"method": method, "calls_verified": counts["verified"],
-                                  "calls_checked_against_reference": counts["against_reference"]}
+                                  "calls_checked_against_reference": counts["against_reference"],
+                                  "disagreements_with_the_reference": counts["disagreements"]}
         result["kernel_record"] = record.as_dict() if self.recorder else dict(self.recorder_note)
         return result
 

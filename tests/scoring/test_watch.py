@@ -1,0 +1,110 @@
+"""The timed-path watch, on the CPU: vendor kernel names, the kernel record's arithmetic and verdicts, the
+audited call's draw, the environment scrub, and a scored run whose every call was verified.
+
+The CUPTI record itself needs a GPU: tests/scoring/test_gpu.py and the GPU corpus exercise it."""
+
+import ctypes
+import os
+
+import pytest
+
+from scoring import vendor_kernels
+from scoring.audit import choose_audited_call
+from scoring.kernel_record import CallKernels, KernelRecorder, ShapeKernelSummary
+from scoring.spec import Shape, SpecError, load_spec
+from scoring.worker import scrub_environment
+
+HOUSE_AND_TORCH_KERNELS = [
+    "_fp8_gemm_kernel", "tma_kernel", "_softmax_rows_kernel",
+    "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13AUnaryFunctorIfffNS0_11MulFunctorIfEEEESt5arrayIPcLm2EEEEviT0_T1_",
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>(T3)",
+]
+VENDOR_KERNELS = [
+    "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",
+    "sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n_tilesize128x128x128_warpgroupsize1x1x1_execute_segment_k_off_kernel",
+    "_ZN7cutlass6KernelINS_4gemm6kernel4GemmEEEvNT_6ParamsE",
+    "void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false>(T4)",
+    "cudnn::engines_precompiled::nchwToNhwcKernel", "flash_fwd_splitkv_kernel", "fmha_cutlassF_bf16_aligned_64x64",
+    "chunk_kda_fwd_kernel_o", "Marlin<256, 1, 8, 8, 4, 8>",
+]
+
+
+@pytest.mark.parametrize("name", VENDOR_KERNELS)
+def test_vendor_library_kernels_are_named(name):
+    assert vendor_kernels.is_vendor_kernel(name)
+    assert vendor_kernels.judge(["_fp8_gemm_kernel", name], "in the test").startswith("failed (X21: vendor library")
+
+
+@pytest.mark.parametrize("name", HOUSE_AND_TORCH_KERNELS)
+def test_house_and_torch_elementwise_kernels_are_not(name):
+    assert not vendor_kernels.is_vendor_kernel(name)
+
+
+def test_mangled_names_are_demangled_for_the_record():
+    mangled = VENDOR_KERNELS[2]
+    assert vendor_kernels.demangle(mangled) == "void cutlass::Kernel<cutlass::gemm::kernel::Gemm>(cutlass::gemm::kernel::Gemm::Params)"
+    assert vendor_kernels.demangle("plain_triton_kernel") == "plain_triton_kernel"
+
+
+def test_busy_time_counts_overlapping_kernels_once():
+    kernels = CallKernels([("a", 0, 10_000, 7), ("b", 5_000, 20_000, 8), ("c", 30_000, 31_000, 7)])
+    assert kernels.busy_ms() == pytest.approx(0.021)
+    assert CallKernels().busy_ms() == 0.0
+
+
+def test_kernel_time_beyond_the_timed_interval_is_x10_and_small_excess_is_not():
+    hidden = ShapeKernelSummary()
+    for _ in range(5):
+        hidden.add(CallKernels([("work", 0, 150_000, 7)]), event_ms=0.1)  # 150 us of kernels in a 100 us interval
+    assert hidden.outside_timed_interval([0.1]).startswith("X10: the calls' kernels ran 1.50x")
+    honest = ShapeKernelSummary()
+    for _ in range(5):
+        honest.add(CallKernels([("work", 0, 98_000, 7)]), event_ms=0.1)
+    assert honest.outside_timed_interval([0.1]) is None
+    assert honest.as_dict()["kernel_over_event_time"]["median"] == pytest.approx(0.98)
+
+
+def test_the_record_judges_every_call_and_keeps_time_only_for_timed_ones():
+    summary = ShapeKernelSummary()
+    summary.add_untimed(CallKernels([(VENDOR_KERNELS[0], 0, 10, 7)]))  # a correctness call
+    summary.add(CallKernels([("_fp8_gemm_kernel", 0, 10, 7)]), event_ms=0.01)
+    record = summary.as_dict()
+    assert (record["calls_recorded"], record["timed_calls_recorded"]) == (2, 1)
+    assert record["vendor_kernels"].startswith("failed (X21: vendor library kernels launched by timed calls")
+
+
+def test_a_machine_without_cupti_says_why_instead_of_passing(monkeypatch):
+    monkeypatch.setattr("scoring.kernel_record.find_libcupti", lambda: None)
+    recorder = KernelRecorder()
+    assert not recorder.available
+    assert recorder.describe()["outcome"] == "not verified (CUPTI library (libcupti.so) not found)"
+
+
+def test_the_audited_call_is_drawn_from_the_timed_shapes_with_the_run_seed():
+    shapes = [Shape("a", "visible", {"M": 1}), Shape("b", "held_out", {"M": 2}), Shape("p", "property", {"M": 3})]
+    draws = {(shape.name, call) for shape, call in (choose_audited_call(shapes, seed, 10) for seed in range(40))}
+    assert {name for name, _ in draws} == {"a", "b"}
+    assert all(0 <= call < 10 for _, call in draws)
+    assert choose_audited_call(shapes, 7, 10) == choose_audited_call(shapes, 7, 10)
+    assert choose_audited_call(shapes[2:], 7, 10) is None
+
+
+def test_an_audit_with_a_fixed_shape_is_refused_with_the_fix(tmp_path):
+    source = (load_spec.__globals__["Path"](__file__).parents[2] / "problems" / "fp8_gemm" / "problem.toml").read_text()
+    folder = tmp_path / "fp8_copy"
+    folder.mkdir()
+    (folder / "problem.toml").write_text(source.replace('expect = "fp8"', 'expect = "fp8"\nshape = { M = 64, N = 64, K = 64 }'))
+    with pytest.raises(SpecError, match=r"audits\[0\]\.shape.*remove the shape"):
+        load_spec(folder)
+
+
+def test_the_scrub_hides_a_profilers_variables_from_python_but_not_from_c(monkeypatch):
+    import torch
+
+    monkeypatch.setenv("CEILING_TEST_INJECTED", "by-a-profiler")
+    scrub_environment([name for name in os.environ if name != "CEILING_TEST_INJECTED"], torch.device("cpu"))
+    assert "CEILING_TEST_INJECTED" not in os.environ
+    getenv = ctypes.CDLL(None).getenv
+    getenv.restype = ctypes.c_char_p
+    assert getenv(b"CEILING_TEST_INJECTED") == b"by-a-profiler"  # the profiler's libraries still read it
+    os.unsetenv("CEILING_TEST_INJECTED")
