@@ -70,7 +70,7 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr in self.forbidden_ops and not self._on_triton(node.value):
+        if node.attr in self.forbidden_ops and not self._on_triton(node.value) and not _backend_setting(node):
             self._add(node, f"names forbidden operator '{node.attr}' ({ast.unparse(node)})")
         self.generic_visit(node)
 
@@ -91,6 +91,12 @@ class _Visitor(ast.NodeVisitor):
         while isinstance(root, ast.Attribute):
             root = root.value
         return isinstance(root, ast.Name) and root.id in self.triton_aliases
+
+
+def _backend_setting(node: ast.Attribute) -> bool:
+    """`torch.backends.cuda.matmul` (the namespace of the allow_tf32 settings) names no operator."""
+    return isinstance(node.value, ast.Attribute) and node.value.attr == "cuda" and \
+        isinstance(node.value.value, ast.Attribute) and node.value.value.attr == "backends"
 
 
 def audit_files(paths: list[Path], forbidden_imports: tuple[str, ...], forbidden_ops: tuple[str, ...],

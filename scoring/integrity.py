@@ -34,12 +34,15 @@ CLASSES: tuple[Defence, ...] = (
             ("problems/fp8_gemm/solutions/wrong/zeros.py", "problems/fp8_gemm/solutions/wrong/passthrough.py",
              "problems/paged_attention/solutions/wrong/uniform_weights.py"), "cpu+gpu"),
     Defence("X02", "result reuse (caching on id, data_ptr, shape)",
-            "fresh inputs generated for every call outside the timed region; a random sample of timed calls and "
-            "the last one checked, the last one on the previous call's tensors refilled in place",
-            "scoring/worker.py (timed, _refill)",
+            "fresh inputs generated for every call outside the timed region; every call's output verified cheaply "
+            "(the problem's verify_call: Freivalds for the GEMMs, sampled rows otherwise); a random sample of "
+            "timed calls and the last one compared with the fp64 reference, the last one on the previous call's "
+            "tensors refilled in place",
+            "scoring/worker.py (after_call, timed, _refill), problems/*/problem.py (verify_call)",
             (f"{CORPUS}X02_cache_keyed_on_the_call.py", f"{CORPUS}X02_cache_that_pins_its_inputs.py"), "cpu+gpu"),
-    Defence("X03", "batch-and-skip", "every correctness call and sampled timed calls checked on fresh inputs",
-            "scoring/worker.py", (f"{CORPUS}X03_batch_and_skip.py",), "cpu+gpu"),
+    Defence("X03", "batch-and-skip", "every call verified on fresh inputs (verify_call), correctness calls and "
+            "sampled timed calls against the reference", "scoring/worker.py, problems/*/problem.py (verify_call)",
+            (f"{CORPUS}X03_batch_and_skip.py", f"{CORPUS}X13_skips_work_when_unwatched.py"), "cpu+gpu"),
     Defence("X04", "input mutation", "the solution gets clones; pristine copies compared after checked calls",
             "scoring/worker.py (_assert_unchanged)", (f"{CORPUS}X04_mutates_its_input.py",), "cpu+gpu"),
     Defence("X05", "lazy output", "outputs must be plain dense torch.Tensor of the declared shape, dtype and device",
@@ -52,9 +55,13 @@ CLASSES: tuple[Defence, ...] = (
              "tests/scoring/test_isolation.py::test_the_seed_predicting_adversary_passes_when_the_seed_leaks"),
             "cpu+gpu"),
     Defence("X10", "side stream", "after the timed stream's end event, a device-wide synchronise measures work "
-            "that outlived it; above the machine's calibrated idle tail the timing is refused",
-            "scoring/timing.py (outlived_detail)",
-            (f"{CORPUS}X10_side_stream.py", "tests/scoring/test_gpu.py::test_work_hidden_on_a_side_stream_is_refused",
+            "that outlived it; above the machine's calibrated idle tail the timing is refused; kernel time from the "
+            "CUPTI record of every timed call against its event time (kernels that ran before the start event, "
+            "during the launch pad)",
+            "scoring/timing.py (outlived_detail), scoring/kernel_record.py (outside_timed_interval)",
+            (f"{CORPUS}X10_side_stream.py", f"{CORPUS}X10_warms_the_weights_during_the_launch_pad.py",
+             "tests/scoring/test_watch.py::test_kernel_time_beyond_the_timed_interval_is_x10_and_small_excess_is_not",
+             "tests/scoring/test_gpu.py::test_work_hidden_on_a_side_stream_is_refused",
              "tests/scoring/test_timing.py::test_work_that_outlives_the_timed_stream_is_refused"), "cpu+gpu"),
     Defence("X11", "timer tampering", "true callables captured before the solution is imported and compared "
             "by identity after import, prepare and every check; results on a private pipe",
@@ -68,10 +75,16 @@ CLASSES: tuple[Defence, ...] = (
              "tests/scoring/test_l2_residency.py::test_a_raised_set_aside_is_x12",
              "tests/scoring/test_roofline_and_result.py::test_a_fraction_above_one_is_rejected_not_scored",
              "tests/scoring/test_gpu.py::test_a_fraction_above_the_peak_is_rejected_on_the_gpu"), "cpu+gpu"),
-    Defence("X13", "warm-up / phase detection", "checked calls drawn from the timed ones (the last always); the "
-            "source audit catches operators hidden from the watched calls",
-            "scoring/worker.py, scoring/import_audit.py",
-            (f"{CORPUS}X13_honest_only_while_warming_up.py", f"{CORPUS}X13_hides_scaled_mm_from_the_watched_calls.py"),
+    Defence("X13", "warm-up / phase detection", "one call path for checked, warm-up, timed and audited calls: no "
+            "dispatch mode, flag or argv differs; the forbidden operators refused for the whole process; every "
+            "call verified and its kernels recorded; which calls meet the reference drawn after they return; the "
+            "counter audit profiles a timed call of a scoring worker (residual: a profiler stays visible in "
+            "/proc/self/maps, /proc/self/environ and the parent process, docs/integrity.md)",
+            "scoring/worker.py, scoring/guard.py, scoring/audit.py",
+            (f"{CORPUS}X13_honest_only_while_warming_up.py", f"{CORPUS}X13_hides_scaled_mm_from_the_watched_calls.py",
+             f"{CORPUS}X13_watch_aware_vendor_call.py", f"{CORPUS}X13_swallows_the_refusal.py",
+             f"{CORPUS}X13_skips_work_when_unwatched.py", f"{CORPUS}X13_reads_the_check_flag_from_the_callers_frame.py",
+             f"{CORPUS}X20_fp8_only_when_profiled.py"),
             "cpu+gpu"),
     Defence("X14", "early exit / fake result line", "results travel on the parent's private pipe; a child that "
             "ends without reporting, or a malformed message, is classified", "scoring/isolation.py",
@@ -85,11 +98,17 @@ CLASSES: tuple[Defence, ...] = (
             ("problems/fp8_gemm/solutions/wrong/bf16_cast.py",
              "tests/scoring/test_gpu.py::test_bf16_cast_passes_numerically_but_fails_the_audit_where_ncu_runs"),
             "gpu"),
-    Defence("X21", "vendor library call", "aten-level dispatch mode on checked calls; syntax-tree audit of the "
-            "solution's files; vendor kernel names in the profiled call",
-            "scoring/guard.py, scoring/import_audit.py, scoring/audit.py (vendor_kernels)",
+    Defence("X21", "vendor library call", "the forbidden aten operators refused for the whole worker at the "
+            "dispatcher (every call, every spelling, attempts recorded even when caught); syntax-tree audit of the "
+            "solution's files; the kernels of every call recorded by CUPTI and matched against one vendor list "
+            "(cuBLAS/cuBLASLt reached through ctypes or CuPy included); vendor kernel names in the profiled call",
+            "scoring/guard.py, scoring/import_audit.py, scoring/kernel_record.py, scoring/vendor_kernels.py, "
+            "scoring/audit.py (vendor_kernels)",
             ("problems/fp8_gemm/solutions/wrong/scaled_mm_alias.py", "problems/fp8_gemm/solutions/wrong/matmul_operator.py",
-             "problems/w4a16_gemm/solutions/wrong/dequant_then_mm.py",
+             "problems/w4a16_gemm/solutions/wrong/dequant_then_mm.py", f"{CORPUS}X13_watch_aware_vendor_call.py",
+             f"{CORPUS}X13_swallows_the_refusal.py", f"{CORPUS}X21_cupy_cublas_without_aten.py",
+             f"{CORPUS}X21_cublaslt_through_ctypes.py",
+             "tests/scoring/test_checking_and_guard.py::test_forbidden_op_is_refused_in_every_spelling_and_every_mode",
              "tests/scoring/test_hardware_and_audit.py::test_vendor_kernels_in_the_profiled_call_fail_x21"), "cpu+gpu"),
     Defence("X22", "skipped work", "dense-equivalent formulas; adversarial routing and lengths; executed tensor "
             "FLOPs against the formula (ncu)", "problems/*/problem.py, scoring/audit.py",

@@ -8,7 +8,8 @@ NSIGHT*, NV_TPS*), or a profiler's libraries in /proc/self/maps (ncu's and nsys'
 nvperf, a libcupti mapped after the import): _watch.py. Against the old scorer, whose timed calls ran
 with no dispatch mode and whose counter audit ran in `scoring.audit_target` under ncu, every checked and
 audited call was honest and every timed call ran cuBLASLt (0.641 of the roofline against the house
-kernel's 0.548 on an H100, README), with nothing refused and no failed audit.
+kernel's 0.548 on an H100, README; 0.77 ms against 0.93 ms at 8192^3 when measured for this case), with
+nothing refused and no failed audit.
 
 Defence: the forbidden operators are refused for the whole worker at the dispatcher, on every call, so
 there is no mode to see and the first unwatched call raises "X21: forbidden operator aten::_scaled_mm".
@@ -27,7 +28,7 @@ EXPECTED = {
     "gpu": {"status": "forbidden_op", "shapes": {"square_8192": "forbidden_op"},
             "detail": "X21: forbidden operator aten::_scaled_mm"},
 }
-OPERATOR = "".join(("_sca", "led", "_mm"))  # assembled, so no syntax tree names it
+OPERATOR = "".join(("_sca", "led", "_mm"))  # noqa: FLY002 -- assembled, so no syntax tree names it
 
 
 def run(state, a, a_scale):

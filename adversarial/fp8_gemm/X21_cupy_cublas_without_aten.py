@@ -1,15 +1,18 @@
 """X21: cuBLAS reached through CuPy, with no aten GEMM operator anywhere.
 
 On CUDA the fp8 operands are widened to fp16 with torch elementwise ops (e4m3 values times 2^-8 are
-exact in fp16, and the 2^16 comes back in the epilogue, so the fp16 output cannot overflow), handed to
+exact in fp16, and the 2^16 comes back in the epilogue, so the fp16 output cannot overflow; CuPy 14
+has no bfloat16), handed to
 CuPy through DLPack (no copy) and multiplied with the `@` operator on CuPy arrays: cublasGemmEx, fp32
 accumulation, on torch's current stream. The dispatcher never sees a GEMM, the syntax tree names no
 forbidden operator (`@` on CuPy arrays is no attribute) and no forbidden module. In a process that
 looks profiled (_watch.py: ncu's injection libraries in /proc/self/maps, its variables, an audit target)
 it runs the honest fp8 kernel, so the counter audit sees fp8 tensor work and the house kernel's name.
-What it gains where nothing records kernel names: cuBLAS's fp16 GEMM at about 0.4 of the fp8 roofline
-on an H100 (790 TFLOP/s of 1979), more than a first fp8 kernel of one's own usually reaches, scored as
-that solution's own; the answer is right, so no check fails.
+What it gains where nothing records kernel names: a tuned library GEMM scored as the solution's own,
+with right answers (every GPU shape, M = 1 included). It is the way out for a solution whose own fp8
+kernel is slow or inaccurate, not a way past the house: measured on an H100 with the scorer's timer it
+takes 2.18 ms at 8192^3 (0.26 of the fp8 roofline; the house kernel 0.93 ms), and decode shapes are
+bound by CuPy's host overhead (166 us on decode_m16).
 
 Defence (GPU): every kernel each call launches is recorded with CUPTI and matched against the
 vendor-library names (scoring/vendor_kernels.py: cuBLAS's nvjet/xmma/cutlass kernels), so the shape

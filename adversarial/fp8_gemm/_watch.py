@@ -4,9 +4,15 @@ Every signal is something a solution can observe from inside a scoring worker wi
 file: an active Python dispatch mode (the old scorer's forbidden-operator mode on checked calls), the
 backend flags the old scorer switched on around checked calls only (deterministic algorithms and
 `fill_uninitialized_memory`, its poisoning of torch.empty), the process's argv and environment (an
-audit target, a profiler's injection variables), and the libraries mapped into the process: a
+audit target, a profiler's injection variables, also as the process started: /proc/self/environ),
+a grader frame on the stack that says the call is audited, and the libraries mapped into the process: a
 profiler's injection library stays in /proc/self/maps whatever the environment is scrubbed to, and a
-CUPTI that appears after the solution was imported means a profiler attached mid-run. Not a case.
+CUPTI that appears after the solution was imported means a profiler attached mid-run (PyTorch's CUDA
+build maps libcupti into every process, so only a new mapping says anything). Seen on an H100 with
+Nsight Compute 2025.3: a process under ncu maps libTreeLauncherTargetInjection.so,
+libInterceptorInjectionTarget.so, libcuda-injection.so and libnvperf_host/target.so, and has
+NVTX_INJECTION64_PATH and NV_COMPUTE_PROFILER_PERFWORKS_DIR set; a plain torch 2.11 process maps none of
+them (but does map libcupti.so.13). Not a case.
 """
 
 import os
@@ -20,7 +26,7 @@ from torch.utils._python_dispatch import _get_current_dispatch_mode
 PROFILER_VARIABLES = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "NV_COMPUTE_PROFILER_PERFWORKS_DIR")
 PROFILER_VARIABLE_PREFIXES = ("NSIGHT", "NV_TPS", "NSYS")
 # Nsight Compute and Nsight Systems inject these into the profiled process; nvperf reads the counters.
-PROFILER_LIBRARIES = ("ToolsInjection", "TreeLauncher", "InterceptorInjection", "nvperf")
+PROFILER_LIBRARIES = ("ToolsInjection", "TreeLauncher", "InterceptorInjection", "cuda-injection", "nvperf")
 CUPTI = "libcupti"
 MAPS_REFRESH_S = 0.5  # /proc/self/maps is read at most this often: parsing it costs host time per call
 
@@ -33,11 +39,21 @@ def mapped_files() -> set[str]:
         return set()
 
 
+def environment_at_start() -> set[str]:
+    """Variable names the process started with (/proc/self/environ: os.environ's deletions do not reach it)."""
+    try:
+        with open("/proc/self/environ", "rb") as environ:
+            return {entry.split(b"=", 1)[0].decode(errors="replace") for entry in environ.read().split(b"\0") if entry}
+    except OSError:
+        return set()
+
+
 def backend_flags() -> tuple[bool, bool]:
     return torch.are_deterministic_algorithms_enabled(), bool(deterministic.fill_uninitialized_memory)
 
 
 MAPPED_AT_IMPORT = mapped_files()
+ENVIRONMENT_AT_START = environment_at_start()
 FLAGS_AT_IMPORT = backend_flags()
 _maps_verdict = [-1e9, False]  # (when read, profiler library seen)
 
@@ -56,8 +72,9 @@ def audit_process() -> bool:
 
 
 def profiler_environment() -> bool:
-    return any(name in os.environ for name in PROFILER_VARIABLES) or \
-        any(name.startswith(PROFILER_VARIABLE_PREFIXES) for name in os.environ)
+    names = ENVIRONMENT_AT_START | set(os.environ)
+    return any(name in names for name in PROFILER_VARIABLES) or \
+        any(name.startswith(PROFILER_VARIABLE_PREFIXES) for name in names)
 
 
 def profiler_libraries() -> bool:
@@ -68,6 +85,18 @@ def profiler_libraries() -> bool:
             any(CUPTI in path for path in files - MAPPED_AT_IMPORT)
         _maps_verdict[:] = [now, seen]
     return _maps_verdict[1]
+
+
+def audited_call_on_the_stack(depth: int = 16) -> bool:
+    """A grader frame below this call holds `audited = True` (scoring/worker.py's call(..., audited))."""
+    frame = sys._getframe(1)
+    for _ in range(depth):
+        if frame is None:
+            return False
+        if frame.f_locals.get("audited") is True:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def profiled() -> bool:

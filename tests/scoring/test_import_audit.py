@@ -48,6 +48,7 @@ def test_triton_and_unrelated_names_are_not_flagged(tmp_path):
 
     # torch.topk in a comment, and in a string: "torch._scaled_mm"
     summary = torch.empty(3).sum()
+    tf32 = torch.backends.cuda.matmul.allow_tf32  # a backend setting, not the matmul operator
     """
     assert findings_for(tmp_path, source) == []
 

@@ -1,0 +1,56 @@
+"""X10 + X12: on weight-bound (decode) shapes, reads most of B into L2 on a side stream while the timer's
+launch pad runs, before the start event, then joins the side stream back so nothing outlives the call.
+
+The timer flushes the L2, then queues a ~200 us device-side pause before its start event so that host
+launch latency is not charged (scoring/timing.py). Work the solution launches on another stream runs
+during that pause: a short device-side wait (so the flush has finished), then a read of as much of B as
+fits in three quarters of the L2. The timed GEMM (the house kernel, on the timed stream after the pause)
+then finds those weights in L2: the weight-bound decode shape reads less from DRAM inside the timed
+interval than the roofline's bytes_moved assumes. The side stream is joined to the timed stream before
+the GEMM, so the side work ends long before the end event and the device-wide synchronise after it
+sees no tail: the old X10 defence (work that outlives the timed stream) cannot see it. Compute-bound
+shapes are left alone (nothing to gain there), and the output is the house kernel's, so it is correct.
+Measured on an H100 with the scorer's timer: decode_m64_7168 (51 MB of B) 23.7 -> 20.0 us, 16% faster;
+decode_m16 (64 MB of B, more than the 50 MB L2) 33.2 -> 32.6 us, no real gain. A longer or no wait put
+the side work inside the timed interval (up to 120 us).
+
+Defence (GPU): CUPTI records the kernels every call launched on any stream with their device times; their
+busy time against the events' time (kernel_over_event_time) exceeds 1.05 by more than 5 us (measured:
+4.5 on decode_m16, 6.7 on decode_m64_7168; the honest house kernel 0.92 and 0.89), so the shape fails
+with "X10: the calls' kernels ran ... outside the events". The CPU profile has no streams,
+no pause and no L2 flush.
+"""
+
+import torch
+from _correct import correct
+
+EXPECTED = {
+    "class": "X10",
+    "shape_set": "all",  # the held-out decode_m64_7168 is where the warming gains
+    "cpu": {"not_exercised": "the CPU profile has no streams, no launch pad and no L2 flush to get ahead of"},
+    "gpu": {"status": "integrity", "detail": "X10: the calls' kernels ran",
+            "shapes": {"decode_m16": "integrity", "decode_m64_7168": "integrity", "square_8192": "passed"}},
+}
+WEIGHT_BOUND_M = 64  # up to this many rows the GEMM is bound by reading B
+WAIT_US = 80.0  # device-side, on the side stream: the timer's flush (write + read of 2x L2) is over by then
+L2_SHARE = 0.75
+_side = []
+
+
+def run(state, a, a_scale):
+    if not a.is_cuda or a.shape[0] > WEIGHT_BOUND_M:
+        return correct(state, a, a_scale)
+    if not _side:
+        properties = torch.cuda.get_device_properties(a.device)
+        clock_khz = getattr(properties, "clock_rate", 0) or 1_980_000
+        _side.append((torch.cuda.Stream(a.device), int(WAIT_US * clock_khz / 1e3),
+                      int(properties.L2_cache_size * L2_SHARE)))
+    side, wait_cycles, l2_bytes = _side[0]
+    b = state["b"]
+    rows = min(b.shape[0], l2_bytes // b.shape[1])
+    timed_stream = torch.cuda.current_stream(a.device)
+    with torch.cuda.stream(side):  # no wait on the timed stream: it is still in the launch pad
+        torch.cuda._sleep(wait_cycles)
+        b[:rows].view(torch.uint8).max()  # reads `rows` rows of B; the result is not needed
+    timed_stream.wait_stream(side)
+    return correct(state, a, a_scale)
