@@ -22,6 +22,8 @@ import math
 
 import torch
 
+from scoring.checking import CheckStats, worst
+
 FAMILIES = {0: "llm_logits", 1: "huge_range", 2: "dominant_tiny", 3: "near_ties", 4: "masked"}
 FLOPS_PER_ELEMENT = 5  # max, subtract, exp, add, scale: the algorithmic count (memory-bound either way)
 
@@ -96,3 +98,74 @@ def reference(weights, inputs):
     shifted = x - x.amax(dim=-1, keepdim=True)
     e = torch.exp(shifted)
     return e / e.sum(dim=-1, keepdim=True)
+
+
+# -- per-call verification (scoring/problem.py: VERIFY_METHOD, verify_call) ----------------------------------
+VERIFY_METHOD = ("every row: its fp64 sum within 2 (rtol + n atol) of 1, and 16 random entries within "
+                 "2 (atol + 2 rtol |pred|) of pred = out[argmax x] * exp(x - max x) (the ratios softmax fixes); "
+                 "plus 4 random whole rows recomputed in fp64 as exp(x - max) / sum, within 2x atol + rtol*|ref| "
+                 "elementwise. A zeroed or NaN row fails wherever it is; a stale row escapes its 16 ratios ~never")
+
+# Whole-output invariants cover every row at O(rows) extra work besides one pass over x and one over out:
+# a row summing to 1 whose sampled entries stand in softmax's ratios to its largest is the row's softmax
+# unless it is wrong only off the sampled entries, which the whole rows below check for a few rows.
+SAMPLED_COLUMNS = 16
+FULL_ROWS = 4
+# Bounds from the tolerance, with a safety factor of 2 over what any output passing the full check can reach:
+# |sum - 1| <= sum |out - ref| <= rtol + n atol; an entry against pred (whose own scale out[argmax] is off by
+# at most rtol) is off by at most atol + 2 rtol |ref|; 2x covers fp64 rounding (1e-16 n) and |pred| vs |ref|.
+SAFETY = 2.0
+CHUNK_ELEMENTS = 2**23  # fp64 copies of 64 MiB: 0.51 GiB of extra memory at the peak (H100, 2M-wide rows)
+# Cost on near_ties_2m (16 x 2M): one max pass over x, one fp64 row-sum pass over out (~20 bytes per
+# element, ~0.7 GB) and 4 rows recomputed (8M elements, ~0.5 GB): measured 3.8 ms on an H100, most of it
+# launches and synchronisations (2.6 ms on the smaller shapes); the call moves 0.27 GB, 0.08 ms at the roofline.
+
+
+def _nonfinite(out):
+    """The failure for NaN/Inf in out: one isfinite pass, in blocks to bound its temporaries."""
+    count = sum(int((~torch.isfinite(block)).sum().item()) for block in out.reshape(-1).split(CHUNK_ELEMENTS))
+    return CheckStats(False, math.inf, math.inf, math.inf, count, count, f"{count} NaN/Inf elements")
+
+
+def _elementwise_stats(got, ref, rtol, atol, what):
+    """Every entry within atol + rtol*|ref| (bounds given with their safety factor); normwise reported only."""
+    err = (got - ref).abs()
+    bad = int((err > atol + rtol * ref.abs()).sum().item())
+    significant = ref.abs() > atol
+    max_rel = float((err[significant] / ref.abs()[significant]).max().item()) if significant.any() else 0.0
+    normwise = float(torch.linalg.vector_norm(got - ref) / torch.linalg.vector_norm(ref).clamp(min=1e-300))
+    detail = "" if not bad else f"{bad} of {ref.numel()} {what} outside atol {atol:.3g} + rtol {rtol:.3g} * |ref|"
+    return CheckStats(bad == 0, float(err.max().item()), max_rel, normwise, bad, 0, detail)
+
+
+def _row_sums(out):
+    """Row sums in fp64, a block of rows at a time."""
+    step = max(1, CHUNK_ELEMENTS // out.shape[1])
+    return torch.cat([block.double().sum(1) for block in out.split(step)])
+
+
+def _softmax_fp64(x):
+    shifted = x.double() - x.amax(dim=1, keepdim=True).double()
+    e = torch.exp(shifted)
+    return e / e.sum(dim=1, keepdim=True)
+
+
+def verify_call(out, weights, inputs, gen, tolerance):
+    x = inputs["x"]
+    rows, n = x.shape
+    sums = _row_sums(out)
+    if not bool(torch.isfinite(sums).all()):  # fp64 sums of fp32 values cannot overflow: out holds NaN/Inf
+        return _nonfinite(out)
+    sum_check = _elementwise_stats(sums, torch.ones_like(sums), 0.0, SAFETY * (tolerance.rtol + n * tolerance.atol),
+                                   "row sums")
+    x_max, argmax = x.max(dim=1, keepdim=True)
+    columns = torch.randint(0, n, (rows, SAMPLED_COLUMNS), generator=gen, device=x.device)
+    pred = out.gather(1, argmax).double() * torch.exp(x.gather(1, columns).double() - x_max.double())
+    ratio_check = _elementwise_stats(out.gather(1, columns).double(), pred, SAFETY * 2 * tolerance.rtol,
+                                     SAFETY * tolerance.atol, "sampled entries against out[argmax] * exp(x - max)")
+    full = torch.randperm(rows, generator=gen, device=x.device)[:FULL_ROWS]
+    step = max(1, CHUNK_ELEMENTS // n)
+    full_checks = [_elementwise_stats(out[block].double(), _softmax_fp64(x[block]), SAFETY * tolerance.rtol,
+                                      SAFETY * tolerance.atol, "elements of sampled rows")
+                   for block in full.split(step)]
+    return worst([sum_check, ratio_check, *full_checks])
