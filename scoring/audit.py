@@ -5,13 +5,14 @@ the tensor pipe's per-source-precision operation counters do, and their total ag
 FLOP formula shows skipped work (X22). Outcomes are `passed`, `failed (Xnn: detail)` or
 `not verified (why)`: an audit that could not run is never reported as passed.
 
-The profiled call is a timed call of a real scoring worker (`python -m scoring.worker`, the run's own
-task: its shapes, seeds and timing policy), started under ncu, which collects only the NVTX range the
-worker opens around one call drawn at random (a timed shape, a call index); the worker's environment is
-reduced to the parent's before the solution is imported. So the solution cannot tell the audited call
-from any other by argv, environment, call path, inputs or call count: a solution that is honest only
-when profiled is honest on every timed call. The worker's timings under ncu are not used.
-`profile_one_call` (a separate process, `scoring.audit_target`) remains for the measuring command
+The profiled call is a timed call of the solution's own scoring worker, drawn with the run's secret seed
+(a timed shape, a call index): every GPU worker loads CUPTI's range profiler before the solution is
+imported (scoring/counters.py), and the worker switches it on for that one call (kernel replay: the call's
+outputs are unchanged; its time is not kept). No second process, no ncu, no profiler environment: the
+process the solution runs in looks the same whichever call is audited, and a solution that is honest only
+when profiled is honest on every timed call. (Grader state inside the process, which code that walks the
+grader's frames or objects can read, is the residual: docs/integrity.md.)
+`profile_one_call` (ncu on a separate process, `scoring.audit_target`) remains for the measuring command
 `scoring.tensor_ops` only.
 """
 
@@ -26,11 +27,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from scoring import vendor_kernels
-from scoring.isolation import REPO_ROOT, child_env, run_system
+from scoring.isolation import REPO_ROOT, child_env
 from scoring.seeds import derive_seed
 
 # Tensor-pipe operation counters by source precision (Hopper; HARDWARE.md). Each counts FLOPs.
@@ -157,62 +157,37 @@ def choose_audited_call(shapes, seed: int, min_calls: int) -> tuple[object, int]
     return rng.choice(timed), rng.randrange(max(1, min_calls))
 
 
-def profile_in_worker(base_task: dict, shapes: list, audited: tuple, log_path: Path, import_timeout_s: float,
-                      shape_timeout_s: float) -> tuple[list[dict] | None, dict]:
-    """Run a scoring worker under ncu until the audited call has run: (profiled kernels or None, facts)."""
-    shape, call_index = audited
-    facts = {"shape": shape.name, "timed_call_index": call_index,
-             "process": "scoring.worker under ncu: the run's task, shapes and seeds; environment reduced to the "
-                        "parent's before the solution is imported; its timings are not used"}
-    ncu = find_ncu()
-    if ncu is None:
-        return None, dict(facts, tool=None, why_not="Nsight Compute `ncu` not found on this machine")
-    facts["tool"] = ncu
-    upto = shapes[: shapes.index(shape) + 1]  # the worker leaves once the audited call has run
-    task = dict(base_task, audit={"shape": shape.name, "call": call_index})
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="ceiling-audit-") as tmp:
-        report = Path(tmp) / "ncu.csv"
-        outcome = run_system(task, upto, log_path, import_timeout_s=import_timeout_s, shape_timeout_s=shape_timeout_s,
-                             command_prefix=tuple(ncu_command(ncu, TENSOR_AUDIT_METRICS, report)))
-        kernels, why_not = _read_report(report, None)
-        with open(log_path, "a") as log:  # ncu's own messages, for whoever reads why an audit did not run
-            log.write("".join(line + "\n" for line in report.read_text(errors="replace").splitlines()
-                              if line.startswith("==")) if report.exists() else "(no ncu report)\n")
-    facts["wall_s"] = time.perf_counter() - started
-    if outcome.audited_index is None:
-        failed = next((s for s in outcome.shapes if s and s.get("status") != "passed"), None)
-        detail = f"{failed['name']}: {failed['status']}: {str(failed.get('detail'))[:300]}" if failed else \
-            f"import: {outcome.import_status} {outcome.import_detail[:300]}"
-        return None, dict(facts, why_not=f"the audit worker did not reach the audited call ({detail})")
-    if kernels is None:
-        return None, dict(facts, why_not=why_not)
-    return kernels, facts
+def _profiled_rows(ranges: list[dict]) -> list[dict]:
+    """The counter reader's ranges as the judges read ncu's rows (metric name -> value, a kernel name)."""
+    return [{**{k: str(v) for k, v in r.items() if k != "range"}, "Kernel Name": f"kernel {r.get('range', '?')}"}
+            for r in ranges]
 
 
-def run_audits(problem, base_task: dict, shapes: list, profile: str, seed: int, log_path: Path, *,
-               import_timeout_s: float, shape_timeout_s: float) -> list[dict]:
-    """The problem's counter audits on one randomly drawn timed call, each followed by the vendor-kernel
-    audit of the same profiled call."""
+def run_audits(problem, solution_shapes: list[dict], profile: str, audited: tuple | None) -> list[dict]:
+    """The problem's counter audits, judged on the call the solution's own scoring worker profiled in process
+    (`audit_profile` of the audited shape), each followed by the vendor-kernel verdict of that shape's calls."""
     audits = []
-    audited = choose_audited_call(shapes, seed, base_task["timing"]["min_calls"])
+    shape_result = next((s for s in solution_shapes if audited and s.get("name") == audited[0].name), None)
+    taken = (shape_result or {}).get("audit_profile")
     for audit in problem.spec.audits:
-        record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect}
+        record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect,
+                  "process": "the scoring worker itself: CUPTI range profiler, kernel replay, one timed call drawn "
+                             "with the run's secret seed (scoring/counters.py)"}
         if profile == "cpu":
             record["outcome"] = "not verified (CPU profile: no GPU counters to read)"
         elif audited is None:
             record["outcome"] = "not verified (this run times no shape, so there is no timed call to audit)"
+        elif not taken or not taken.get("ranges"):
+            why = (taken or {}).get("why_not") or "the profiled call's shape reported no counters"
+            record.update(shape=audited[0].name, outcome=f"not verified ({why})")
         else:
-            kernels, facts = profile_in_worker(base_task, shapes, audited, log_path, import_timeout_s, shape_timeout_s)
-            record.update(facts)
-            if kernels is None:
-                record["outcome"] = f"not verified ({facts['why_not']})"
-            else:
-                outcome, evidence = judge_tensor_precision(kernels, audit.expect, problem.flops(audited[0].params))
-                record.update(outcome=outcome, evidence=evidence)
+            record.update(shape=audited[0].name, timed_call_index=taken["timed_call_index"])
+            outcome, evidence = judge_tensor_precision(_profiled_rows(taken["ranges"]), audit.expect,
+                                                       problem.flops(audited[0].params))
+            record.update(outcome=outcome, evidence=evidence)
         audits.append(record)
-        kernels = record.get("evidence", {}).get("kernels", [])
-        names_outcome = judge_kernel_names(kernels) if "evidence" in record else record["outcome"]
+        kernel_record = (shape_result or {}).get("kernel_record", {})
+        names_outcome = kernel_record.get("vendor_kernels") or kernel_record.get("outcome") or record["outcome"]
         audits.append({"id": "vendor_kernels", "classes": ["X21"], "shape": record.get("shape"),
-                       "outcome": names_outcome, "evidence": {"kernels": kernels}})
+                       "outcome": names_outcome, "evidence": {"kernels": kernel_record.get("kernel_names", [])}})
     return audits

@@ -35,7 +35,6 @@ class SystemOutcome:
     timer: dict = field(default_factory=dict)
     kernel_record: dict = field(default_factory=dict)  # the worker's CUPTI record: tool, or why not
     library_version: str | None = None
-    audited_index: int | None = None  # an audit worker: the shape whose profiled call ran
     processes_started: int = 0
     log_tail: str = ""
 
@@ -75,10 +74,8 @@ def _unfinished(shape: Shape, status: str, detail: str) -> dict:
 
 
 def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_timeout_s: float,
-               shape_timeout_s: float, on_progress: Callable[[int, dict], None] = lambda i, r: None,
-               command_prefix: tuple[str, ...] = ()) -> SystemOutcome:
-    """Score `shapes` for the solution named in base_task; never raises for anything the solution does.
-    `command_prefix` runs the worker under another program (Nsight Compute, for an audit worker)."""
+               shape_timeout_s: float, on_progress: Callable[[int, dict], None] = lambda i, r: None) -> SystemOutcome:
+    """Score `shapes` for the solution named in base_task; never raises for anything the solution does."""
     outcome = SystemOutcome(shapes=[None] * len(shapes))  # type: ignore[list-item]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     next_index = 0
@@ -88,8 +85,8 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
                         shapes=[{"name": s.name, "shape_set": s.shape_set, "params": dict(s.params)}
                                 for s in shapes[next_index:]])
             next_index = _one_child(task, shapes, next_index, log, outcome, import_timeout_s, shape_timeout_s,
-                                    on_progress, command_prefix)
-            if outcome.import_status != "ok" or outcome.audited_index is not None:
+                                    on_progress)
+            if outcome.import_status != "ok":
                 break
     outcome.log_tail = _log_tail(log_path)
     for i, shape in enumerate(shapes):
@@ -100,11 +97,11 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
 
 
 def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: SystemOutcome, import_timeout_s: float,
-               shape_timeout_s: float, on_progress, command_prefix: tuple[str, ...] = ()) -> int:
+               shape_timeout_s: float, on_progress) -> int:
     """Run one child from shape `first`; return the index the next child should start at."""
     env = child_env(task["device"])
-    # Every worker reduces its environment to these names once CUDA has started, so a profiler parent's
-    # variables are gone before the solution is imported (scoring.worker.scrub_environment).
+    # Every worker reduces os.environ to these names before the solution is imported, so variables a
+    # profiler or launcher added around the scorer do not reach it (scoring.worker.scrub_environment).
     task = dict(task, environment_names=sorted(env))
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="ceiling-task-", delete=False) as f:
         json.dump(task, f)
@@ -112,7 +109,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
     read_fd, write_fd = os.pipe()
     log.write(f"\n=== worker start at shape {first} ({time.strftime('%H:%M:%S')}) ===\n".encode())
     log.flush()
-    proc = subprocess.Popen([*command_prefix, sys.executable, "-m", "scoring.worker", task_path, str(write_fd)],
+    proc = subprocess.Popen([sys.executable, "-m", "scoring.worker", task_path, str(write_fd)],
                             pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                             cwd=REPO_ROOT, env=env, start_new_session=True)
     os.close(write_fd)
@@ -174,8 +171,6 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
                     on_progress(message["index"], message["result"])
                     in_flight = None
                     next_index = message["index"] + 1
-                elif event == "audited":
-                    outcome.audited_index = message["index"]
                 elif event == "done":
                     finished = True
     finally:
@@ -184,7 +179,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
         returncode = _wait(proc)
         Path(task_path).unlink(missing_ok=True)  # the worker removes it on start; not if it died first
     if finished:
-        return len(shapes) if outcome.import_status != "ok" or outcome.audited_index is not None else next_index
+        return len(shapes) if outcome.import_status != "ok" else next_index
     how = f"exit code {returncode}" if returncode >= 0 else f"killed by {_signal_name(returncode)}"
     if not imported:
         outcome.import_status = "import_error"

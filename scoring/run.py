@@ -17,7 +17,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from scoring.audit import run_audits
+from scoring.audit import choose_audited_call, run_audits
 from scoring.config import ConfigError, RunConfig, help_text, parse_args
 from scoring.hardware import Hardware, HardwareError, detect
 from scoring.isolation import REPO_ROOT, run_system
@@ -76,18 +76,20 @@ def _read_agent(path_text: str) -> dict:
 
 
 def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, config: RunConfig,
-                mixed_seed: int) -> dict:
-    """What a scoring worker is told (scoring/worker.py); an audit worker gets the same task."""
+                mixed_seed: int, audited: tuple | None = None) -> dict:
+    """What a scoring worker is told (scoring/worker.py); `audited` (shape, timed-call index) is the call
+    whose counters the solution's worker reads for the counter audit."""
     policy = TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls, max_calls=config.max_calls,
                           target_rse=config.target_rse, budget_s=config.budget_s)
     return {"problem_dir": str(problem.spec.directory), "solution_path": str(path.resolve()), "device": hardware.device,
             "l2_bytes": hardware.l2_bytes, "seed": mixed_seed, "check_seeds": config.check_seeds,
             "timed_check_rate": config.timed_check_rate, "timed_sets": list(TIMED_SETS),
-            "enforce_forbidden": role == "solution", "watch": config.watch, "timing": policy.__dict__}
+            "enforce_forbidden": role == "solution", "watch": config.watch, "timing": policy.__dict__,
+            "audit": {"shape": audited[0].name, "call": audited[1]} if audited else None}
 
 
 def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], hardware: Hardware,
-                 config: RunConfig, mixed_seed: int, log_dir: Path) -> dict:
+                 config: RunConfig, mixed_seed: int, log_dir: Path, audited: tuple | None = None) -> dict:
     name = path.stem if role == "solution" else role
     entry = {"role": role, "name": name, "path": _display_path(path), "label": _module_constant(path, "LABEL") or "",
              "audits": []}
@@ -96,7 +98,7 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
                      score=score([], "not_available"))
         return entry
     entry["sha256"] = sha256_file(path)
-    task = worker_task(role, path, problem, hardware, config, mixed_seed)
+    task = worker_task(role, path, problem, hardware, config, mixed_seed, audited)
     peak_tflops = hardware.peak.tflops_for(problem.spec.precision)
 
     def progress(index: int, shape: dict) -> None:
@@ -148,14 +150,12 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
     if hardware.profile == "cpu" and config.progress:
         print("CPU profile: no GPU in use; timings are host timings and not scores.", file=sys.stderr)
 
-    systems = [score_system("solution", solution_path, problem, shapes, hardware, config, mixed_seed, log_dir)]
+    wants_audit = config.audits and config.watch and problem.spec.audits and hardware.profile != "cpu"
+    audited = choose_audited_call(shapes, mixed_seed, config.min_calls) if wants_audit else None
+    systems = [score_system("solution", solution_path, problem, shapes, hardware, config, mixed_seed, log_dir,
+                            audited)]
     if config.audits and systems[0]["shapes"] and all(s["status"] == "passed" for s in systems[0]["shapes"]):
-        started = time.perf_counter()
-        systems[0]["audits"] = run_audits(problem, worker_task("solution", solution_path, problem, hardware, config,
-                                                               mixed_seed), shapes, hardware.profile, mixed_seed,
-                                          log_dir / "audits.log", import_timeout_s=config.import_timeout_s,
-                                          shape_timeout_s=config.shape_timeout_s)
-        systems[0]["audits_wall_s"] = time.perf_counter() - started
+        systems[0]["audits"] = run_audits(problem, systems[0]["shapes"], hardware.profile, audited)
     for line in config.line_names():
         path = problem.spec.directory / "solutions" / "baselines" / f"{line}.py"
         systems.append(score_system(line, path, problem, shapes, hardware, config, mixed_seed, log_dir))

@@ -14,8 +14,10 @@ kernels recorded by CUPTI (scoring/kernel_record.py), the output contract, input
 verification of the output (the problem's `verify_call`: Freivalds for the GEMMs, sampled rows otherwise).
 Which calls are also compared with the full fp64 reference is decided after the call returns: the
 correctness seeds, a random sample of timed calls, and the last one, on the previous call's tensors
-refilled in place. In an audit worker (the same program under Nsight Compute, scoring/audit.py), one
-randomly chosen timed call runs inside the NVTX range the profiler collects.
+refilled in place. Every GPU worker loads CUPTI's range profiler (scoring/counters.py) before the solution is
+imported; in the solution's worker one timed call, drawn with the run's secret seed, runs with it switched on
+(kernel replay: the call's outputs are those of an unprofiled call; its time is not kept), and its tensor-pipe
+counters are the counter audit (scoring/audit.py). No other process, profiler or environment is involved.
 """
 
 from __future__ import annotations
@@ -55,7 +57,6 @@ from scoring.timing import (
 )
 
 EXIT_FRESH_PROCESS_NEEDED = 3
-AUDIT_RANGE = "ceiling_audit"  # the NVTX range an audit worker's profiler collects (scoring/audit.py)
 
 
 class Channel:
@@ -136,7 +137,7 @@ POISON_BLOCKS = 2  # the solution's first allocations of the output's size: its 
 class Runner:
     """Scores the task's shapes for one solution inside this process (see the module docstring)."""
 
-    def __init__(self, task: dict, recorder: KernelRecorder | None):
+    def __init__(self, task: dict, recorder: KernelRecorder | None, counters: CounterReader | None = None):
         self.task = task
         self.device = torch.device(task["device"])
         self.problem: Problem = load_problem(task["problem_dir"])
@@ -159,11 +160,9 @@ class Runner:
         torch.backends.cudnn.allow_tf32 = False
         self.snapshot = TamperSnapshot()
         self.sample_rng = random.Random(derive_seed(task["seed"], "timed-call-sample"))
-        self.audit = task.get("audit")  # {"shape": name, "call": index} in an audit worker, else None
-        # Captured before the solution is imported, so a solution that wraps torch.cuda.nvtx cannot see the range.
-        # (The C functions themselves: torch.cuda.nvtx.range_push looks its module up at every call.)
-        self._range_push, self._range_pop = (torch._C._nvtx.rangePushA, torch._C._nvtx.rangePop) \
-            if self.device.type == "cuda" else (None, None)
+        self.audit = task.get("audit")  # {"shape": name, "call": timed-call index} of the profiled call, or None
+        self.counters = counters
+        self.audit_profile: dict | None = None  # set by the profiled call, taken by its shape's result
         self.solution = None
 
     # -- solution entry points -------------------------------------------------------------------------
@@ -230,6 +229,7 @@ class Runner:
         del blocks
 
     def call(self, shape: Shape, state, given: dict, audited: bool = False) -> tuple[object, CallTiming, CallKernels | None]:
+        """With `audited`, the counters are read during the call (its timing is then not kept: kernel replay)."""
         """One call of the solution, the same for every kind of call (module docstring)."""
         residency = self.timer.residency_detail()  # before the reset, which leaves these settings in force
         if residency:
@@ -237,14 +237,14 @@ class Runner:
         self._poison_free_blocks(shape)
         self.timer.before_call()
         window_start = self.recorder.now_ns() if self.recorder else 0
-        run = self.solution.run
-        if audited:
+        profiled: list = []
+        if audited and self.counters is not None:
             def run(state, **inputs):
-                self._range_push(AUDIT_RANGE)
-                try:
-                    return self.solution.run(state, **inputs)
-                finally:
-                    self._range_pop()
+                out, ranges = self.counters.profile(lambda: self.solution.run(state, **inputs))
+                profiled.append(ranges)
+                return out
+        else:
+            run = self.solution.run
         collecting = gc.isenabled()
         gc.disable()  # a collection inside the window would stall the launch past the pad; off for every call
         try:
@@ -255,6 +255,11 @@ class Runner:
         kernels = self.recorder.take((window_start, self.recorder.now_ns())) if self.recorder else None
         self._check_attempts()
         self._check_tamper()
+        if audited:
+            self.audit_profile = {"timed_call_index": self.audit["call"], "ranges": profiled[0] if profiled else [],
+                                  "why_not": None if self.counters is None else self.counters.why_not}
+            if self.counters is None:
+                self.audit_profile["why_not"] = "no counter reader in this worker (watch=false or CPU profile)"
         return out, timing, kernels
 
     # -- checks -----------------------------------------------------------------------------------------
@@ -325,6 +330,7 @@ class Runner:
         audit_call = self.audit["call"] if self.audit and self.audit["shape"] == shape.name else None
         last_given: dict = {}
         timed_calls = [0]
+        audit_done: list = []
         timed_normwise = counts["timed_normwise"]
 
         def one_call(kind: str) -> CallTiming:
@@ -335,10 +341,13 @@ class Runner:
             given = _refill(last_given, inputs) if kind == "last" else _clone_all(inputs)
             last_given.clear()
             last_given.update(given)
-            audited = kind == "timed" and timed_calls[0] == audit_call
+            audited = kind == "timed" and not audit_done and timed_calls[0] == audit_call
             out, timing, kernels = self.call(shape, state, given, audited=audited)
-            if audited:
-                raise _Audited()
+            if audited:  # checked like any call; its time (kernel replay) is not kept: the next call is timed
+                record.add_untimed(kernels)
+                self.after_call(shape, out, weights, given, inputs, False, counts)
+                audit_done.append(True)
+                return one_call(kind)
             if kind == "timed":
                 timed_calls[0] += 1
                 record.add(kernels, timing.device_ms)
@@ -413,6 +422,8 @@ class Runner:
                                   "calls_checked_against_reference": counts["against_reference"],
                                   "disagreements_with_the_reference": counts["disagreements"]}
         result["kernel_record"] = record.as_dict() if self.recorder else dict(self.recorder_note)
+        if self.audit_profile is not None:
+            result["audit_profile"], self.audit_profile = self.audit_profile, None
         return result
 
 
@@ -424,8 +435,6 @@ class _CallFailed(Exception):
         self.against = against
 
 
-class _Audited(Exception):
-    """The audit worker's profiled call has run: nothing more to do in this process."""
 
 
 def _classify(exc: BaseException) -> tuple[str, str, bool]:
@@ -446,18 +455,12 @@ def _classify(exc: BaseException) -> tuple[str, str, bool]:
     return "runtime_error", f"{type(exc).__name__}: {exc}\n{tail}", True
 
 
-def scrub_environment(expected_names: list[str] | None, device: torch.device) -> None:
-    """Remove from os.environ every variable the parent did not set (a profiler's injection settings, say),
-    so an audit worker's environment reads like any other worker's to Python code. The C environment keeps
-    them (putenv after the deletion): Nsight Compute's libraries read them when they profile the audited
-    call, and fail without them. /proc/self/environ and the process's library map still show a profiler to
-    code that looks there (docs/integrity.md). NVTX reads its injection setting at its first use, so it is
-    used once first, in every worker alike."""
+def scrub_environment(expected_names: list[str] | None) -> None:
+    """Remove from os.environ every variable the parent did not set (a profiler someone runs the scorer
+    under, say), so that Python code in the worker sees the environment the scorer chose. The C environment
+    keeps them (putenv after the deletion): a profiler's libraries read them lazily and fail without them."""
     if expected_names is None:
         return
-    if device.type == "cuda":
-        torch.cuda.nvtx.range_push("ceiling_worker_start")
-        torch.cuda.nvtx.range_pop()
     keep = set(expected_names)
     for name in [n for n in os.environ if n not in keep]:
         value = os.environ.pop(name)  # unsets it in the C environment too ...
@@ -472,10 +475,12 @@ def main(argv: list[str]) -> int:
     channel = Channel(int(argv[1]))
     # On for the whole process, before CUDA starts, so every call is recorded alike (scoring/kernel_record.py).
     recorder = KernelRecorder() if task["device"] != "cpu" and task.get("watch", True) else None
+    # Loaded in every GPU worker alike (its libraries show in the process's map whether or not it profiles).
+    counters = CounterReader() if task["device"] != "cpu" and task.get("watch", True) else None
     if task["device"] == "cpu":
         poison_uninitialised_memory_everywhere()
-    runner = Runner(task, recorder)
-    scrub_environment(task.get("environment_names"), runner.device)
+    runner = Runner(task, recorder, counters)
+    scrub_environment(task.get("environment_names"))
     try:
         import_ms = runner.import_solution()
     except BaseException as exc:  # SystemExit from the solution's import is an import failure too
@@ -495,10 +500,6 @@ def main(argv: list[str]) -> int:
         channel.send("shape_start", index=index)
         try:
             result = runner.score_shape(shape)
-        except _Audited:
-            channel.send("audited", index=index)
-            channel.send("done")
-            return 0
         except Exception as exc:
             status, detail, fresh = _classify(exc)
             channel.send("shape_result", index=index, result={"name": shape.name, "shape_set": shape.shape_set,

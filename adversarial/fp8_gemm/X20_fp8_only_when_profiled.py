@@ -10,12 +10,13 @@ Compute's injection and perfworks libraries stay mapped into it (_watch.py reads
 per half second; it also reads the environment and argv, for older scorers), and the audited call
 itself is the one with `audited = True` in a grader frame below it (scoring/worker.py's call()).
 
-Defence that must catch it (GPU): the tensor_precision audit of a timed call, "X20: ... bf16 path",
-run in a worker the solution cannot tell from the others. If the audit worker can still be recognised
-from /proc/self/maps (the injected libraries of ncu) or the audited call from its stack, this case
-passes and shows it; the cure is to make every worker and call look alike (the same libraries in every
-worker, no per-call flag on the stack) or to read the counters in every worker. The CPU profile has no
-counters.
+Defence (GPU): there is no profiled process to recognise. The counter audit reads CUPTI's range profiler
+inside the scoring worker, on one timed call drawn with the secret seed (scoring/counters.py), and every GPU
+worker loads the profiler's libraries (libnvperf_host/target) before the solution is imported. So this
+solution sees "profiled" in every worker and runs the honest fp8 kernel on every call: it gains nothing and
+passes like the house. (Before, it passed the audit with bf16 timings: the audit ran in a recognisable
+process under ncu.) What it would still need is the grader's own state: code that walks the grader's
+frames to the profiled call (docs/integrity.md, residual).
 """
 
 import importlib.util
@@ -27,7 +28,7 @@ from _watch import audited_call_on_the_stack, profiled
 EXPECTED = {
     "class": "X20",
     "cpu": {"not_exercised": "the CPU profile has no tensor-pipe counters and no profiler to tell apart"},
-    "gpu": {"status": "integrity"},
+    "gpu": {"status": "passed"},
 }
 BF16_PATH = Path(__file__).resolve().parents[2] / "problems" / "fp8_gemm" / "solutions" / "wrong" / "bf16_cast.py"
 _bf16 = []
