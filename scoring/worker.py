@@ -42,6 +42,7 @@ from scoring.checking import (
     compare,
     worst,
 )
+from scoring.counters import CounterReader
 from scoring.guard import ForbiddenOpError, ForbiddenOps, TamperSnapshot
 from scoring.import_audit import audit_files, loaded_files_under
 from scoring.kernel_record import CallKernels, KernelRecorder, ShapeKernelSummary
