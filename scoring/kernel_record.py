@@ -1,23 +1,31 @@
-"""Which kernels each timed call launched, and for how long they ran: CUPTI activity records in the worker.
+"""Which kernels the solution launched, and for how long they ran: CUPTI in the worker.
 
-The record is switched on once, before the solution is imported, and stays on for the whole worker, so
-nothing the solution can observe differs between checked, timed and audited calls (INTEGRITY.md X13).
-CUPTI reports every kernel (`CONCURRENT_KERNEL`, which does not serialise kernels) and every runtime and
-driver API call that launches one (the launch, cooperative-launch and graph-launch calls alone: tracing
-every API call slowed launch-heavy calls past the timer's launch pad); a kernel belongs to a call when the
-API call that launched it started, on any thread, inside the call's window (from just before
-`solution.run` to just after it returned). A kernel whose launch was not traced (an API outside the list)
-belongs to the call when it started running inside the window. So a vendor library
-reached without any aten call (cuBLASLt through ctypes, CuPy, a C++ extension) is seen by kernel name
-(scoring/vendor_kernels.py), and work on other streams is counted in the call's kernel time.
+Two CUPTI interfaces, both switched on once before the solution is imported, for the whole worker:
+- Launch names, on every call. CUPTI's callback interface calls back on every runtime and driver API call
+  that launches a kernel (the launch, cooperative-launch and extended-launch calls), with the kernel's
+  name, while solution code runs (its import, prepare and every call). So a vendor library reached
+  without any aten call (cuBLASLt through ctypes, CuPy, a C++ extension) is seen by name
+  (scoring/vendor_kernels.py) on every call, timed or not. This costs host time only, which the timer's
+  launch gate keeps out of the events (scoring/launch_gate.py).
+- Kernel times, on a random part of the calls. Kernel activity records (`CONCURRENT_KERNEL`, which does
+  not serialise kernels) give each kernel's start and end on the GPU, for the profiler's kernel time
+  beside the event time (the timer's cross-check). They cost the GPU about 1 us per kernel: measured on
+  an H100, the top-k house kernel's two-kernel calls timed 1-2% slower with them on every call
+  (scripts/diag_launch_overhead.py), so they are switched on for a fraction of the calls,
+  `KERNEL_ACTIVITY_SHARE`, each drawn before the call from the run's secret seed, whatever the call's
+  kind. A kernel belongs to a call when the API call that launched it started, on any thread, inside the
+  call's window; one whose launch was not traced belongs to it when it started running inside the window.
 
 libcupti is reached through ctypes (the library PyTorch's wheels ship, or the toolkit's), reading only the
-leading fields of the kernel and API records, which have kept their offsets across CUPTI's record
-versions (cupti_activity.h, CUpti_ActivityKernel4..10 and CUpti_ActivityAPI).
+leading fields of the callback data and of the kernel and API records, which have kept their offsets
+across CUPTI's versions (cupti_callbacks.h CUpti_CallbackData; cupti_activity.h CUpti_ActivityKernel4..10
+and CUpti_ActivityAPI).
 """
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import ctypes
 import glob
 import os
@@ -45,6 +53,12 @@ _API_START, _API_THREAD, _API_CORRELATION = 8, 28, 32
 KERNEL_OVER_EVENT_LIMIT = 1.05
 KERNEL_OVER_EVENT_MARGIN_MS = 0.005
 
+# Kernel activity on this share of the calls (module docstring).
+KERNEL_ACTIVITY_SHARE = 0.2
+CALLBACK_DOMAIN_DRIVER, CALLBACK_DOMAIN_RUNTIME, CALLBACK_API_ENTER = 1, 2, 0
+_CALLBACK_SITE, _CALLBACK_SYMBOL_NAME = 0, 32  # CUpti_CallbackData: callbackSite, symbolName
+
+_LAUNCH = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p)
 _REQUEST = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)), ctypes.POINTER(ctypes.c_size_t),
                             ctypes.POINTER(ctypes.c_size_t))
 _COMPLETE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t,
@@ -73,8 +87,17 @@ def find_libcupti() -> str | None:
 
 @dataclass
 class CallKernels:
-    """The kernels one call launched: (name, start_ns, end_ns, stream) each, on CUPTI's clock."""
+    """The kernels one call launched: (name, start_ns, end_ns, stream) each, on CUPTI's clock; and when the
+    timer's launch pad (flush and pause, queued just before the call) finished on the GPU, if recorded."""
     kernels: list[tuple[str, int, int, int]] = field(default_factory=list)
+    pad_end_ns: int | None = None
+
+    def wait_after_pad_ms(self) -> float | None:
+        """How long the GPU sat idle between the end of the launch pad and the call's first kernel: the part
+        of the host's launch time that the pad did not cover (and the events charged to the call)."""
+        if self.pad_end_ns is None or not self.kernels:
+            return None
+        return max(0, min(start for _, start, _, _ in self.kernels) - self.pad_end_ns) / 1e6
 
     def busy_ms(self) -> float:
         """Time at least one of the call's kernels was running (overlaps counted once)."""
@@ -93,7 +116,8 @@ class CallKernels:
 
 
 class KernelRecorder:
-    """CUPTI activity for the whole process; `window()` brackets one call, `take()` returns its kernels."""
+    """CUPTI for the whole process: launch names while `listening()`, kernel activity while
+    `kernel_activity(True)`; `collect()` resolves call windows into their kernels."""
 
     def __init__(self):
         self.path = find_libcupti()
@@ -107,6 +131,10 @@ class KernelRecorder:
         self._spare: list[ctypes.Array] = [ctypes.create_string_buffer(BUFFER_BYTES + 8) for _ in range(SPARE_BUFFERS)]
         self._lock = threading.Lock()
         self.dropped_records = 0
+        self._listening = False
+        self._launch_names: set[str] = set()  # launched while listening, not yet taken
+        self._subscriber = ctypes.c_void_p()
+        self._activity_on = False
         if self.path is None:
             self.why_not = "CUPTI library (libcupti.so) not found"
             return
@@ -116,13 +144,18 @@ class KernelRecorder:
             self._request_callback = _REQUEST(self._on_request)  # kept alive: CUPTI holds the pointers
             self._complete_callback = _COMPLETE(self._on_complete)
             self._call("cuptiActivityRegisterCallbacks", self._request_callback, self._complete_callback)
-            self._call("cuptiActivityEnable", KIND_CONCURRENT_KERNEL)
             for cbid in DRIVER_LAUNCH_CBIDS:
                 self._call("cuptiActivityEnableDriverApi", cbid, 1)
             for cbid in RUNTIME_LAUNCH_CBIDS:
                 self._call("cuptiActivityEnableRuntimeApi", cbid, 1)
+            self._launch_callback = _LAUNCH(self._on_launch)
+            self._call("cuptiSubscribe", ctypes.byref(self._subscriber), self._launch_callback, None)
+            for domain, cbids in ((CALLBACK_DOMAIN_DRIVER, DRIVER_LAUNCH_CBIDS),
+                                  (CALLBACK_DOMAIN_RUNTIME, RUNTIME_LAUNCH_CBIDS)):
+                for cbid in cbids:
+                    self._call("cuptiEnableCallback", 1, self._subscriber, domain, cbid)
         except (OSError, AttributeError, RuntimeError) as exc:
-            self.why_not = f"CUPTI activity could not be enabled: {exc}"
+            self.why_not = f"CUPTI could not be enabled: {exc}"
 
     @property
     def available(self) -> bool:
@@ -131,8 +164,10 @@ class KernelRecorder:
     def describe(self) -> dict:
         if not self.available:
             return {"tool": None, "outcome": f"not verified ({self.why_not})"}
-        return {"tool": f"CUPTI activity records ({self.path})",
-                "kinds": "concurrent kernels; runtime and driver launch calls",
+        return {"tool": f"CUPTI ({self.path})",
+                "launch_names": "every launch call of solution code (callback interface): import, prepare, every call",
+                "kernel_activity": f"concurrent-kernel records on a random {KERNEL_ACTIVITY_SHARE:.0%} of the calls, "
+                                   "drawn before each call from the run's secret seed",
                 "enabled": "for the whole worker, before the solution is imported"}
 
     # -- ctypes plumbing ---------------------------------------------------------------------------------
@@ -140,6 +175,9 @@ class KernelRecorder:
         lib = self._lib
         lib.cuptiActivityRegisterCallbacks.argtypes = (_REQUEST, _COMPLETE)
         lib.cuptiActivityEnable.argtypes = (ctypes.c_int,)
+        lib.cuptiActivityDisable.argtypes = (ctypes.c_int,)
+        lib.cuptiSubscribe.argtypes = (ctypes.POINTER(ctypes.c_void_p), _LAUNCH, ctypes.c_void_p)
+        lib.cuptiEnableCallback.argtypes = (ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32)
         lib.cuptiActivityEnableDriverApi.argtypes = (ctypes.c_uint32, ctypes.c_uint8)
         lib.cuptiActivityEnableRuntimeApi.argtypes = (ctypes.c_uint32, ctypes.c_uint8)
         lib.cuptiActivityFlushAll.argtypes = (ctypes.c_uint32,)
@@ -153,6 +191,34 @@ class KernelRecorder:
         code = getattr(self._lib, name)(*args)
         if code != CUPTI_SUCCESS:
             raise RuntimeError(f"{name} returned CUPTI error {code}")
+
+    def _on_launch(self, userdata, domain, cbid, data) -> None:
+        """CUPTI's callback on a launch call, on the launching thread: keep the kernel's name."""
+        if not self._listening or ctypes.c_int.from_address(data + _CALLBACK_SITE).value != CALLBACK_API_ENTER:
+            return
+        symbol = ctypes.c_void_p.from_address(data + _CALLBACK_SYMBOL_NAME).value
+        if symbol:  # read now: the string is only promised for the callback's duration
+            self._launch_names.add(ctypes.string_at(symbol).decode(errors="replace"))
+
+    @contextlib.contextmanager
+    def listening(self):
+        """Keep the names of the kernels launched inside (solution code; the grader's own are not kept)."""
+        self._listening = True
+        try:
+            yield
+        finally:
+            self._listening = False
+
+    def take_launch_names(self) -> set[str]:
+        # A graph launch names no kernel: its kernels were named when the solution captured them.
+        names, self._launch_names = self._launch_names, set()
+        return names
+
+    def kernel_activity(self, on: bool) -> None:
+        """Kernel activity records on or off (between calls, with nothing running)."""
+        if on != self._activity_on:
+            self._call("cuptiActivityEnable" if on else "cuptiActivityDisable", KIND_CONCURRENT_KERNEL)
+            self._activity_on = on
 
     def _on_request(self, buffer_out, size_out, max_records_out) -> None:
         with self._lock:
@@ -207,11 +273,12 @@ class KernelRecorder:
         return stamp.value
 
     # -- per call ----------------------------------------------------------------------------------------
-    def take(self, window: tuple[int, int]) -> CallKernels:
-        """Flush CUPTI (the caller has synchronised the device) and return the kernels launched by API calls
-        that started inside `window`; records older than the window are dropped."""
+    def collect(self, windows: list[CallWindow]) -> list[CallKernels]:
+        """The kernels of each call window, in order. Flushes CUPTI once for all of them (the caller has
+        synchronised the device) and drops every record outside the windows. Flushing after every call
+        instead made each next call's first launch wait for a fresh buffer: about 100 us of host time
+        inside the timed region (scripts/diag_launch_overhead.py on an H100)."""
         self._lib.cuptiActivityFlushAll(FLUSH_FORCED)
-        start_ns, end_ns = window
         with self._lock:
             completed, self._completed = self._completed, []
         for buffer in completed:
@@ -219,9 +286,42 @@ class KernelRecorder:
         api, self._api = self._api, []
         kernels, self._kernels = self._kernels, []
         traced = {correlation for _, correlation, _ in api}
-        inside = {correlation for stamp, correlation, _ in api if start_ns <= stamp <= end_ns}
-        return CallKernels([(name, start, end, stream) for correlation, name, start, end, stream in kernels
-                            if correlation in inside or (correlation not in traced and start_ns <= start <= end_ns)])
+        stamps = sorted((stamp, correlation) for stamp, correlation, _ in api)
+        calls = []
+        for window in windows:
+            inside = _launched_between(stamps, window.start_ns, window.end_ns + 1)
+            pad = _launched_between(stamps, window.pad_start_ns, window.start_ns)
+            pad_ends = [end for correlation, _, _, end, _ in kernels if correlation in pad]
+            calls.append(CallKernels(
+                [(name, start, end, stream) for correlation, name, start, end, stream in kernels
+                 if correlation in inside or (correlation not in traced and window.start_ns <= start <= window.end_ns)],
+                max(pad_ends) if pad_ends else None))
+        return calls
+
+    def take(self, window: tuple[int, int]) -> CallKernels:
+        """One call's kernels at once, flushing CUPTI (probes; the worker defers with `collect`)."""
+        return self.collect([CallWindow(window[0], window[0], window[1])])[0]
+
+
+def _launched_between(stamps: list[tuple[int, int]], first_ns: int, last_ns: int) -> set[int]:
+    """Correlation ids of the launch calls that started in [first_ns, last_ns) (stamps sorted)."""
+    low = bisect.bisect_left(stamps, (first_ns, -1))
+    high = bisect.bisect_left(stamps, (last_ns, -1))
+    return {correlation for _, correlation in stamps[low:high]}
+
+
+@dataclass(frozen=True)
+class CallWindow:
+    """One call as the recorder saw it: the names it launched; if its kernel activity was recorded, when
+    it ran on CUPTI's clock (the timer's flush and gate from pad_start_ns, the solution's launches from
+    start_ns to end_ns). Whether the call was timed, and its event time."""
+    pad_start_ns: int
+    start_ns: int
+    end_ns: int
+    timed: bool = False
+    event_ms: float = 0.0
+    launch_names: frozenset[str] = frozenset()
+    kernels_recorded: bool = True
 
 
 @dataclass
@@ -229,6 +329,27 @@ class ShapeKernelSummary:
     """What a shape's timed calls launched, as the result file records it."""
     calls: list[CallKernels] = field(default_factory=list)  # every call: checks, warm-up, timed
     ratios: list[float] = field(default_factory=list)  # kernel busy time / event time, per timed call
+    waits_after_pad_ms: list[float] = field(default_factory=list)  # per timed call, where the pad was recorded
+    pending: list[CallWindow] = field(default_factory=list)  # calls not yet resolved into their kernels
+    launch_names: set[str] = field(default_factory=set)  # every call's, and the solution's prepare
+    calls_named: int = 0
+
+    def note(self, window: CallWindow | None) -> None:
+        """A call's window, resolved into its kernels by `resolve` once the shape's calls are done."""
+        if window is not None:
+            self.pending.append(window)
+
+    def resolve(self, recorder: KernelRecorder) -> None:
+        """Read the noted calls' kernels from the recorder (one flush for all of them)."""
+        windows, self.pending = self.pending, []
+        self.launch_names.update(name for window in windows for name in window.launch_names)
+        self.calls_named += len(windows)
+        recorded = [window for window in windows if window.kernels_recorded]
+        for window, kernels in zip(recorded, recorder.collect(recorded)):
+            if window.timed:
+                self.add(kernels, window.event_ms)
+            else:
+                self.add_untimed(kernels)
 
     def add(self, kernels: CallKernels | None, event_ms: float) -> None:
         """A timed call."""
@@ -237,18 +358,23 @@ class ShapeKernelSummary:
         self.calls.append(kernels)
         if event_ms > 0:
             self.ratios.append(kernels.busy_ms() / event_ms)
+        wait_ms = kernels.wait_after_pad_ms()
+        if wait_ms is not None:
+            self.waits_after_pad_ms.append(wait_ms)
 
     def add_untimed(self, kernels: CallKernels | None) -> None:
         """A correctness, warm-up or last (refilled) call: its kernels are judged, its time is not kept."""
         if kernels is not None:
             self.calls.append(kernels)
 
+    def _raw_names(self) -> set[str]:
+        return self.launch_names | {name for call in self.calls for name, *_ in call.kernels}
+
     def names(self) -> list[str]:
-        return sorted({vendor_kernels.demangle(name) for call in self.calls for name, *_ in call.kernels})
+        return sorted({vendor_kernels.demangle(name) for name in self._raw_names()})
 
     def vendor_outcome(self) -> str:
-        raw = {name for call in self.calls for name, *_ in call.kernels}
-        return vendor_kernels.judge(raw, "launched by timed calls")
+        return vendor_kernels.judge(self._raw_names(), "launched by the solution")
 
     def outside_timed_interval(self, event_ms: list[float]) -> str | None:
         """X10 detail when the calls' kernels ran longer than their timed intervals (median over calls)."""
@@ -265,14 +391,19 @@ class ShapeKernelSummary:
     def as_dict(self) -> dict:
         kernels_per_call = [len(c.kernels) for c in self.calls]
         ratios = sorted(self.ratios)
+        waits_us = sorted(w * 1e3 for w in self.waits_after_pad_ms)
         return {
-            "calls_recorded": len(self.calls),
-            "timed_calls_recorded": len(self.ratios),
+            "calls_named": self.calls_named,
+            "calls_with_kernel_activity": len(self.calls),
+            "timed_calls_with_kernel_activity": len(self.ratios),
             "kernels_per_call_median": statistics.median(kernels_per_call) if kernels_per_call else None,
             "kernel_names": self.names()[:20],
             "vendor_kernels": self.vendor_outcome(),
             "kernel_over_event_time": {"median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1],
                                        "p10": ratios[len(ratios) // 10], "p90": ratios[(9 * len(ratios)) // 10]}
             if ratios else None,
+            # Host launch time beyond the timer's launch pad, charged to the call (scoring/timing.py).
+            "gpu_idle_after_launch_pad_us": {"median": statistics.median(waits_us), "p90": waits_us[(9 * len(waits_us)) // 10],
+                                             "max": waits_us[-1]} if waits_us else None,
         }
 

@@ -23,6 +23,7 @@ counters are the counter audit (scoring/audit.py). No other process, profiler or
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import json
 import math
@@ -46,7 +47,7 @@ from scoring.checking import (
 from scoring.counters import CounterReader
 from scoring.guard import ForbiddenOpError, ForbiddenOps, TamperSnapshot
 from scoring.import_audit import audit_files, loaded_files_under
-from scoring.kernel_record import CallKernels, KernelRecorder, ShapeKernelSummary
+from scoring.kernel_record import KERNEL_ACTIVITY_SHARE, CallWindow, KernelRecorder, ShapeKernelSummary
 from scoring.problem import Problem, import_file, load_problem
 from scoring.seeds import derive_seed
 from scoring.spec import Shape
@@ -162,6 +163,8 @@ class Runner:
         torch.backends.cudnn.allow_tf32 = False
         self.snapshot = TamperSnapshot()
         self.sample_rng = random.Random(derive_seed(task["seed"], "timed-call-sample"))
+        self.activity_rng = random.Random(derive_seed(task["seed"], "kernel-activity"))
+        self.import_launch_names: set[str] = set()
         self.audit = task.get("audit")  # {"shape": name, "call": timed-call index} of the profiled call, or None
         self.counters = counters
         self.audit_profile: dict | None = None  # set by the profiled call, taken by its shape's result
@@ -173,7 +176,9 @@ class Runner:
     def import_solution(self) -> float:
         start = time.perf_counter()
         self.guard.install()  # for the rest of the process: import, prepare and every call
-        self.solution = import_file(Path(self.task["solution_path"]), "ceiling_solution", folder_importable=True)
+        with self._solution_code():
+            self.solution = import_file(Path(self.task["solution_path"]), "ceiling_solution", folder_importable=True)
+        self.import_launch_names = self.recorder.take_launch_names() if self.recorder else set()
         if not callable(getattr(self.solution, "run", None)):
             raise AttributeError(f"{self.task['solution_path']} defines no run(state, **inputs) function")
         self._check_attempts()
@@ -206,6 +211,10 @@ class Runner:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
 
+    def _solution_code(self):
+        """Around every run of solution code: the names of the kernels it launches are kept."""
+        return self.recorder.listening() if self.recorder else contextlib.nullcontext()
+
     def grader(self):
         """The grader's own use of the problem's functions (inputs, reference), with the real operators."""
         return self.guard.suspended()
@@ -214,7 +223,8 @@ class Runner:
         """One-time preparation (weight repacking): timed and reported, never scored."""
         prepare = getattr(self.solution, "prepare", None)
         start = time.perf_counter()
-        state = prepare(**_clone_all(weights)) if prepare else _clone_all(weights)
+        with self._solution_code():
+            state = prepare(**_clone_all(weights)) if prepare else _clone_all(weights)
         self._sync()
         self._check_attempts()
         self._check_tamper()
@@ -232,13 +242,18 @@ class Runner:
                   for _ in range(POISON_BLOCKS)]
         del blocks
 
-    def call(self, shape: Shape, state, given: dict, audited: bool = False) -> tuple[object, CallTiming, CallKernels | None]:
+    def call(self, shape: Shape, state, given: dict, audited: bool = False) -> tuple[object, CallTiming, CallWindow | None]:
         """With `audited`, the counters are read during the call (its timing is then not kept: kernel replay)."""
         """One call of the solution, the same for every kind of call (module docstring)."""
         residency = self.timer.residency_detail()  # before the reset, which leaves these settings in force
         if residency:
             raise L2ResidencyError(residency)
         self._poison_free_blocks(shape)
+        # Kernel activity on a random part of the calls (scoring/kernel_record.py), drawn before the call.
+        kernels_recorded = self.recorder is not None and self.activity_rng.random() < KERNEL_ACTIVITY_SHARE
+        if self.recorder:
+            self.recorder.kernel_activity(kernels_recorded)
+        pad_start = self.recorder.now_ns() if self.recorder else 0
         self.timer.before_call()
         window_start = self.recorder.now_ns() if self.recorder else 0
         profiled: list = []
@@ -252,11 +267,16 @@ class Runner:
         collecting = gc.isenabled()
         gc.disable()  # a collection inside the window would stall the launch past the pad; off for every call
         try:
-            out, timing = self.timer.time_call(lambda: run(state, **given))
+            with self._solution_code():
+                out, timing = self.timer.time_call(lambda: run(state, **given))
         finally:
             if collecting:
                 gc.enable()
-        kernels = self.recorder.take((window_start, self.recorder.now_ns())) if self.recorder else None
+        # Resolved into kernels once the shape's calls are done (ShapeKernelSummary.resolve): no CUPTI flush
+        # between calls.
+        window = CallWindow(pad_start, window_start, self.recorder.now_ns(),
+                            launch_names=frozenset(self.recorder.take_launch_names()),
+                            kernels_recorded=kernels_recorded) if self.recorder else None
         self._check_attempts()
         self._check_tamper()
         if audited:
@@ -264,7 +284,7 @@ class Runner:
                                   "why_not": None if self.counters is None else self.counters.why_not}
             if self.counters is None:
                 self.audit_profile["why_not"] = "no counter reader in this worker (watch=false or CPU profile)"
-        return out, timing, kernels
+        return out, timing, window
 
     # -- checks -----------------------------------------------------------------------------------------
     def after_call(self, shape: Shape, out, weights: dict, given: dict, pristine: dict, against_reference: bool,
@@ -320,11 +340,13 @@ class Runner:
                 weights = self.problem.module.make_weights(params, gen, self.device)
             state, ms = self.prepare(weights)
             prepare_ms.append(ms)
+            if self.recorder:
+                record.launch_names |= self.recorder.take_launch_names() | self.import_launch_names
             with self.grader():
                 inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
             given = _clone_all(inputs)
-            out, _, kernels = self.call(shape, state, given)
-            record.add_untimed(kernels)
+            out, _, window = self.call(shape, state, given)
+            record.note(window)
             try:
                 stats.append(self.after_call(shape, out, weights, given, inputs, True, counts))
             except _CallFailed as failed:
@@ -354,17 +376,17 @@ class Runner:
             last_given.clear()
             last_given.update(given)
             audited = kind == "timed" and not audit_done and timed_calls[0] == audit_call
-            out, timing, kernels = self.call(shape, state, given, audited=audited)
+            out, timing, window = self.call(shape, state, given, audited=audited)
             if audited:  # checked like any call; its time (kernel replay) is not kept: the next call is timed
-                record.add_untimed(kernels)
+                record.note(window)
                 self.after_call(shape, out, weights, given, inputs, False, counts)
                 audit_done.append(True)
                 return one_call(kind)
             if kind == "timed":
                 timed_calls[0] += 1
-                record.add(kernels, timing.device_ms)
+                record.note(dataclasses.replace(window, timed=True, event_ms=timing.device_ms) if window else None)
             else:
-                record.add_untimed(kernels)
+                record.note(window)
             against_reference = kind == "last" or (kind == "timed" and
                                                    self.sample_rng.random() < self.task["timed_check_rate"])
             stats = self.after_call(shape, out, weights, given, inputs, against_reference, counts)
@@ -411,12 +433,15 @@ class Runner:
             result.update(timing=timing.as_dict(), warmup_calls=warmup_calls)
             result["check"]["timed_calls_checked"] = len(counts["timed_normwise"])
             result["check"]["timed_worst_normwise_err"] = max(counts["timed_normwise"], default=None)
+            self._resolve(record)
             outlived = timing.outlived_detail(self.timer.idle_tail_ms) or \
                 record.outside_timed_interval([timing.median_ms])
             if outlived:
                 result.update(status="integrity", detail=outlived)
                 return self._with_watch(result, record, counts)
-        vendor = record.vendor_outcome() if self.recorder else "passed"
+        self._resolve(record)
+        # Reference lines use vendor libraries by design: only the solution is judged.
+        vendor = record.vendor_outcome() if self.recorder and self.task["enforce_forbidden"] else "passed"
         if vendor != "passed":
             result.update(status="forbidden_op", detail=vendor[len("failed ("):-1])
             return self._with_watch(result, record, counts)
@@ -424,8 +449,13 @@ class Runner:
         result["wall_s"] = time.perf_counter() - started
         return self._with_watch(result, record, counts)
 
+    def _resolve(self, record: ShapeKernelSummary) -> None:
+        if self.recorder:
+            record.resolve(self.recorder)
+
     def _with_watch(self, result: dict, record: ShapeKernelSummary, counts: dict) -> dict:
         """The shape's watch record: the verification counts and method, and the kernel record."""
+        self._resolve(record)
         if self.verify is not None:
             method = self.verify_method
         else:

@@ -13,7 +13,7 @@ measured on an H100 with the scorer's timer: 0.77 ms against the house kernel's 
 profile correct, M = 1 included; the kernels are nvjet_sm90_qqtst_*).
 
 Defence (GPU): CUPTI records every kernel each call launches; cuBLASLt's (nvjet_*, *xmma*, cutlass)
-match scoring/vendor_kernels.py: "X21: vendor library kernels launched by timed calls". The CPU
+match scoring/vendor_kernels.py: "X21: vendor library kernels launched by the solution". The CPU
 profile has no cuBLASLt and no kernel record.
 
 The enum values are written out from cublasLt.h / library_types.h (CUDA 12-13): CUDA_R_32F = 0,

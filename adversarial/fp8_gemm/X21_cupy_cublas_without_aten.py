@@ -16,7 +16,7 @@ bound by CuPy's host overhead (166 us on decode_m16).
 
 Defence (GPU): every kernel each call launches is recorded with CUPTI and matched against the
 vendor-library names (scoring/vendor_kernels.py: cuBLAS's nvjet/xmma/cutlass kernels), so the shape
-fails with "X21: vendor library kernels launched by timed calls". In the CPU profile it multiplies with
+fails with "X21: vendor library kernels launched by the solution". In the CPU profile it multiplies with
 numpy's BLAS (`@` on numpy arrays): correct, and invisible to the dispatcher; there is no kernel record.
 
 CuPy is imported inside run, so the file imports where CuPy is absent (the CPU profile).

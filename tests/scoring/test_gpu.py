@@ -80,3 +80,74 @@ def test_a_fraction_above_the_peak_is_rejected_on_the_gpu(tmp_path):
     shapes = result["systems"][0]["shapes"]
     assert all(s["status"] == "rejected" and s["detail"].startswith("X12") for s in shapes)
     assert result["score"]["fraction"] == 0.0
+
+
+def _gpu_timer():
+    import torch
+
+    from scoring.timing import GpuTimer
+
+    device = torch.device("cuda", 0)
+    return GpuTimer(device, torch.cuda.get_device_properties(device).L2_cache_size), device
+
+
+def test_the_launch_gate_keeps_host_time_out_of_the_events_and_opens_by_itself():
+    import time
+
+    import torch
+
+    timer, device = _gpu_timer()
+    assert timer.describe()["launch_gate_timeout_us"] == timer.launch_gate_timeout_us
+    x = torch.ones(1 << 20, device=device)
+
+    def slow_host_call():  # two short kernels with 0.5 ms of host work between them
+        y = x * 2
+        time.sleep(0.0005)
+        return y + 1
+
+    slow_host_call()  # loads the kernels
+    timer.before_call()
+    _, gated = timer.time_call(slow_host_call)
+    assert gated.launch_ms >= 0.5
+    assert gated.device_ms < 0.25, gated  # the host's 0.5 ms are not charged: the gate held (1 ms timeout)
+
+    # A call that synchronises inside waits for the gate's timeout, then runs: no deadlock, and the host
+    # time after the synchronise is charged as before.
+    def synchronising_call():
+        y = x * 2
+        torch.cuda.synchronize()
+        time.sleep(0.002)
+        return y + 1
+
+    timer.before_call()
+    started = time.perf_counter()
+    _, synced = timer.time_call(synchronising_call)
+    assert time.perf_counter() - started >= timer.launch_gate_timeout_us / 1e6
+    assert synced.device_ms >= 2.0, synced
+
+
+def test_the_launch_gate_keeps_another_streams_work_behind_the_start_of_the_call():
+    import time
+
+    import torch
+
+    timer, device = _gpu_timer()
+    assert timer.describe()["launch_gate_fills_every_sm"] is True
+    big = torch.ones(1 << 26, device=device)  # 256 MB: a few hundred us of work
+    side = torch.cuda.Stream(device)
+    call_began, side_done = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def side_stream_call():
+        call_began.record()  # on the timed stream, behind the gate
+        with torch.cuda.stream(side):  # no wait on the timed stream: free to run while the gate holds
+            big.mul_(1.0)
+            side_done.record(side)
+        time.sleep(0.0008)  # the host keeps the gate closed for 0.8 ms
+        return big[:1] + 1
+
+    side_stream_call()
+    torch.cuda.synchronize(device)
+    timer.before_call()
+    timer.time_call(side_stream_call)
+    torch.cuda.synchronize(device)
+    assert call_began.elapsed_time(side_done) > 0  # the side work finished after the gate opened

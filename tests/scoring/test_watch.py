@@ -10,7 +10,7 @@ import pytest
 
 from scoring import vendor_kernels
 from scoring.audit import choose_audited_call
-from scoring.kernel_record import CallKernels, KernelRecorder, ShapeKernelSummary
+from scoring.kernel_record import CallWindow, _launched_between, CallKernels, KernelRecorder, ShapeKernelSummary
 from scoring.spec import Shape, SpecError, load_spec
 from scoring.worker import scrub_environment
 
@@ -69,8 +69,41 @@ def test_the_record_judges_every_call_and_keeps_time_only_for_timed_ones():
     summary.add_untimed(CallKernels([(VENDOR_KERNELS[0], 0, 10, 7)]))  # a correctness call
     summary.add(CallKernels([("_fp8_gemm_kernel", 0, 10, 7)]), event_ms=0.01)
     record = summary.as_dict()
-    assert (record["calls_recorded"], record["timed_calls_recorded"]) == (2, 1)
-    assert record["vendor_kernels"].startswith("failed (X21: vendor library kernels launched by timed calls")
+    assert (record["calls_with_kernel_activity"], record["timed_calls_with_kernel_activity"]) == (2, 1)
+    assert record["vendor_kernels"].startswith("failed (X21: vendor library kernels launched by the solution")
+
+
+class _RecordedKernels:
+    """Stands in for KernelRecorder.collect: the kernels CUPTI would return for each recorded window."""
+
+    def __init__(self, kernels_by_start_ns: dict[int, CallKernels]):
+        self.kernels_by_start_ns = kernels_by_start_ns
+        self.asked: list[int] = []
+
+    def collect(self, windows):
+        self.asked += [w.start_ns for w in windows]
+        return [self.kernels_by_start_ns[w.start_ns] for w in windows]
+
+
+def test_launch_names_judge_calls_whose_kernel_activity_was_not_recorded():
+    summary = ShapeKernelSummary()
+    summary.note(CallWindow(0, 10, 20, timed=True, event_ms=0.01, launch_names=frozenset({"_fp8_gemm_kernel"})))
+    summary.note(CallWindow(30, 40, 50, timed=True, event_ms=0.01, launch_names=frozenset({VENDOR_KERNELS[0]}),
+                            kernels_recorded=False))
+    recorder = _RecordedKernels({10: CallKernels([("_fp8_gemm_kernel", 12, 19, 7)], pad_end_ns=11)})
+    summary.resolve(recorder)
+    assert recorder.asked == [10]  # only the call with kernel activity is read back
+    record = summary.as_dict()
+    assert (record["calls_named"], record["calls_with_kernel_activity"]) == (2, 1)
+    assert record["vendor_kernels"].startswith("failed (X21")
+    assert record["gpu_idle_after_launch_pad_us"]["median"] == pytest.approx(0.001)
+
+
+def test_a_kernel_belongs_to_the_call_whose_window_its_launch_started_in():
+    stamps = sorted([(5, 1), (15, 2), (25, 3), (25, 4)])
+    assert _launched_between(stamps, 10, 25) == {2}
+    assert _launched_between(stamps, 10, 26) == {2, 3, 4}
+    assert _launched_between(stamps, 0, 5) == set()
 
 
 def test_a_machine_without_cupti_says_why_instead_of_passing(monkeypatch):
