@@ -14,11 +14,14 @@ Measured on an H100 with the scorer's timer: decode_m64_7168 (51 MB of B) 23.7 -
 decode_m16 (64 MB of B, more than the 50 MB L2) 33.2 -> 32.6 us, no real gain. A longer or no wait put
 the side work inside the timed interval (up to 120 us).
 
-Defence (GPU): CUPTI records the kernels every call launched on any stream with their device times; their
-busy time against the events' time (kernel_over_event_time) exceeds 1.05 by more than 5 us (measured:
-4.5 on decode_m16, 6.7 on decode_m64_7168; the honest house kernel 0.92 and 0.89), so the shape fails
-with "X10: the calls' kernels ran ... outside the events". The CPU profile has no streams,
-no pause and no L2 flush.
+Defence (GPU): the timer's launch gate (scoring/launch_gate.py) fills every thread slot of every SM from
+before the solution runs until the host has queued the whole call, so the side stream's pause and read
+cannot start before the timed stream's start event: they run inside the timed interval, which the
+timed stream then waits on. The warming gains nothing and costs its own time, so the shape passes
+honestly, slower than the house kernel (the corpus result records both timings). Before the gate, CUPTI's
+kernel time against the events' time caught it (4.5x and 6.7x the events, against 0.92 and 0.89 for the
+house kernel); that check still runs on the calls whose kernel activity is recorded. The CPU profile has
+no streams, no gate and no L2 flush.
 """
 
 import torch
@@ -28,8 +31,8 @@ EXPECTED = {
     "class": "X10",
     "shape_set": "all",  # the held-out decode_m64_7168 is where the warming gains
     "cpu": {"not_exercised": "the CPU profile has no streams, no launch pad and no L2 flush to get ahead of"},
-    "gpu": {"status": "integrity", "detail": "X10: the calls' kernels ran",
-            "shapes": {"decode_m16": "integrity", "decode_m64_7168": "integrity", "square_8192": "passed"}},
+    "gpu": {"status": "passed",
+            "shapes": {"decode_m16": "passed", "decode_m64_7168": "passed", "square_8192": "passed"}},
 }
 WEIGHT_BOUND_M = 64  # up to this many rows the GEMM is bound by reading B
 WAIT_US = 80.0  # device-side, on the side stream: the timer's flush (write + read of 2x L2) is over by then
@@ -49,7 +52,7 @@ def run(state, a, a_scale):
     b = state["b"]
     rows = min(b.shape[0], l2_bytes // b.shape[1])
     timed_stream = torch.cuda.current_stream(a.device)
-    with torch.cuda.stream(side):  # no wait on the timed stream: it is still in the launch pad
+    with torch.cuda.stream(side):  # no wait on the timed stream: it is still behind the launch gate
         torch.cuda._sleep(wait_cycles)
         b[:rows].view(torch.uint8).max()  # reads `rows` rows of B; the result is not needed
     timed_stream.wait_stream(side)
