@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from scoring.config import RunConfig
-from scoring.corpus_cases import KINDS, Case, CaseError, all_cases
+from scoring.corpus_cases import KINDS, Case, CaseError, all_cases, allows
 from scoring.corpus_judge import class_named, mismatches, observe
 from scoring.hardware import HardwareError
 from scoring.options import OptionError, help_text, opt, parse
@@ -84,14 +84,13 @@ def selected(cases: list[Case], config: CorpusConfig) -> list[Case]:
 
 
 def runs_alone(case: Case, profile: str) -> bool:
-    """House kernels (their timings are committed) and cases that must pass every shape, so that the
-    problem's hardware-counter audits run (ncu's counters should see no other process's kernels), get
-    the device to themselves. The rest only need classifying, which sharing the device cannot change
-    (it slows calls down; the X10 tail and the above-peak rule only ever fire on calls that are too fast
-    or work that outlives its own stream)."""
+    """House kernels (their timings are committed), cases that may pass every shape (so that the problem's
+    hardware-counter audits run on a device no other kernels share) and cases that may end in an integrity
+    verdict (an audit's, or a timing rule's) get the device to themselves. The rest only need classifying,
+    which sharing the device cannot change (it slows calls down; the above-peak rule only ever fires on
+    calls that are too fast)."""
     expected = case.expected[profile]
-    audited = expected.status == "passed" or (case.kind == "known_wrong" and expected.status == "integrity")
-    return case.kind == "house" or audited
+    return case.kind == "house" or allows(expected.status, "passed") or allows(expected.status, "integrity")
 
 
 def run_config(case: Case, config: CorpusConfig, profile: str) -> RunConfig:
@@ -153,6 +152,7 @@ def summary_table(summary: dict) -> str:
     rows = [f"{'case':<52} {'kind':<11} {'class':<5} {'named':<5} {'expected':<14} {'observed':<14} verdict"]
     for r in summary["cases"]:
         expected = r["expected"].get("status") or "-"
+        expected = "|".join(expected) if isinstance(expected, list) else expected
         observed = (r.get("observed") or {}).get("status") or "-"
         named = {True: "yes", False: "no"}.get(r.get("class_named"), "-")  # the class id in the scorer's detail
         rows.append(f"{r['id'][:52]:<52} {r['kind']:<11} {r['class'] or '-':<5} {named:<5} {expected:<14} "

@@ -6,8 +6,9 @@ Three kinds of case, all scored by `python -m scoring.corpus` through `scoring.r
       EXPECTED = {
           "class": "X04",                      # the exploit class it attempts; None for a robustness case
           "shape_set": "visible",              # optional: visible (default), held_out, property or all
-          "cpu": {"status": "incorrect",       # the system status it must get in the CPU profile
-                  "shapes": {"square_64": "incorrect"},   # optional: per-shape statuses
+          "cpu": {"status": "incorrect",       # the system status it must get in the CPU profile, or a list
+                                               # of the statuses it may get (an outcome that turns on noise)
+                  "shapes": {"square_64": "incorrect"},   # optional: per-shape statuses (or lists)
                   "detail": "X04: input mutation",        # optional: text some shape's detail must contain
                   "shape_timeout_s": 20},                 # optional: the per-shape limit for this case
           "gpu": {"not_exercised": "why"},     # a device where the exploit cannot be attempted says why
@@ -47,8 +48,8 @@ class CaseError(ValueError):
 @dataclass(frozen=True)
 class Expectation:
     """What one case must score on one profile; `not_exercised` says why it is not scored there."""
-    status: str | None = None
-    shapes: dict[str, str] = field(default_factory=dict)
+    status: str | tuple[str, ...] | None = None  # a tuple: any one of these
+    shapes: dict[str, str | tuple[str, ...]] = field(default_factory=dict)
     detail: str | None = None
     shape_timeout_s: float | None = None
     not_exercised: str | None = None
@@ -56,7 +57,17 @@ class Expectation:
     def as_dict(self) -> dict:
         if self.not_exercised:
             return {"not_exercised": self.not_exercised}
-        return {"status": self.status, "shapes": dict(self.shapes), "detail": self.detail}
+        return {"status": _listed(self.status), "shapes": {n: _listed(s) for n, s in self.shapes.items()},
+                "detail": self.detail}
+
+
+def _listed(status):
+    return list(status) if isinstance(status, tuple) else status
+
+
+def allows(expected: str | tuple[str, ...] | None, observed: str) -> bool:
+    """Whether an observed status is the expected one (or one of the expected ones)."""
+    return observed in expected if isinstance(expected, tuple) else observed == expected
 
 
 @dataclass(frozen=True)
@@ -89,10 +100,13 @@ def read_expected(path: Path) -> object:
     raise CaseError(f"{path}: no module-level EXPECTED = {{...}} literal; see scoring/corpus_cases.py for the schema")
 
 
-def _check_status(path: Path, where: str, status: object) -> str:
-    if status not in STATUS_SEVERITY:
-        raise CaseError(f"{path}: {where} is {status!r}; use one of {', '.join(STATUS_SEVERITY)}")
-    return str(status)
+def _check_status(path: Path, where: str, status: object, choices_allowed: bool = True) -> str | tuple[str, ...]:
+    if choices_allowed and isinstance(status, list) and len(status) >= 2:
+        return tuple(_check_status(path, where, s, choices_allowed=False) for s in status)
+    if not isinstance(status, str) or status not in STATUS_SEVERITY:
+        raise CaseError(f"{path}: {where} is {status!r}; use one of {', '.join(STATUS_SEVERITY)}"
+                        + (" (or a list of two or more of them)" if choices_allowed else ""))
+    return status
 
 
 def parse_expectation(path: Path, profile: str, entry: object) -> Expectation:
@@ -113,8 +127,7 @@ def parse_expectation(path: Path, profile: str, entry: object) -> Expectation:
     shapes = entry.get("shapes", {})
     if not isinstance(shapes, dict):
         raise CaseError(f"{path}: {where}['shapes'] must map shape names to statuses")
-    for name, status in shapes.items():
-        _check_status(path, f"{where}['shapes'][{name!r}]", status)
+    shapes = {name: _check_status(path, f"{where}['shapes'][{name!r}]", status) for name, status in shapes.items()}
     detail = entry.get("detail")
     if detail is not None and (not isinstance(detail, str) or not detail):
         raise CaseError(f"{path}: {where}['detail'] must be a non-empty string (text the detail contains)")

@@ -54,12 +54,14 @@ CLASSES: tuple[Defence, ...] = (
             (f"{CORPUS}X06_predicts_the_inputs_from_the_seed.py",
              "tests/scoring/test_isolation.py::test_the_seed_predicting_adversary_passes_when_the_seed_leaks"),
             "cpu+gpu"),
-    Defence("X10", "side stream", "after the timed stream's end event, a device-wide synchronise measures work "
-            "that outlived it; above the machine's calibrated idle tail the timing is refused; kernel time from the "
-            "CUPTI record of every timed call against its event time (kernels that ran before the start event, "
-            "during the launch pad)",
-            "scoring/timing.py (outlived_detail), scoring/kernel_record.py (outside_timed_interval)",
+    Defence("X10", "side stream", "the launch gate fills every SM until the host has queued the whole call, so "
+            "no stream's work runs before the start event; after the end event, a device-wide synchronise measures "
+            "work that outlived it, refused above the machine's calibrated idle tail; CUPTI's kernel time against "
+            "the event time on the calls whose kernel activity is recorded (a random 20%)",
+            "scoring/launch_gate.py, scoring/timing.py (outlived_detail), scoring/kernel_record.py "
+            "(outside_timed_interval)",
             (f"{CORPUS}X10_side_stream.py", f"{CORPUS}X10_warms_the_weights_during_the_launch_pad.py",
+             "tests/scoring/test_gpu.py::test_the_launch_gate_keeps_another_streams_work_behind_the_start_of_the_call",
              "tests/scoring/test_watch.py::test_kernel_time_beyond_the_timed_interval_is_x10_and_small_excess_is_not",
              "tests/scoring/test_gpu.py::test_work_hidden_on_a_side_stream_is_refused",
              "tests/scoring/test_timing.py::test_work_that_outlives_the_timed_stream_is_refused"), "cpu+gpu"),
@@ -76,15 +78,15 @@ CLASSES: tuple[Defence, ...] = (
              "tests/scoring/test_roofline_and_result.py::test_a_fraction_above_one_is_rejected_not_scored",
              "tests/scoring/test_gpu.py::test_a_fraction_above_the_peak_is_rejected_on_the_gpu"), "cpu+gpu"),
     Defence("X13", "warm-up / phase detection", "one call path for checked, warm-up, timed and audited calls: no "
-            "dispatch mode, flag or argv differs; the forbidden operators refused for the whole process; every "
-            "call verified and its kernels recorded; which calls meet the reference drawn after they return; the "
-            "counter audit profiles a timed call of a scoring worker (residual: a profiler stays visible in "
-            "/proc/self/maps, /proc/self/environ and the parent process, docs/integrity.md)",
+            "dispatch mode, flag, argv, environment or mapped library differs; the forbidden operators refused for "
+            "the whole process; every call verified and the names of its kernels recorded; which calls meet the "
+            "reference and which get kernel activity drawn from the secret seed; the counter audit profiles a timed "
+            "call inside the scoring worker (residuals below)",
             "scoring/worker.py, scoring/guard.py, scoring/audit.py",
             (f"{CORPUS}X13_honest_only_while_warming_up.py", f"{CORPUS}X13_hides_scaled_mm_from_the_watched_calls.py",
              f"{CORPUS}X13_watch_aware_vendor_call.py", f"{CORPUS}X13_swallows_the_refusal.py",
              f"{CORPUS}X13_skips_work_when_unwatched.py", f"{CORPUS}X13_reads_the_check_flag_from_the_callers_frame.py",
-             f"{CORPUS}X20_fp8_only_when_profiled.py"),
+             f"{CORPUS}X20_fp8_only_when_profiled.py", f"{CORPUS}X20_residual_reads_the_audited_call_from_the_grader.py"),
             "cpu+gpu"),
     Defence("X14", "early exit / fake result line", "results travel on the parent's private pipe; a child that "
             "ends without reporting, or a malformed message, is classified", "scoring/isolation.py",
@@ -94,14 +96,17 @@ CLASSES: tuple[Defence, ...] = (
             "compared; the reference forces full precision", "scoring/guard.py",
             (f"{CORPUS}X15_flips_tf32_at_import.py",), "cpu+gpu"),
     Defence("X20", "precision downcast", "tolerances that separate precisions where arithmetic can; the tensor "
-            "pipe's per-precision counters (ncu) where it cannot", "scoring/audit.py (tensor_precision)",
-            ("problems/fp8_gemm/solutions/wrong/bf16_cast.py",
+            "pipe's per-precision counters where it cannot, read by CUPTI's range profiler on a secretly drawn timed "
+            "call inside the scoring worker", "scoring/audit.py (tensor_precision), scoring/counters.py",
+            ("problems/fp8_gemm/solutions/wrong/bf16_cast.py", f"{CORPUS}X20_fp8_only_when_profiled.py",
+             f"{CORPUS}X20_residual_reads_the_audited_call_from_the_grader.py",
              "tests/scoring/test_gpu.py::test_bf16_cast_passes_numerically_but_fails_the_audit_where_ncu_runs"),
             "gpu"),
     Defence("X21", "vendor library call", "the forbidden aten operators refused for the whole worker at the "
             "dispatcher (every call, every spelling, attempts recorded even when caught); syntax-tree audit of the "
-            "solution's files; the kernels of every call recorded by CUPTI and matched against one vendor list "
-            "(cuBLAS/cuBLASLt reached through ctypes or CuPy included); vendor kernel names in the profiled call",
+            "solution's files; the name of every kernel the solution's code launches (import, prepare, every call) "
+            "from CUPTI's launch callbacks, matched against one vendor list (cuBLAS/cuBLASLt reached through ctypes "
+            "or CuPy included); vendor kernel names in the profiled call",
             "scoring/guard.py, scoring/import_audit.py, scoring/kernel_record.py, scoring/vendor_kernels.py, "
             "scoring/audit.py (vendor_kernels)",
             ("problems/fp8_gemm/solutions/wrong/scaled_mm_alias.py", "problems/fp8_gemm/solutions/wrong/matmul_operator.py",
@@ -145,13 +150,41 @@ CORPUS_SECTION = (
     "python -m scoring.corpus help                          # every key with its default",
     "```",
     "",
-    ("With `jobs=N`, house kernels and cases whose verdict rests on a hardware-counter audit still run alone on "
-     "the device. An adversary declares `EXPECTED = {\"class\": \"X04\", \"cpu\": {...}, \"gpu\": {...}}` "
+    ("With `jobs=N`, house kernels and cases that may pass or end in an integrity verdict (an audit's or a timing "
+     "rule's) still run alone on the device. A case whose outcome turns on noise lists the statuses it may get "
+     "(`\"status\": [\"passed\", \"integrity\"]`). An adversary declares `EXPECTED = {\"class\": \"X04\", \"cpu\": {...}, \"gpu\": {...}}` "
      "(schema in `scoring/corpus_cases.py`); a device on which the exploit cannot be attempted is "
      "`{\"not_exercised\": \"why\"}`, listed with its reason and never as passed. Helpers beside the adversaries "
      "start with `_`: `_correct.py` is the house kernel on CUDA and an fp32 computation without a GEMM operator "
      "in the CPU profile. The `named` column shows whether the scorer's detail names the adversary's class: a "
      "wrong output is reported with the classes the checker cannot tell apart (`X01/X24`, `X02/X03/X13`)."),
+)
+
+
+RESIDUALS_SECTION = (
+    "## Residuals: what the defences do not close",
+    "",
+    ("- The grader's own state. Solution code runs in the scoring worker's Python interpreter, which holds "
+     "what the grader knows about the current call: which timed call the counter audit profiles, which calls "
+     "meet the reference, which get kernel activity. Code that walks the grader's frames "
+     "(`sys._getframe`, `sys._current_frames`) or objects (`gc`) can read it: "
+     "`adversarial/fp8_gemm/X20_residual_reads_the_audited_call_from_the_grader.py` passes the precision audit "
+     "this way and is expected to. Every call's output is verified and every launch named, so reading the "
+     "state buys nothing against X02/X03/X13/X21; it does against the audit of one call (X20, X22), whose "
+     "counters cannot be read on every call. Such code is written against the grader's internals and is plain "
+     "to a reviewer of the solution."),
+    ("- Timing probes. A solution can time itself: kernel activity on a call costs about 1 us of device time "
+     "per kernel, and a call under the counter audit is replayed pass by pass; both are visible to a solution "
+     "that measures its own kernels with events. A solution that behaves differently on the calls it finds "
+     "slower is still verified and named on every call."),
+    ("- Copy engines and the host while the launch gate holds. The gate fills the SMs, not the copy engines, "
+     "and keeps up to its timeout (1 ms) of host time per call out of the events. A copy queued on another "
+     "stream runs while the gate holds: it can bring operands into the L2 flushed before the call, or bring "
+     "the inputs (made before the gate was queued) to the host, where the solution could compute a small "
+     "shape's answer and copy it back before the timed stream starts. The fixed 200 us launch pad that came "
+     "before the gate had the same hole, shorter; a fraction above 1.0 is still refused. Closing it means "
+     "delivering the inputs on the timed stream behind the gate (and flushing after), not yet built or "
+     "measured."),
 )
 
 
@@ -163,6 +196,7 @@ def markdown() -> str:
     for d in CLASSES:
         evidence = "<br>".join(f"`{e}`" for e in d.evidence)
         rows.append(f"| {d.class_id} | {d.name} | {d.defence} | {d.code} | {evidence} | {d.where} |")
+    rows += ["", *RESIDUALS_SECTION]
     return "\n".join(rows) + "\n"
 
 

@@ -17,11 +17,15 @@ the side work inside the timed interval (up to 120 us).
 Defence (GPU): the timer's launch gate (scoring/launch_gate.py) fills every thread slot of every SM from
 before the solution runs until the host has queued the whole call, so the side stream's pause and read
 cannot start before the timed stream's start event: they run inside the timed interval, which the
-timed stream then waits on. The warming gains nothing and costs its own time, so the shape passes
-honestly, slower than the house kernel (the corpus result records both timings). Before the gate, CUPTI's
-kernel time against the events' time caught it (4.5x and 6.7x the events, against 0.92 and 0.89 for the
-house kernel); that check still runs on the calls whose kernel activity is recorded. The CPU profile has
-no streams, no gate and no L2 flush.
+timed stream then waits on. The warming gains nothing and costs its own time: in
+the GPU corpus run of 2026-11-25 (results/corpus/h100_sxm/20261125T004652Z-*) decode_m16 timed 128 us and
+decode_m64_7168 116 us, against the house kernel's 32 and 24 us. Whether the shape then also fails
+turns on a few microseconds: the side stream's first kernel can start a few us before the timed stream
+processes its start event when the gate opens, and CUPTI's kernel time against the events' time (on the
+calls whose kernel activity is recorded) refuses a shape above 1.05x by more than 5 us: decode_m16 was
+refused at 1.050x, decode_m64_7168 passed at 1.005x. So either status is expected; a gain is not. Before
+the gate, that cross-check was the whole defence (4.5x and 6.7x the events, against 0.92 and 0.89 for the
+house kernel). The CPU profile has no streams, no gate and no L2 flush.
 """
 
 import torch
@@ -31,8 +35,9 @@ EXPECTED = {
     "class": "X10",
     "shape_set": "all",  # the held-out decode_m64_7168 is where the warming gains
     "cpu": {"not_exercised": "the CPU profile has no streams, no launch pad and no L2 flush to get ahead of"},
-    "gpu": {"status": "passed",
-            "shapes": {"decode_m16": "passed", "decode_m64_7168": "passed", "square_8192": "passed"}},
+    "gpu": {"status": ["passed", "integrity"],  # refused or slower, never faster: see the docstring
+            "shapes": {"decode_m16": ["passed", "integrity"], "decode_m64_7168": ["passed", "integrity"],
+                       "square_8192": "passed"}},
 }
 WEIGHT_BOUND_M = 64  # up to this many rows the GEMM is bound by reading B
 WAIT_US = 80.0  # device-side, on the side stream: the timer's flush (write + read of 2x L2) is over by then

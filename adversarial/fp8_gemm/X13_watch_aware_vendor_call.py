@@ -4,8 +4,8 @@ kernel on the others; the operator's name is built at run time, so the syntax-tr
 It believes a call watched while a Python dispatch mode is active (the old scorer's forbidden-operator
 mode, on checked calls only), or when the process looks profiled or audited: "audit_target" in argv,
 profiler variables in the environment (CUDA_INJECTION64_PATH, NV_COMPUTE_PROFILER_PERFWORKS_DIR,
-NSIGHT*, NV_TPS*), or a profiler's libraries in /proc/self/maps (ncu's and nsys's injection libraries,
-nvperf, a libcupti mapped after the import): _watch.py. Against the old scorer, whose timed calls ran
+NSIGHT*, NV_TPS*), or a profiler's library mapped into /proc/self/maps after the import (ncu's and
+nsys's injection libraries, nvperf, libcupti): _watch.py. Against the old scorer, whose timed calls ran
 with no dispatch mode and whose counter audit ran in `scoring.audit_target` under ncu, every checked and
 audited call was honest and every timed call ran cuBLASLt (0.641 of the roofline against the house
 kernel's 0.548 on an H100, README; 0.77 ms against 0.93 ms at 8192^3 when measured for this case), with

@@ -12,9 +12,10 @@ measured on an H100 with the scorer's timer: 0.77 ms against the house kernel's 
 1.38 against 1.66 ms on mlp_up_rect, 27.6 against 33.2 us on decode_m16 (every shape of the GPU
 profile correct, M = 1 included; the kernels are nvjet_sm90_qqtst_*).
 
-Defence (GPU): CUPTI records every kernel each call launches; cuBLASLt's (nvjet_*, *xmma*, cutlass)
-match scoring/vendor_kernels.py: "X21: vendor library kernels launched by the solution". The CPU
-profile has no cuBLASLt and no kernel record.
+Defence (GPU): CUPTI's launch callbacks name every kernel solution code launches, on every call (and its
+kernel activity records name them again on a random fifth of the calls); cuBLASLt's (nvjet_*, *xmma*,
+cutlass) match scoring/vendor_kernels.py: "X21: vendor library kernels launched by the solution". The
+CPU profile has no cuBLASLt and no kernel record.
 
 The enum values are written out from cublasLt.h / library_types.h (CUDA 12-13): CUDA_R_32F = 0,
 CUDA_R_16BF = 14, CUDA_R_8F_E4M3 = 28, CUBLAS_COMPUTE_32F = 68, CUBLASLT_MATMUL_DESC_TRANSA = 3,

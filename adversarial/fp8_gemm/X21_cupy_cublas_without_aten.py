@@ -6,7 +6,7 @@ has no bfloat16), handed to
 CuPy through DLPack (no copy) and multiplied with the `@` operator on CuPy arrays: cublasGemmEx, fp32
 accumulation, on torch's current stream. The dispatcher never sees a GEMM, the syntax tree names no
 forbidden operator (`@` on CuPy arrays is no attribute) and no forbidden module. In a process that
-looks profiled (_watch.py: ncu's injection libraries in /proc/self/maps, its variables, an audit target)
+looks profiled (_watch.py: a profiler's library mapped since the import, its variables, an audit target)
 it runs the honest fp8 kernel, so the counter audit sees fp8 tensor work and the house kernel's name.
 What it gains where nothing records kernel names: a tuned library GEMM scored as the solution's own,
 with right answers (every GPU shape, M = 1 included). It is the way out for a solution whose own fp8
@@ -14,8 +14,8 @@ kernel is slow or inaccurate, not a way past the house: measured on an H100 with
 takes 2.18 ms at 8192^3 (0.26 of the fp8 roofline; the house kernel 0.93 ms), and decode shapes are
 bound by CuPy's host overhead (166 us on decode_m16).
 
-Defence (GPU): every kernel each call launches is recorded with CUPTI and matched against the
-vendor-library names (scoring/vendor_kernels.py: cuBLAS's nvjet/xmma/cutlass kernels), so the shape
+Defence (GPU): every kernel solution code launches is named by CUPTI's launch callbacks, on every call,
+and matched against the vendor-library names (scoring/vendor_kernels.py: cuBLAS's nvjet/xmma/cutlass kernels), so the shape
 fails with "X21: vendor library kernels launched by the solution". In the CPU profile it multiplies with
 numpy's BLAS (`@` on numpy arrays): correct, and invisible to the dispatcher; there is no kernel record.
 

@@ -6,9 +6,11 @@ backend flags the old scorer switched on around checked calls only (deterministi
 `fill_uninitialized_memory`, its poisoning of torch.empty), the process's argv and environment (an
 audit target, a profiler's injection variables, also as the process started: /proc/self/environ),
 a grader frame on the stack that says the call is audited, and the libraries mapped into the process: a
-profiler's injection library stays in /proc/self/maps whatever the environment is scrubbed to, and a
-CUPTI that appears after the solution was imported means a profiler attached mid-run (PyTorch's CUDA
-build maps libcupti into every process, so only a new mapping says anything). Seen on an H100 with
+profiler's injection library stays in /proc/self/maps whatever the environment is scrubbed to. Only a
+library mapped since the solution was imported says anything about a call: PyTorch's CUDA build maps
+libcupti into every process, and Ceiling's workers load CUPTI's profiler libraries (libnvperf_host and
+_target) into every GPU worker before the import, so a library there from the start is no sign, and an
+attacker who took it for one would be honest on every call. Seen on an H100 with
 Nsight Compute 2025.3: a process under ncu maps libTreeLauncherTargetInjection.so,
 libInterceptorInjectionTarget.so, libcuda-injection.so and libnvperf_host/target.so, and has
 NVTX_INJECTION64_PATH and NV_COMPUTE_PROFILER_PERFWORKS_DIR set; a plain torch 2.11 process maps none of
@@ -78,11 +80,11 @@ def profiler_environment() -> bool:
 
 
 def profiler_libraries() -> bool:
+    """A profiler's library (or CUPTI) mapped since the import: a profiler attached mid-run."""
     now = time.monotonic()
     if now - _maps_verdict[0] > MAPS_REFRESH_S:
-        files = mapped_files()
-        seen = any(tag in path for path in files for tag in PROFILER_LIBRARIES) or \
-            any(CUPTI in path for path in files - MAPPED_AT_IMPORT)
+        new = mapped_files() - MAPPED_AT_IMPORT
+        seen = any(tag in path for path in new for tag in (*PROFILER_LIBRARIES, CUPTI))
         _maps_verdict[:] = [now, seen]
     return _maps_verdict[1]
 

@@ -39,6 +39,8 @@ def test_every_case_declares_both_profiles_and_every_problem_has_a_house_case():
     ('{"class": None, "cpu": {"status": "passed", "detial": "x"}, "gpu": {"status": "passed"}}', "unknown keys"),
     ('{"class": None, "cpu": {"not_exercised": ""}, "gpu": {"status": "passed"}}', "non-empty reason"),
     ('{"class": None, "cpu": {"status": "passed"}, "gpu": None}', "EXPECTED['gpu'] must be a dict"),
+    ('{"class": None, "cpu": {"status": ["passed"]}, "gpu": {"status": "passed"}}', "a list of two or more"),
+    ('{"class": None, "cpu": {"status": ["passed", "fine"]}, "gpu": {"status": "passed"}}', "is 'fine'"),
     ('{"class": None, "shape_set": "seen", "cpu": {"status": "passed"}, "gpu": {"status": "passed"}}', "shape_set"),
     ("make_expected()", "must be a literal"),
 ])
@@ -120,3 +122,25 @@ def test_a_class_named_only_by_a_failed_audit_counts_as_named():
     assert bf16_cast.class_id == "X20" and class_named(bf16_cast, result) is True
     result["systems"][0]["audits"][0]["outcome"] = "not verified (ncu not found)"
     assert class_named(bf16_cast, result) is False
+
+
+def test_an_outcome_that_turns_on_noise_may_list_the_statuses_it_can_get(tmp_path):
+    from scoring.corpus_judge import mismatches
+
+    path = tmp_path / "either.py"
+    path.write_text('EXPECTED = {"class": "X10", "cpu": {"status": ["passed", "integrity"], '
+                    '"shapes": {"square_64": ["passed", "integrity"]}}, "gpu": {"not_exercised": "no"}}\n')
+    case = adversary_case(path, "fp8_gemm")
+    expected = case.expected["cpu"]
+    assert expected.as_dict()["status"] == ["passed", "integrity"]
+
+    def result(status):
+        return {"systems": [{"status": status, "shapes": [{"name": "square_64", "status": status, "detail": ""}],
+                             "audits": []}]}
+
+    assert mismatches(case, expected, result("passed")) == []
+    assert mismatches(case, expected, result("integrity")) == []
+    assert mismatches(case, expected, result("incorrect")) == [
+        "status 'incorrect', expected 'passed' or 'integrity'",
+        "shape 'square_64' is 'incorrect', expected 'passed' or 'integrity'"]
+    assert corpus.runs_alone(case, "cpu")
