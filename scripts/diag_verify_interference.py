@@ -18,8 +18,8 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from scoring.problem import import_file, load_problem  # noqa: E402
-from scoring.timing import GpuTimer  # noqa: E402
+from scoring.problem import import_file, load_problem
+from scoring.timing import GpuTimer
 
 CALLS_PER_VARIANT = 150
 VARIANTS = ("nothing", "verify_own_pool", "verify_default_pool")
@@ -47,7 +47,7 @@ def main() -> None:
             variant = VARIANTS[index % len(VARIANTS)]
             inputs = problem.module.make_inputs(params, weights, gen, device)
             timer.before_call()
-            out, timing = timer.time_call(lambda: house.run(state, **inputs))
+            out, timing = timer.time_call(lambda h=house, s=state, x=inputs: h.run(s, **x))
             if variant != "nothing":
                 memory = torch.cuda.use_mem_pool(pool) if variant == "verify_own_pool" else contextlib.nullcontext()
                 with memory:

@@ -10,7 +10,7 @@ import pytest
 
 from scoring import vendor_kernels
 from scoring.audit import choose_audited_call
-from scoring.kernel_record import CallWindow, _launched_between, CallKernels, KernelRecorder, ShapeKernelSummary
+from scoring.kernel_record import CallKernels, CallWindow, KernelRecorder, ShapeKernelSummary, _launched_between
 from scoring.spec import Shape, SpecError, load_spec
 from scoring.worker import scrub_environment
 
