@@ -12,16 +12,22 @@ from pathlib import Path
 import torch
 
 HOUSE_PATH = Path(__file__).resolve().parents[2] / "problems" / "fp8_gemm" / "solutions" / "house.py"
-_house = []  # loaded on first CUDA use, so the CPU profile never imports Triton kernels it does not run
+_loaded: dict[Path, object] = {}
+
+
+def load_once(path: Path, module_name: str):
+    """A solution file loaded by path on first use (so the CPU profile never imports Triton kernels it
+    does not run), the same module afterwards."""
+    if path not in _loaded:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _loaded[path] = module
+    return _loaded[path]
 
 
 def house():
-    if not _house:
-        spec = importlib.util.spec_from_file_location("fp8_gemm_house_for_adversaries", HOUSE_PATH)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _house.append(module)
-    return _house[0]
+    return load_once(HOUSE_PATH, "fp8_gemm_house_for_adversaries")
 
 
 def correct(state, a, a_scale):
