@@ -148,6 +148,23 @@ def profile_one_call(problem, solution_path: Path, shape: dict, device: str, see
     return kernels, ncu, why_not
 
 
+def judge_representative(profiled_names: list[str] | None, timed_names: list[str] | None) -> tuple[str, dict]:
+    """X13 outcome: did the profiled call launch the kernels the timed calls launched? One profiled call
+    stands for all of them, so a solution that launches other kernels when it is profiled (having found the
+    profiled call in the grader's state) fails here. Same-named kernels that branch on a runtime value are
+    beyond this check (docs/integrity.md, residuals)."""
+    evidence = {"profiled_call": profiled_names, "timed_calls": timed_names}
+    if profiled_names is None or timed_names is None:
+        return "not verified (no launch names were recorded: watch=false or CUPTI unavailable)", evidence
+    profiled, timed = set(profiled_names), set(timed_names)
+    only_timed, only_profiled = sorted(timed - profiled), sorted(profiled - timed)
+    if not only_timed and not only_profiled:
+        return "passed", evidence
+    parts = ([f"timed calls launched {', '.join(only_timed)}"] if only_timed else []) + \
+            ([f"only the profiled call launched {', '.join(only_profiled)}"] if only_profiled else [])
+    return f"failed (X13: the profiled call is not like the timed calls it stands for: {'; '.join(parts)})", evidence
+
+
 def choose_audited_call(shapes, seed: int, min_calls: int) -> tuple[object, int] | None:
     """(shape, timed-call index) drawn with the run's secret seed, or None when the run times no shape."""
     timed = [shape for shape in shapes if shape.shape_set in ("visible", "held_out")]
@@ -186,6 +203,10 @@ def run_audits(problem, solution_shapes: list[dict], profile: str, audited: tupl
                                                        problem.flops(audited[0].params))
             record.update(outcome=outcome, evidence=evidence)
         audits.append(record)
+        if taken and taken.get("ranges"):
+            outcome, evidence = judge_representative(taken.get("launch_names"), taken.get("timed_calls_launch_names"))
+            audits.append({"id": "profiled_call_representative", "classes": ["X13"], "shape": record.get("shape"),
+                           "outcome": outcome, "evidence": evidence})
         kernel_record = (shape_result or {}).get("kernel_record", {})
         names_outcome = kernel_record.get("vendor_kernels") or kernel_record.get("outcome") or record["outcome"]
         audits.append({"id": "vendor_kernels", "classes": ["X21"], "shape": record.get("shape"),

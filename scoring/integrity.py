@@ -81,12 +81,14 @@ CLASSES: tuple[Defence, ...] = (
             "dispatch mode, flag, argv, environment or mapped library differs; the forbidden operators refused for "
             "the whole process; every call verified and the names of its kernels recorded; which calls meet the "
             "reference and which get kernel activity drawn from the secret seed; the counter audit profiles a timed "
-            "call inside the scoring worker (residuals below)",
+            "call inside the scoring worker, and fails when that call launched other kernels than the timed calls "
+            "it stands for (profiled_call_representative; residuals below)",
             "scoring/worker.py, scoring/guard.py, scoring/audit.py",
             (f"{CORPUS}X13_honest_only_while_warming_up.py", f"{CORPUS}X13_hides_scaled_mm_from_the_watched_calls.py",
              f"{CORPUS}X13_watch_aware_vendor_call.py", f"{CORPUS}X13_swallows_the_refusal.py",
              f"{CORPUS}X13_skips_work_when_unwatched.py", f"{CORPUS}X13_reads_the_check_flag_from_the_callers_frame.py",
-             f"{CORPUS}X20_fp8_only_when_profiled.py", f"{CORPUS}X20_residual_reads_the_audited_call_from_the_grader.py"),
+             f"{CORPUS}X20_fp8_only_when_profiled.py", f"{CORPUS}X13_other_kernels_on_the_audited_call.py",
+             f"{CORPUS}X20_residual_same_kernel_name_when_audited.py"),
             "cpu+gpu"),
     Defence("X14", "early exit / fake result line", "results travel on the parent's private pipe; a child that "
             "ends without reporting, or a malformed message, is classified", "scoring/isolation.py",
@@ -99,7 +101,7 @@ CLASSES: tuple[Defence, ...] = (
             "pipe's per-precision counters where it cannot, read by CUPTI's range profiler on a secretly drawn timed "
             "call inside the scoring worker", "scoring/audit.py (tensor_precision), scoring/counters.py",
             ("problems/fp8_gemm/solutions/wrong/bf16_cast.py", f"{CORPUS}X20_fp8_only_when_profiled.py",
-             f"{CORPUS}X20_residual_reads_the_audited_call_from_the_grader.py",
+             f"{CORPUS}X13_other_kernels_on_the_audited_call.py", f"{CORPUS}X20_residual_same_kernel_name_when_audited.py",
              "tests/scoring/test_gpu.py::test_bf16_cast_passes_numerically_but_fails_the_audit_where_ncu_runs"),
             "gpu"),
     Defence("X21", "vendor library call", "the forbidden aten operators refused for the whole worker at the "
@@ -168,11 +170,15 @@ RESIDUALS_SECTION = (
      "what the grader knows about the current call: which timed call the counter audit profiles, which calls "
      "meet the reference, which get kernel activity. Code that walks the grader's frames "
      "(`sys._getframe`, `sys._current_frames`) or objects (`gc`) can read it: "
-     "`adversarial/fp8_gemm/X20_residual_reads_the_audited_call_from_the_grader.py` passes the precision audit "
-     "this way and is expected to. Every call's output is verified and every launch named, so reading the "
-     "state buys nothing against X02/X03/X13/X21; it does against the audit of one call (X20, X22), whose "
-     "counters cannot be read on every call. Such code is written against the grader's internals and is plain "
-     "to a reviewer of the solution."),
+     "`adversarial/fp8_gemm/X13_other_kernels_on_the_audited_call.py` finds the profiled call this way and runs "
+     "the fp8 kernel there only; it is caught because the profiled call must launch the kernels the timed calls "
+     "launched (profiled_call_representative). "
+     "`adversarial/fp8_gemm/X20_residual_same_kernel_name_when_audited.py` gives its bf16 kernel the fp8 "
+     "kernel's name and passes, as expected: launches are compared by name (and by executable graph), so one "
+     "kernel that branches on an argument, or two kernels with one name, look alike. Every call's output is "
+     "verified and every launch named, so reading the state buys nothing against X02/X03/X13/X21; it does "
+     "against the audit of one call (X20, X22), whose counters cannot be read on every call. Such code is "
+     "written against the grader's internals and is plain to a reviewer of the solution."),
     ("- Timing probes. A solution can time itself: kernel activity on a call costs about 1 us of device time "
      "per kernel, and a call under the counter audit is replayed pass by pass; both are visible to a solution "
      "that measures its own kernels with events. A solution that behaves differently on the calls it finds "

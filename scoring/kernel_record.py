@@ -56,7 +56,12 @@ KERNEL_OVER_EVENT_MARGIN_MS = 0.005
 # Kernel activity on this share of the calls (module docstring).
 KERNEL_ACTIVITY_SHARE = 0.2
 CALLBACK_DOMAIN_DRIVER, CALLBACK_DOMAIN_RUNTIME, CALLBACK_API_ENTER = 1, 2, 0
-_CALLBACK_SITE, _CALLBACK_SYMBOL_NAME = 0, 32  # CUpti_CallbackData: callbackSite, symbolName
+# CUpti_CallbackData: callbackSite, functionParams, symbolName.
+_CALLBACK_SITE, _CALLBACK_PARAMS, _CALLBACK_SYMBOL_NAME = 0, 16, 32
+# Graph launches (cuGraphLaunch[_ptsz], cudaGraphLaunch[_ptsz]) name no kernel; their first parameter, the
+# executable graph, tells one captured graph from another.
+GRAPH_LAUNCH_CBIDS = {(CALLBACK_DOMAIN_DRIVER, 514), (CALLBACK_DOMAIN_DRIVER, 515),
+                      (CALLBACK_DOMAIN_RUNTIME, 311), (CALLBACK_DOMAIN_RUNTIME, 312)}
 
 _LAUNCH = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p)
 _REQUEST = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)), ctypes.POINTER(ctypes.c_size_t),
@@ -199,6 +204,10 @@ class KernelRecorder:
         symbol = ctypes.c_void_p.from_address(data + _CALLBACK_SYMBOL_NAME).value
         if symbol:  # read now: the string is only promised for the callback's duration
             self._launch_names.add(ctypes.string_at(symbol).decode(errors="replace"))
+        elif (domain, cbid) in GRAPH_LAUNCH_CBIDS:
+            params = ctypes.c_void_p.from_address(data + _CALLBACK_PARAMS).value
+            graph = ctypes.c_void_p.from_address(params).value if params else None
+            self._launch_names.add(f"graph launch {graph or 0:#x}")
 
     @contextlib.contextmanager
     def listening(self):
@@ -210,7 +219,8 @@ class KernelRecorder:
             self._listening = False
 
     def take_launch_names(self) -> set[str]:
-        # A graph launch names no kernel: its kernels were named when the solution captured them.
+        # A graph launch names no kernel (its kernels were named when the solution captured them): it is kept
+        # as "graph launch <executable graph>", so that calls replaying different graphs differ.
         names, self._launch_names = self._launch_names, set()
         return names
 

@@ -365,6 +365,7 @@ class Runner:
         last_given: dict = {}
         timed_calls = [0]
         audit_done: list = []
+        timed_launch_names: set[str] = set()  # every timed call's, for the audited call's comparison
         timed_normwise = counts["timed_normwise"]
 
         def one_call(kind: str) -> CallTiming:
@@ -379,11 +380,13 @@ class Runner:
             out, timing, window = self.call(shape, state, given, audited=audited)
             if audited:  # checked like any call; its time (kernel replay) is not kept: the next call is timed
                 record.note(window)
+                self.audit_profile["launch_names"] = sorted(window.launch_names) if window else None
                 self.after_call(shape, out, weights, given, inputs, False, counts)
                 audit_done.append(True)
                 return one_call(kind)
             if kind == "timed":
                 timed_calls[0] += 1
+                timed_launch_names.update(window.launch_names if window else ())
                 record.note(dataclasses.replace(window, timed=True, event_ms=timing.device_ms) if window else None)
             else:
                 record.note(window)
@@ -404,6 +407,8 @@ class Runner:
         # tensors refilled with new values: a cache keyed on the tensor's identity, address or shape (X02)
         # answers it with a stale output whatever the allocator recycles.
         one_call("last")
+        if audit_done and self.audit_profile is not None:
+            self.audit_profile["timed_calls_launch_names"] = sorted(timed_launch_names) if self.recorder else None
         return stats, warm
 
     # -- one shape --------------------------------------------------------------------------------------

@@ -13,8 +13,9 @@ inside the scoring worker, on one timed call drawn with the secret seed (scoring
 GPU worker loads the profiler's libraries before the solution is imported, so nothing appears, changes or
 differs between calls: the bf16 path runs on the audited call too and the tensor_precision audit fails
 it. (Before, it passed the audit with bf16 timings: the audit ran in a recognisable process under ncu.)
-X20_residual_reads_the_audited_call_from_the_grader.py reads the grader's own frames instead, which no
-in-process design can hide (docs/integrity.md, residuals).
+X13_other_kernels_on_the_audited_call.py reads the grader's own frames instead, which no in-process design
+can hide; it is caught because its audited call launches other kernels than its timed calls, and
+X20_residual_same_kernel_name_when_audited.py, which names both alike, is not (docs/integrity.md).
 """
 
 from _bf16 import bf16_kernel

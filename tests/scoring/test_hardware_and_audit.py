@@ -2,7 +2,7 @@
 
 import pytest
 
-from scoring.audit import judge_tensor_precision, parse_ncu_csv
+from scoring.audit import judge_representative, judge_tensor_precision, parse_ncu_csv, run_audits
 from scoring.hardware import HardwareError, Peak, _override_peak, load_peak_table, match_peak
 
 REQUIRED_GPUS = {"h100_sxm", "h100_pcie", "h100_nvl", "h200_sxm", "b200", "a100_sxm", "l40s", "rtx_pro_6000_blackwell"}
@@ -72,6 +72,36 @@ def test_vendor_kernels_in_the_profiled_call_fail_x21():
     assert judge_kernel_names(["sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"]).startswith("failed (X21")
     assert judge_kernel_names(["flash_fwd_splitkv_kernel"]).startswith("failed (X21")
     assert judge_kernel_names([]).startswith("not verified")
+
+
+def test_a_profiled_call_that_launched_other_kernels_than_the_timed_calls_fails_x13():
+    assert judge_representative(["_fp8_gemm_kernel"], ["_fp8_gemm_kernel"])[0] == "passed"
+    swapped = judge_representative(["_fp8_gemm_kernel"], ["_bf16_gemm"])[0]
+    assert swapped.startswith("failed (X13") and "timed calls launched _bf16_gemm" in swapped
+    assert "only the profiled call launched _fp8_gemm_kernel" in swapped
+    extra = judge_representative(["_fp8_gemm_kernel", "_prefetch"], ["_fp8_gemm_kernel"])[0]
+    assert extra.startswith("failed (X13") and "timed calls launched" not in extra
+    graphs = judge_representative(["graph launch 0x10"], ["graph launch 0x20"])[0]
+    assert graphs.startswith("failed (X13")
+    assert judge_representative(None, ["_fp8_gemm_kernel"])[0].startswith("not verified")
+
+
+def test_the_representative_audit_follows_the_precision_audit_of_the_profiled_shape():
+    from types import SimpleNamespace
+
+    flops = 2 * 64 * 64 * 64
+    shape = SimpleNamespace(name="square", params={"M": 64, "N": 64, "K": 64})
+    problem = SimpleNamespace(spec=SimpleNamespace(audits=[SimpleNamespace(expect="fp8")]), flops=lambda _: flops)
+    ranges = [{"range": "0", "sm__ops_path_tensor_src_fp8.sum": flops}]
+    profile = {"timed_call_index": 1, "ranges": ranges, "why_not": None,
+               "launch_names": ["_fp8_gemm_kernel"], "timed_calls_launch_names": ["_bf16_gemm"]}
+    shapes = [{"name": "square", "audit_profile": profile, "kernel_record": {"vendor_kernels": "passed"}}]
+    audits = run_audits(problem, shapes, "gpu", (shape, 1))
+    assert [a["id"] for a in audits] == ["tensor_precision", "profiled_call_representative", "vendor_kernels"]
+    assert audits[0]["outcome"] == "passed"
+    assert audits[1]["outcome"].startswith("failed (X13") and audits[1]["shape"] == "square"
+    profile["timed_calls_launch_names"] = ["_fp8_gemm_kernel"]
+    assert run_audits(problem, shapes, "gpu", (shape, 1))[1]["outcome"] == "passed"
 
 
 def test_tensor_ops_command_explains_bad_arguments_and_a_missing_gpu():
