@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harnesses.budget import DEFAULT_LIMIT_S
-from scoring.options import opt
+from scoring.options import above, at_least, opt
 
 NETWORK_CHOICES = ("host", "none")
 SANDBOX_CHOICES = ("bwrap", "none")
@@ -19,12 +19,13 @@ class HarnessConfig:
     model: str = opt("", "model name passed to the CLI; empty = the CLI's default")
     effort: str = opt("default", "reasoning effort: default, low, medium, high, xhigh", EFFORT_CHOICES)
     problem: str = opt("fp8_gemm", "problem folder name under problems/")
-    trial: int = opt(0, "trial number (part of the run id)")
+    trial: int = opt(0, "trial number (part of the run id)", allowed=at_least(0))
     run_id: str = opt("", "run id; empty = <harness>-<model>-<effort>-<problem>-t<trial>")
     out: str = opt("results", "results root: runs go to <out>/<hw>/runs/<run_id>/")
     device: str = opt("auto", "scorer device: auto, cpu, cuda or cuda:N")
     gpu: str = opt("", "pin the agent and the scorer to this GPU index (CUDA_VISIBLE_DEVICES); empty = all")
-    time_limit_s: float = opt(DEFAULT_LIMIT_S, "wall-clock limit for the agent, whole process group (seconds)")
+    time_limit_s: float = opt(DEFAULT_LIMIT_S, "wall-clock limit for the agent, whole process group (seconds)",
+                              allowed=above(0, "seconds"))
     network: str = opt("host", "sandbox network: host (the CLI reaches its API) or none", NETWORK_CHOICES)
     sandbox: str = opt("bwrap", "bwrap, or none (no isolation: for debugging only)", SANDBOX_CHOICES)
     cli_dir: str = opt("", "folder holding the CLI executable (e.g. fake CLIs); empty = search PATH")

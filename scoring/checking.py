@@ -23,6 +23,7 @@ class CheckStats:
     bad_elements: int  # elements outside atol + rtol * |ref|
     nonfinite_elements: int
     detail: str = ""
+    elements: int = 0  # of the output, so that a count of bad elements can be read as a share
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -52,7 +53,7 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> CheckStats:
     nonfinite = int((~torch.isfinite(out64)).sum().item())
     if nonfinite:
         return CheckStats(False, float("inf"), float("inf"), float("inf"), nonfinite, nonfinite,
-                          f"{nonfinite} NaN/Inf elements")
+                          f"{nonfinite} NaN/Inf elements", elements=out64.numel())
     err = (out64 - ref64).abs()
     bound = tol.atol + tol.rtol * ref64.abs()
     bad = int((err > bound).sum().item())
@@ -63,7 +64,8 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> CheckStats:
     passed = bad == 0 and normwise <= tol.normwise
     detail = "" if passed else (f"{bad} of {ref64.numel()} elements outside atol+rtol*|ref|; "
                                 f"normwise error {normwise:.3g} (bound {tol.normwise:g})")
-    return CheckStats(passed, float(err.max().item()) if err.numel() else 0.0, max_rel, normwise, bad, 0, detail)
+    return CheckStats(passed, float(err.max().item()) if err.numel() else 0.0, max_rel, normwise, bad, 0, detail,
+                      elements=ref64.numel())
 
 
 def worst(stats: list[CheckStats]) -> CheckStats:

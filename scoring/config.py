@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from scoring.options import OptionError, opt, parse
+from scoring.options import OptionError, above, at_least, between, opt, parse
 from scoring.options import help_text as options_help
 from scoring.spec import suggest
 
@@ -32,17 +32,26 @@ class RunConfig:
     watch: bool = opt(True, "watch every call: record its kernels (CUPTI) and verify its output cheaply")
     seed: int = opt(0, "public seed (mixed with a per-run secret for the inputs)")
     seed_secret: str = opt("", "replay a run: the secret seed (hex) recorded in its result; empty = a fresh one")
-    check_seeds: int = opt(3, "independent weight/input draws checked per shape before timing")
-    timed_check_rate: float = opt(0.05, "probability that a timed call's output is also checked")
-    warmup_s: float = opt(0.3, "minimum warm-up time per shape (seconds), so clocks settle")
-    min_calls: int = opt(10, "minimum timed calls per shape")
-    max_calls: int = opt(400, "maximum timed calls per shape")
-    target_rse: float = opt(0.005, "stop timing once the median's relative standard error is below this")
-    budget_s: float = opt(15.0, "timing budget per shape (seconds)")
-    import_timeout_s: float = opt(600.0, "limit for importing the solution (seconds)")
-    shape_timeout_s: float = opt(600.0, "limit for one shape: checks, compilation, warm-up and timing (seconds)")
-    peak_tflops: float | None = opt(None, "override the dense peak TFLOPS of the problem's precision")
-    peak_gbps: float | None = opt(None, "override the peak memory bandwidth (GB/s)")
+    # Why these ranges: a shape is timed only after it was checked (check_seeds >= 1); a median needs a call;
+    # a zero time limit ends the worker before it starts; a zero budget (stop at min_calls) or target_rse
+    # (never converge) says what min_calls or max_calls say plainly; the roofline divides by the peaks.
+    # warmup_s may be 0: the warm-up calls (TimingPolicy.warmup_calls) still run.
+    check_seeds: int = opt(3, "independent weight/input draws checked per shape before timing", allowed=at_least(1))
+    timed_check_rate: float = opt(0.05, "probability that a timed call's output is also checked (the last always is)",
+                                  allowed=between(0, 1))
+    warmup_s: float = opt(0.3, "minimum warm-up time per shape (seconds), so clocks settle; 0 = warm-up calls only",
+                          allowed=at_least(0, "seconds"))
+    min_calls: int = opt(10, "minimum timed calls per shape", allowed=at_least(1))
+    max_calls: int = opt(400, "maximum timed calls per shape, at least min_calls", allowed=at_least(1))
+    target_rse: float = opt(0.005, "stop timing once the median's relative standard error is below this",
+                            allowed=above(0))
+    budget_s: float = opt(15.0, "timing budget per shape (seconds)", allowed=above(0, "seconds"))
+    import_timeout_s: float = opt(600.0, "limit for importing the solution (seconds)", allowed=above(0, "seconds"))
+    shape_timeout_s: float = opt(600.0, "limit for one shape: checks, compilation, warm-up and timing (seconds)",
+                                 allowed=above(0, "seconds"))
+    peak_tflops: float | None = opt(None, "override the dense peak TFLOPS of the problem's precision",
+                                    allowed=above(0, "TFLOPS"))
+    peak_gbps: float | None = opt(None, "override the peak memory bandwidth (GB/s)", allowed=above(0, "GB/s"))
     out: str = opt("results", "directory results are written under (<out>/<hardware>/<run_id>.json)")
     agent: str = opt("", "JSON file with the agent metadata of this solution (harness, model, effort, ...)")
     progress: bool = opt(True, "print per-shape progress on stderr")
@@ -61,11 +70,22 @@ def parse_args(argv: list[str]) -> RunConfig:
     if argv and "=" not in argv[0] and not argv[0].startswith("-"):
         argv = [f"problem={argv[0]}", *argv[1:]]
     config = parse(RunConfig, argv, "python -m scoring.run", error=ConfigError)
+    if config.max_calls < config.min_calls:
+        raise ConfigError(f"max_calls={config.max_calls}: must be >= min_calls ({config.min_calls}); "
+                          "lower min_calls too")
+    if config.seed_secret and not _is_hex(config.seed_secret):
+        # It names the result file (its first 6 characters are in the run id): a '/' would escape <out>.
+        raise ConfigError(f"seed_secret={config.seed_secret}: must be hex digits, as recorded in a result's "
+                          "seeds.secret")
     unknown_lines = [n for n in config.line_names() if n not in LINE_CHOICES]
     if unknown_lines:
         raise ConfigError(f"lines: unknown line '{unknown_lines[0]}'{suggest(unknown_lines[0], LINE_CHOICES)}; "
                           f"use a comma list of {', '.join(LINE_CHOICES)} or none")
     return config
+
+
+def _is_hex(text: str) -> bool:
+    return all(c in "0123456789abcdefABCDEF" for c in text)
 
 
 def help_text() -> str:

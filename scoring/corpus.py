@@ -26,7 +26,7 @@ from scoring.config import RunConfig
 from scoring.corpus_cases import KINDS, Case, CaseError, all_cases, allows
 from scoring.corpus_judge import class_named, mismatches, observe
 from scoring.hardware import HardwareError
-from scoring.options import OptionError, help_text, opt, parse
+from scoring.options import OptionError, at_least, help_text, opt, parse
 from scoring.result import write_result
 from scoring.run import _git_state, run
 from scoring.spec import SpecError
@@ -52,7 +52,8 @@ class CorpusConfig:
     only: str = opt("", "score only cases whose id contains one of these comma-separated substrings")
     kinds: str = opt(",".join(KINDS), "which kinds of case: a comma list of adversary, known_wrong, house")
     lines: str = opt("none", "reference lines measured with the house kernels (comma list, or none)")
-    jobs: int = opt(1, "cases scored at once; house kernels and cases whose verdict rests on an audit run alone")
+    jobs: int = opt(1, "cases scored at once; house kernels and cases whose verdict rests on an audit run alone",
+                    allowed=at_least(1))
 
 
 def parse_config(argv: list[str]) -> CorpusConfig:
@@ -60,8 +61,6 @@ def parse_config(argv: list[str]) -> CorpusConfig:
     unknown = [k for k in config.kinds.split(",") if k.strip() and k.strip() not in KINDS]
     if unknown:
         raise OptionError(f"kinds: unknown kind '{unknown[0]}'; use a comma list of {', '.join(KINDS)}")
-    if config.jobs < 1:
-        raise OptionError(f"jobs={config.jobs}: give a positive number of cases to score at once")
     return config
 
 

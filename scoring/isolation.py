@@ -73,6 +73,13 @@ def _unfinished(shape: Shape, status: str, detail: str) -> dict:
             "status": status, "detail": detail}
 
 
+def outcome_without_a_worker(shapes: list[Shape], import_status: str, import_detail: str) -> SystemOutcome:
+    """A system whose file the parent refused before starting a worker (scoring/solution_file.py): recorded
+    as a worker's failed import is, every shape carrying the import status and detail."""
+    return SystemOutcome(shapes=[_unfinished(s, import_status, import_detail) for s in shapes],
+                         import_status=import_status, import_detail=import_detail)
+
+
 def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_timeout_s: float,
                shape_timeout_s: float, on_progress: Callable[[int, dict], None] = lambda i, r: None) -> SystemOutcome:
     """Score `shapes` for the solution named in base_task; never raises for anything the solution does."""

@@ -2,13 +2,16 @@
 
 One parser for every Ceiling command (`scoring.run`, `harnesses.run`, `harnesses.sweep`,
 `viewer.leaderboard`). Torch-free: the site and the harnesses import it without a GPU stack. Errors name
-the key and the fix, with a suggestion for a near-miss key or choice.
+the key and the fix, with a suggestion for a near-miss key or choice. A numeric option may declare the
+values it allows (`allowed=above(0, "seconds")`): the help shows the range, and the parser refuses a value
+outside it, naming the key, the value and the range.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import field, fields
+import math
+from dataclasses import dataclass, field, fields
 
 from scoring.spec import suggest
 
@@ -19,8 +22,49 @@ class OptionError(ValueError):
     pass
 
 
-def opt(default, help_text: str, choices: tuple = ()):
-    return field(default=default, metadata={"help": help_text, "choices": choices})
+@dataclass(frozen=True)
+class Range:
+    """The values a numeric option allows: finite numbers from `low`, up to `high` where one is given."""
+    low: float
+    high: float | None = None
+    low_inclusive: bool = True
+    unit: str = ""
+
+    def admits(self, value: float) -> bool:
+        return math.isfinite(value) and (value >= self.low if self.low_inclusive else value > self.low) and \
+            (self.high is None or value <= self.high)
+
+    def bounds(self) -> str:
+        """`> 0`, `>= 1`, `in [0, 1]`."""
+        if self.high is None:
+            return f"{'>=' if self.low_inclusive else '>'} {self.low:g}"
+        return f"in {'[' if self.low_inclusive else '('}{self.low:g}, {self.high:g}]"
+
+
+def above(low: float, unit: str = "") -> Range:
+    return Range(low=low, low_inclusive=False, unit=unit)
+
+
+def at_least(low: float, unit: str = "") -> Range:
+    return Range(low=low, unit=unit)
+
+
+def between(low: float, high: float, unit: str = "") -> Range:
+    return Range(low=low, high=high, unit=unit)
+
+
+def opt(default, help_text: str, choices: tuple = (), allowed: Range | None = None):
+    return field(default=default, metadata={"help": help_text, "choices": choices, "allowed": allowed})
+
+
+def check_range(key: str, raw: str, value, allowed: Range | None, error: type[Exception] = OptionError,
+                optional: bool = False) -> None:
+    """Refuse a number outside `allowed`; an `optional` number may also be None (unset)."""
+    if allowed is None or value is None or allowed.admits(value):
+        return
+    finite = "" if math.isfinite(value) else "a finite number "
+    unit = f" ({allowed.unit})" if allowed.unit else ""
+    raise error(f"{key}={raw}: must be {finite}{allowed.bounds()}{unit}{', or none' if optional else ''}")
 
 
 def convert(key: str, raw: str, kind: str, error: type[Exception] = OptionError):
@@ -56,6 +100,7 @@ def parse(cls, argv: list[str], command: str, base=None, error: type[Exception] 
         choices = known[key].metadata.get("choices")
         if choices and value not in choices:
             raise error(f"{key}={raw!r}: choose one of {', '.join(choices)}{suggest(str(value), choices)}")
+        check_range(key, raw, value, known[key].metadata.get("allowed"), error, optional=known[key].default is None)
         values[key] = value
     return cls(**values)
 
@@ -67,5 +112,7 @@ def help_text(cls, usage: str) -> str:
         default = f.default if f.default not in ("", None) else "-"
         if isinstance(default, bool):
             default = str(default).lower()
-        rows.append(f"  {f.name:<{width}} {f.metadata['help']} [{default}]")
+        allowed = f.metadata.get("allowed")
+        bounds = "" if allowed is None else f" (must be {allowed.bounds()}{', or none' if f.default is None else ''})"
+        rows.append(f"  {f.name:<{width}} {f.metadata['help']} [{default}]{bounds}")
     return "\n".join(rows)

@@ -18,13 +18,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from scoring.audit import choose_audited_call, run_audits
+from scoring.failure_class import classify
 from scoring.config import ConfigError, RunConfig, help_text, parse_args
 from scoring.hardware import Hardware, HardwareError, detect
-from scoring.isolation import REPO_ROOT, run_system
+from scoring.isolation import REPO_ROOT, outcome_without_a_worker, run_system
 from scoring.problem import Problem, load_problem
 from scoring.report import print_progress, summary_table
 from scoring.result import SCHEMA, add_roofline, score, sha256_file, system_status, write_result
 from scoring.seeds import mix, new_secret
+from scoring.solution_file import UnreadableSolution, read_solution
 from scoring.spec import Shape, SpecError, discover_problems, find_problem, load_spec
 from scoring.timing import TimingPolicy
 
@@ -48,21 +50,6 @@ def _display_path(path: Path) -> str:
         return str(path.resolve().relative_to(REPO_ROOT))
     except ValueError:
         return str(path.resolve())
-
-
-def _module_constant(path: Path, name: str) -> str | None:
-    """A string constant such as LABEL from a solution file, read without importing it."""
-    import ast
-
-    try:
-        tree = ast.parse(path.read_text())
-    except (OSError, SyntaxError):
-        return None
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-                return node.value.value
-    return None
 
 
 def _read_agent(path_text: str) -> dict:
@@ -91,13 +78,20 @@ def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, con
 def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], hardware: Hardware,
                  config: RunConfig, mixed_seed: int, log_dir: Path, audited: tuple | None = None) -> dict:
     name = path.stem if role == "solution" else role
-    entry = {"role": role, "name": name, "path": _display_path(path), "label": _module_constant(path, "LABEL") or "",
-             "audits": []}
+    entry = {"role": role, "name": name, "path": _display_path(path), "label": "", "audits": []}
     if not path.is_file():
         entry.update(status="not_available", detail=f"{path} does not exist", shapes=[], sha256=None,
                      score=score([], "not_available"))
         return entry
-    entry["sha256"] = sha256_file(path)
+    try:
+        entry["sha256"] = sha256_file(path)
+    except OSError:  # unreadable (permissions): read_solution below says so in the import detail
+        entry["sha256"] = None
+    try:
+        entry["label"] = read_solution(path).string_constant("LABEL") or ""
+        unreadable = None
+    except UnreadableSolution as exc:  # recorded as the import error a worker would report, with no worker
+        unreadable = str(exc)
     task = worker_task(role, path, problem, hardware, config, mixed_seed, audited)
     peak_tflops = hardware.peak.tflops_for(problem.spec.precision)
 
@@ -108,8 +102,11 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
             print_progress(name, index, len(shapes), shape)
 
     started = time.perf_counter()
-    outcome = run_system(task, shapes, log_dir / f"{name}.log", import_timeout_s=config.import_timeout_s,
-                         shape_timeout_s=config.shape_timeout_s, on_progress=progress)
+    if unreadable:
+        outcome = outcome_without_a_worker(shapes, "import_error", unreadable)
+    else:
+        outcome = run_system(task, shapes, log_dir / f"{name}.log", import_timeout_s=config.import_timeout_s,
+                             shape_timeout_s=config.shape_timeout_s, on_progress=progress)
     if role != "solution" and outcome.import_status == "import_error":
         # A reference line whose library is absent from this machine is not available, not broken.
         outcome.import_status = "not_available"
@@ -124,11 +121,12 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
     return entry
 
 
-def finish_system(entry: dict) -> dict:
+def finish_system(entry: dict, normwise_bound: float | None) -> dict:
     if "score" in entry:
         return entry
     entry["status"] = system_status(entry["shapes"], entry["audits"])
     entry["score"] = score(entry["shapes"], entry["status"])
+    entry["failure"] = classify(entry, normwise_bound)
     return entry
 
 
@@ -159,7 +157,7 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
     for line in config.line_names():
         path = problem.spec.directory / "solutions" / "baselines" / f"{line}.py"
         systems.append(score_system(line, path, problem, shapes, hardware, config, mixed_seed, log_dir))
-    systems = [finish_system(s) for s in systems]
+    systems = [finish_system(s, problem.spec.tolerance.normwise) for s in systems]
 
     result = {
         "schema": SCHEMA,

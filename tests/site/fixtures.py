@@ -9,6 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
+from scoring.result import score, system_status
+
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "results" / "h100_sxm" / "20261122T034242Z-fp8_gemm-house-a7e607.json"
 TRANSCRIPT = REPO / "tests" / "viewer" / "fixtures" / "claude_stream" / "edit.jsonl"
@@ -30,19 +32,18 @@ def make_result(run_id: str, *, agent=None, scale: float = 1.0, status: str = "p
         data["hardware"]["peak"]["key"], data["hardware"]["peak"]["label"] = hw, hw.upper()
     solution = data["systems"][0]
     for shape in solution["shapes"]:
-        if "fraction" in shape:
+        if "fraction" in shape:  # a faster (scale > 1) or slower run: every roofline number follows the time
             shape["fraction"] *= scale
             shape["achieved_tflops"] *= scale
+            shape["achieved_gbps"] *= scale
             shape["timing"]["median_ms"] /= scale
-    solution["score"]["fraction"] *= scale
-    if status != "passed":
-        solution["status"] = data["status"] = status
-        solution["score"]["fraction"] = data["score"]["fraction"] = 0.0
-        solution["shapes"][0]["status"] = "incorrect" if status == "incorrect" else solution["shapes"][0]["status"]
-        if status == "integrity":
-            solution["audits"][0]["outcome"] = "failed (X20: bf16 tensor ops executed)"
-    else:
-        data["score"] = solution["score"]
+    if status == "incorrect":
+        solution["shapes"][0]["status"] = "incorrect"
+    if status == "integrity":
+        solution["audits"][0]["outcome"] = "failed (X20: bf16 tensor ops executed)"
+    # Status and score as the scorer derives them, so the file passes the site's value checks.
+    solution["status"] = data["status"] = system_status(solution["shapes"], solution["audits"])
+    solution["score"] = data["score"] = score(solution["shapes"], solution["status"])
     if agent:
         solution["path"] = "solution.py"
     return data

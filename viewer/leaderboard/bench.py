@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from scoring.result import score, system_status
 from scoring.spec import discover_problems
 
 from .builder import build
@@ -52,13 +53,8 @@ def make_tree(root: Path, count: int, problem_count: int, seed: int = 0) -> tupl
         data["problem"]["name"] = names[i % problem_count]
         data["hardware"]["peak"]["key"] = hw
         data["hardware"]["peak"]["label"] = hw.upper()
-        scale = rng.uniform(0.2, 1.2)
-        status = rng.choice(STATUSES)
-        solution = data["systems"][0]
-        solution["status"] = data["status"] = status
-        fraction = min(0.99, template["systems"][0]["score"]["fraction"] * scale) if status == "passed" else 0.0
-        solution["score"] = dict(template["systems"][0]["score"], fraction=fraction)
-        data["score"] = solution["score"]
+        data["systems"][0] = solution = _solution(template["systems"][0], rng.uniform(0.2, 1.2), rng.choice(STATUSES))
+        data["status"], data["score"] = solution["status"], solution["score"]
         data["agent"] = None if i % 10 == 0 else {
             "harness": rng.choice(HARNESSES), "model": rng.choice(MODELS), "effort": rng.choice(EFFORTS),
             "tokens": rng.randrange(10_000, 2_000_000), "cost_usd": round(rng.uniform(0.1, 40.0), 2),
@@ -70,6 +66,24 @@ def make_tree(root: Path, count: int, problem_count: int, seed: int = 0) -> tupl
             (results / "annotations" / f"{data['run_id']}.toml").write_text(
                 f'run_id = "{data["run_id"]}"\nverdict = "{verdict}"\nsummary = "synthetic verdict"\n')
     return results, problems
+
+
+def _solution(template: dict, scale: float, status: str) -> dict:
+    """The template's solution run `scale` times as fast, failing with `status` unless it is passed; its
+    status and score derived as the scorer derives them, so the file passes the site's value checks."""
+    solution = copy.deepcopy(template)
+    for shape in solution["shapes"]:
+        if "fraction" in shape:
+            for key in ("fraction", "achieved_tflops", "achieved_gbps"):
+                shape[key] *= scale
+            shape["timing"]["median_ms"] /= scale
+    if status == "integrity":
+        solution["audits"][0]["outcome"] = "failed (X20: synthetic)"
+    elif status != "passed":
+        solution["shapes"][0]["status"] = status
+    solution["status"] = system_status(solution["shapes"], solution["audits"])
+    solution["score"] = score(solution["shapes"], solution["status"])
+    return solution
 
 
 def _peak_mb() -> tuple[float, float]:

@@ -49,6 +49,7 @@ class BuildReport:
     issues: tuple[Issue, ...]
     cpu_skipped: int
     seconds: float
+    invalid_results: int = 0  # result files that failed scoring/result_checks.py: skipped, never shown
 
 
 def code_version() -> str:
@@ -215,7 +216,7 @@ def _build(config, log) -> BuildReport:
         if bad:
             for issue in bad:
                 log(f"skipped: {issue}")
-            raise BuildError(f"{len(bad)} bad file(s) (strict=true); fix them or build with strict=false")
+            raise _strict_failure(_invalid(checked), len(bad))
     outcomes = _read_all(files, config, job)
     kept: dict[str, Run] = {}
     facts: dict[str, dict] = {}
@@ -240,8 +241,9 @@ def _build(config, log) -> BuildReport:
     issues += orphan_annotations(annotations, kept)
     for issue in issues:
         log(f"skipped: {issue}")
+    invalid = _invalid(outcomes)
     if config.strict and issues:
-        raise BuildError(f"{len(issues)} bad file(s) (strict=true); fix them or build with strict=false")
+        raise _strict_failure(invalid, len(issues))
     runs = tuple(sorted(kept.values(), key=lambda r: r.run_id))
     if cpu_skipped:
         log(f"left out {cpu_skipped} CPU-profile result(s): smoke tests, not scores (cpu=true includes them)")
@@ -254,7 +256,8 @@ def _build(config, log) -> BuildReport:
     trials, shapes = build_frames(runs)
     boards = build_boards(trials) if runs else []
     env = environment()
-    notes = [f"{len(issues)} file(s) skipped as bad (listed in the build log)."] if issues else []
+    notes = [(f"{invalid} result file(s) skipped as invalid, never shown; {len(issues)} problem(s) in the input "
+              "files (listed in the build log).")] if issues else []
     if cpu_skipped:
         notes.append(f"{cpu_skipped} CPU-profile result(s) left out: smoke tests whose fractions are not scores.")
 
@@ -286,7 +289,17 @@ def _build(config, log) -> BuildReport:
     _prune(out, written)
     seconds = time.perf_counter() - started
     return BuildReport(out, len(runs), len(written), rendered, len(runs) - rendered, tuple(issues),
-                       cpu_skipped, seconds)
+                       cpu_skipped, seconds, invalid)
+
+
+def _strict_failure(invalid: int, problems: int) -> BuildError:
+    return BuildError(f"{invalid} result file(s) invalid, {problems} problem(s) in all input files (strict=true); "
+                      "fix them (`python -m scoring.verify PATH` checks result files) or build with strict=false")
+
+
+def _invalid(outcomes: list[FileOutcome]) -> int:
+    """Result files that failed their checks (a file can have several issues; a duplicate run id is not one)."""
+    return sum(1 for o in outcomes if o.run is None and o.issues)
 
 
 def _size(path: Path) -> str:

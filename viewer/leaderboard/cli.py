@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return 1
     print(f"built {report.out}/ from {report.runs} run(s): {report.pages} files, run pages rendered "
-          f"{report.run_pages_rendered}, kept {report.run_pages_kept}; {len(report.issues)} bad file(s) skipped; "
+          f"{report.run_pages_rendered}, kept {report.run_pages_kept}; {report.invalid_results} result file(s) "
+          f"skipped as invalid ({len(report.issues)} problem(s) in all input files); "
           f"{report.cpu_skipped} CPU-profile result(s) left out; {report.seconds:.1f} s")
     return 0

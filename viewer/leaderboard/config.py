@@ -20,7 +20,7 @@ class BuildConfig:
     results: str = opt("results", "folder of result files (<results>/<hardware>/<run_id>.json) and annotations/")
     out: str = opt("site", "folder the static site is written into")
     problems: str = opt("", "folder of problem folders; empty = the repository's problems/")
-    strict: bool = opt(False, "fail the build (exit 1) on any bad result or annotation file instead of skipping it")
+    strict: bool = opt(False, "exit 1 and write nothing if any result or verdict file is invalid, instead of skipping it")
     cpu: bool = opt(False, "also rank CPU-profile results (smoke tests whose fractions are not scores)")
     transcripts: bool = opt(True, "render transcript pages for agent runs through the viewer")
     incremental: bool = opt(True, "keep run pages whose inputs did not change since the last build")

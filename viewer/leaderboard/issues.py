@@ -1,19 +1,14 @@
-"""A bad input file, reported as file, field, what is wrong and the fix (never a traceback)."""
+"""A bad input file, reported as file, field, what is wrong and the fix (never a traceback).
+
+`Issue` is the scorer's (scoring/result_fields.py), so the site and `python -m scoring.verify` report
+a bad result file in the same words.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from scoring.result_fields import Issue
 
-
-@dataclass(frozen=True)
-class Issue:
-    file: str
-    field: str
-    problem: str
-    fix: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: field '{self.field}': {self.problem}. Fix: {self.fix}"
+__all__ = ["BuildError", "Issue"]
 
 
 class BuildError(Exception):

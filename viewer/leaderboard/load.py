@@ -3,8 +3,9 @@
 Layout read: `<results>/<hardware>/<run_id>.json` (the scorer's output) and, for agent runs,
 `<results>/<hardware>/runs/<run_id>/` (transcript or native/, solution.py, result.json, logs/); a run
 directory's result.json counts only when no top-level file has its run id. Annotations come from
-`<results>/annotations/`. Bad files become `Issue`s and are skipped; CPU-profile results (smoke
-tests: their fractions are not scores) are counted and left out unless asked for.
+`<results>/annotations/`. Bad files become `Issue`s and are skipped (a result file that fails the
+checks of scoring/result_checks.py is never shown, only counted); CPU-profile results (smoke tests:
+their fractions are not scores) are counted and left out unless asked for.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class Loaded:
     issues: tuple[Issue, ...]
     cpu_skipped: int
     annotations: dict
+    invalid_results: int  # result files skipped because a check failed
 
 
 def result_files(results: Path) -> list[Path]:
@@ -96,19 +98,36 @@ def load_runs(results: Path, known_problems: set[str], include_cpu: bool = False
     """Serial loading (the build itself reads files in worker processes through `read_result`)."""
     annotations, issues = load_annotations(results / "annotations")
     runs: dict[str, Run] = {}
-    cpu_skipped = 0
+    cpu_skipped = invalid = 0
     for path in result_files(results):
         run, problems, is_cpu = read_result(path, results, known_problems, annotations, include_cpu)
         issues += problems
         cpu_skipped += is_cpu
+        invalid += bool(problems)
         if run is not None:
             add_run(runs, run, issues)
     issues += orphan_annotations(annotations, runs)
-    return Loaded(tuple(runs.values()), tuple(issues), cpu_skipped, annotations)
+    return Loaded(tuple(runs.values()), tuple(issues), cpu_skipped, annotations, invalid)
 
 
 def _finite(value):
     return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _json_safe(value):
+    """A free-form part of a result (agent metadata, the peak row, a shape's params) with NaN and inf
+    as None at any depth: the downloads are strict JSON, and the checks do not vet every such number."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return _finite(value)
+
+
+def shown_fraction(shape: dict):
+    """A shape's fraction as the site shows it: none for a `rejected` shape, whose recorded fraction is
+    above 1.0 (physically impossible: why it was rejected; its detail says so)."""
+    return None if shape.get("status") == "rejected" else _finite(shape.get("fraction"))
 
 
 def slim(data: dict) -> dict:
@@ -119,6 +138,7 @@ def slim(data: dict) -> dict:
         shapes = []
         for shape in system["shapes"]:
             entry = {k: _finite(shape.get(k)) for k in _SLIM_SHAPE}
+            entry["fraction"], entry["params"] = shown_fraction(shape), _json_safe(shape.get("params"))
             timing = shape.get("timing") or {}
             entry.update((k, _finite(timing.get(k))) for k in _SLIM_TIMING)
             shapes.append(entry)
@@ -128,12 +148,12 @@ def slim(data: dict) -> dict:
         entry["shapes"] = shapes
         systems.append(entry)
     score = data.get("score")
-    return {"run_id": data["run_id"], "created_utc": data["created_utc"], "agent": data.get("agent"),
+    return {"run_id": data["run_id"], "created_utc": data["created_utc"], "agent": _json_safe(data.get("agent")),
             "status": data.get("status"),
             "score": {k: _finite(v) for k, v in score.items()} if isinstance(score, dict) else None,
             "problem": {"name": data["problem"]["name"], "precision": data["problem"].get("precision"),
                         "title": data["problem"].get("title")},
-            "hardware": {"profile": data["hardware"]["profile"], "peak": data["hardware"]["peak"]},
+            "hardware": {"profile": data["hardware"]["profile"], "peak": _json_safe(data["hardware"]["peak"])},
             "systems": systems}
 
 

@@ -17,6 +17,7 @@ import markupsafe
 from markupsafe import Markup
 
 from .annotations import VERDICTS
+from .load import shown_fraction
 
 
 def _num(value, spec: str) -> str:
@@ -76,7 +77,7 @@ def shape_table(system: dict) -> Markup:
         else:
             spread, spread_value = "—", ""
         median, tflops, gbps, fraction = timing.get("median_ms"), shape.get("achieved_tflops"), \
-            shape.get("achieved_gbps"), shape.get("fraction")
+            shape.get("achieved_gbps"), shown_fraction(shape)
         rows.append(
             f"<tr><td>{_text(str(shape.get('name', '')))}</td><td>{_text(str(shape.get('shape_set', '')))}</td>"
             f'<td class="small">{_params(shape.get("params") or {})}</td>'

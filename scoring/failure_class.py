@@ -1,0 +1,82 @@
+"""Why a solution did not pass, in classes a reader can act on. The rubric is untouched: this only reads
+the shapes' statuses and check statistics of a finished system and names the first reason that applies.
+
+Classes, in the order they are tried (the first that matches any failing shape names the system):
+  forbidden_op    a forbidden operator or vendor library kernel (X21)
+  integrity       tampering, a timing-rule or audit verdict
+  build_or_import the import failed (a build of a C++/CUDA extension included; the detail names the reason,
+                  e.g. missing CUTLASS headers)
+  timeout         a shape or the import ran out of time
+  runtime_error   an exception, a crash, a CUDA error
+  nan_inf         the output held NaN or Inf
+  near_miss       every failing check had its normwise error within the bound and at most
+                  NEAR_MISS_MAX_SHARE of the output beyond the element-wise bound
+  wrong_output    any other incorrect output
+  rejected        a fraction above the peak
+`unseen_only` is true when every failing shape is held-out or property while the visible ones pass: a
+kernel tuned to, or only correct on, the shapes it was shown.
+"""
+
+from __future__ import annotations
+
+# At most one element in ten thousand beyond the element-wise bound, with the normwise error in bound: the
+# signature of fp8 accumulation without promotion or a borderline rounding path, not of a wrong kernel.
+NEAR_MISS_MAX_SHARE = 1e-4
+UNSEEN_SETS = ("held_out", "property")
+
+LABELS = {
+    "forbidden_op": "forbidden operator",
+    "integrity": "integrity verdict",
+    "build_or_import": "build or import failure",
+    "timeout": "timeout",
+    "runtime_error": "runtime error",
+    "nan_inf": "NaN/Inf output",
+    "near_miss": "near miss",
+    "wrong_output": "wrong output",
+    "rejected": "fraction above the peak",
+}
+_STATUS_CLASS = {"forbidden_op": "forbidden_op", "integrity": "integrity", "import_error": "build_or_import",
+                 "timeout": "timeout", "runtime_error": "runtime_error", "rejected": "rejected"}
+ORDER = tuple(LABELS)
+
+
+def _incorrect_class(check: dict, normwise_bound: float | None) -> str:
+    if check.get("nonfinite_elements", 0) > 0:
+        return "nan_inf"
+    elements, bad = check.get("elements") or 0, check.get("bad_elements", 0)
+    normwise = check.get("normwise_err")
+    within_normwise = normwise is not None and normwise_bound is not None and normwise <= normwise_bound
+    if within_normwise and elements and bad <= NEAR_MISS_MAX_SHARE * elements:
+        return "near_miss"
+    return "wrong_output"
+
+
+def shape_class(shape: dict, normwise_bound: float | None) -> str | None:
+    """The class of one shape's failure, or None when it passed (or was not run)."""
+    status = shape.get("status")
+    if status == "incorrect":
+        return _incorrect_class(shape.get("check") or {}, normwise_bound)
+    return _STATUS_CLASS.get(status)
+
+
+def classify(system: dict, normwise_bound: float | None) -> dict | None:
+    """{class, label, shapes, unseen_only, detail} for a system that did not pass; None for one that did."""
+    if system.get("status") == "passed":
+        return None
+    by_shape = {s["name"]: shape_class(s, normwise_bound) for s in system.get("shapes", [])}
+    failing = {name: cls for name, cls in by_shape.items() if cls}
+    audit_failed = [a for a in system.get("audits", []) if str(a.get("outcome", "")).startswith("failed")]
+    if not failing and not audit_failed:
+        return None  # not_available or not_run: nothing failed, nothing ran
+    if failing:
+        first = min(failing.values(), key=ORDER.index)
+    else:
+        first = "forbidden_op" if any("X21" in a.get("classes", []) for a in audit_failed) else "integrity"
+    sets = {s["name"]: s.get("shape_set") for s in system.get("shapes", [])}
+    visible_passed = all(s.get("status") == "passed" for s in system.get("shapes", []) if s.get("shape_set") == "visible")
+    unseen_only = bool(failing) and visible_passed and all(sets.get(name) in UNSEEN_SETS for name in failing)
+    details = [s.get("detail") for s in system.get("shapes", []) if by_shape.get(s["name"]) == first and s.get("detail")]
+    detail = details[0] if details else (system.get("import_detail") or
+                                         next((a["outcome"] for a in audit_failed), ""))
+    return {"class": first, "label": LABELS[first], "shapes": sorted(n for n, c in failing.items() if c == first),
+            "unseen_only": unseen_only, "detail": (detail or "").splitlines()[0][:300] if detail else ""}

@@ -1,0 +1,264 @@
+"""The first pass over a result file: every field a reader shows is present with its documented type.
+
+Torch-free and free of site libraries, so the site build and `python -m scoring.verify` share it.
+Types follow docs/results.md for the fields the site reads (statuses, scores, shapes, timings, the
+peak row, the agent's identity). A problem is an `Issue` naming the file, the dotted field path and
+the fix. The second pass (result_checks.py) compares the values with each other, and runs only on a
+result this pass found well typed, so it can index and divide without guarding every step.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.failure_class import LABELS as FAILURE_CLASSES
+from scoring.result import SCHEMA, STATUS_SEVERITY
+
+NUMBER = (int, float)
+REGENERATE = "regenerate the file with `python -m scoring.run` (results are written by the scorer, never by hand)"
+SHAPE_SETS = ("visible", "held_out", "property")
+PROFILES = ("gpu", "cpu")
+# Counts (flops, bytes, shapes) above this are no measurement, and as Python ints they would overflow
+# the float arithmetic of the roofline check.
+MAX_COUNT = 2 ** 63
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A bad input file, reported as file, field, what is wrong and the fix (never a traceback)."""
+
+    file: str
+    field: str
+    problem: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: field '{self.field}': {self.problem}. Fix: {self.fix}"
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, NUMBER) and not isinstance(value, bool)  # True is an int to Python, not a number here
+
+
+def is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_COUNT
+
+
+def short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class Fields:
+    """Collects the issues of one file; `get` returns a field's value only when its type is right."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.issues: list[Issue] = []
+
+    def bad(self, where: str, problem: str, fix: str = REGENERATE) -> None:
+        self.issues.append(Issue(self.file, where, problem, fix))
+
+    def get(self, data: Any, where: str, key: str, kind, *, optional: bool = False) -> Any:
+        path = f"{where}.{key}" if where else key
+        if not isinstance(data, dict) or key not in data:
+            if not optional:
+                self.bad(path, "is missing")
+            return None
+        value = data[key]
+        if value is None and optional:
+            return None
+        if kind is NUMBER:
+            ok, name = is_number(value), "number"
+        elif kind is int:
+            ok, name = is_count(value), "whole number in 0..2**63"
+        else:
+            ok, name = isinstance(value, kind), getattr(kind, "__name__", str(kind))
+        if not ok:
+            self.bad(path, f"is {type(value).__name__} {short(value)}, expected {name}")
+            return None
+        return value
+
+    def positive(self, data: Any, where: str, key: str, *, optional: bool = False) -> None:
+        """A finite number above 0 (a peak, a time): the roofline divides by it."""
+        value = self.get(data, where, key, NUMBER, optional=optional)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            self.bad(f"{where}.{key}", f"is {value}, expected a finite number above 0")
+
+    def one_of(self, data: Any, where: str, key: str, allowed: tuple[str, ...]) -> None:
+        value = self.get(data, where, key, str)
+        if value is not None and value not in allowed:
+            self.bad(f"{where}.{key}" if where else key, f"{short(value)} is not one of {', '.join(allowed)}")
+
+
+def check_fields(data: Any, file: str) -> list[Issue]:
+    """Every missing or mistyped field of one result dict; an empty list means the values can be compared."""
+    c = Fields(file)
+    if not isinstance(data, dict):
+        c.bad("(file)", f"is a JSON {type(data).__name__}, not an object", "point the reader at result files only")
+        return c.issues
+    schema = data.get("schema")
+    if schema != SCHEMA:
+        c.bad("schema", f"is {short(schema)}, expected {SCHEMA!r}",
+              "move files of other tools out of the results folder, or rescore with this version of the scorer")
+        return c.issues
+    run_id = c.get(data, "", "run_id", str)
+    if run_id is not None and (not run_id or "/" in run_id or run_id.startswith(".")):
+        c.bad("run_id", f"{run_id!r} is not usable as a file name")
+    c.get(data, "", "created_utc", str)
+    problem = c.get(data, "", "problem", dict)
+    if problem is not None:
+        c.get(problem, "problem", "name", str)
+        c.get(problem, "problem", "precision", str)
+        c.get(problem, "problem", "title", str, optional=True)
+    _check_hardware(c, data)
+    _check_agent(c, data)
+    c.one_of(data, "", "status", STATUS_SEVERITY)
+    _check_score(c, data.get("score"), "score", present="score" in data)
+    systems = c.get(data, "", "systems", list)
+    if systems is not None and not systems:
+        c.bad("systems", "is empty")
+    for i, system in enumerate(systems or []):
+        _check_system(c, system, f"systems[{i}]", solution=(i == 0))
+    return c.issues
+
+
+def _check_hardware(c: Fields, data: dict) -> None:
+    hardware = c.get(data, "", "hardware", dict)
+    if hardware is None:
+        return
+    c.one_of(hardware, "hardware", "profile", PROFILES)
+    c.get(hardware, "hardware", "name", str)
+    peak = c.get(hardware, "hardware", "peak", dict)
+    if peak is None:
+        return
+    c.get(peak, "hardware.peak", "key", str)
+    c.get(peak, "hardware.peak", "label", str, optional=True)
+    c.positive(peak, "hardware.peak", "bandwidth_gbps")
+    tflops = c.get(peak, "hardware.peak", "tflops", dict)
+    precision = data["problem"].get("precision") if isinstance(data.get("problem"), dict) else None
+    if tflops is not None and isinstance(precision, str):
+        c.positive(tflops, "hardware.peak.tflops", precision)
+
+
+def _check_agent(c: Fields, data: dict) -> None:
+    if "agent" not in data:
+        c.bad("agent", "is missing", "write \"agent\": null for a house kernel, or the agent's metadata")
+        return
+    agent = data["agent"]
+    if agent is None:
+        return
+    fix = "give the agent JSON handed to the scorer (agent=FILE.json) a harness and a model"
+    if not isinstance(agent, dict):
+        c.bad("agent", f"is {type(agent).__name__}, expected an object or null", fix)
+        return
+    for key in ("harness", "model"):
+        value = agent.get(key)
+        if not isinstance(value, str) or not value.strip():
+            c.bad(f"agent.{key}", "is missing or not a non-empty string", fix)
+    for key in ("effort", "transcript", "run_dir"):
+        if agent.get(key) is not None and not isinstance(agent[key], str):
+            c.bad(f"agent.{key}", f"is {type(agent[key]).__name__}, expected a string", fix)
+    for key in ("cost_usd", "wall_s"):  # shown on run and agent pages, and summed there
+        value = agent.get(key)
+        if value is not None and not (is_number(value) and math.isfinite(value) and value >= 0):
+            c.bad(f"agent.{key}", f"is {type(value).__name__} {short(value)}, expected a finite number >= 0", fix)
+
+
+def _check_score(c: Fields, score: Any, where: str, present: bool) -> None:
+    if not present:
+        c.bad(where, "is missing")
+        return
+    if not isinstance(score, dict):
+        c.bad(where, f"is {type(score).__name__} {short(score)}, expected object")
+        return
+    for key in ("fraction", "visible_fraction", "held_out_fraction"):
+        c.get(score, where, key, NUMBER)
+    c.get(score, where, "generalisation_gap", NUMBER, optional=True)
+    c.get(score, where, "shapes_passed", int)
+    c.get(score, where, "shapes_total", int)
+
+
+def _check_system(c: Fields, system: Any, where: str, solution: bool) -> None:
+    if not isinstance(system, dict):
+        c.bad(where, f"is {type(system).__name__}, expected an object")
+        return
+    role = c.get(system, where, "role", str)
+    if solution and role is not None and role != "solution":
+        c.bad(f"{where}.role", f"is {role!r}; systems[0] must be the scored solution")
+    c.get(system, where, "name", str)
+    for key in ("label", "path", "sha256"):
+        c.get(system, where, key, str, optional=True)
+    c.get(system, where, "wall_s", NUMBER, optional=True)
+    c.one_of(system, where, "status", STATUS_SEVERITY)
+    _check_score(c, system.get("score"), f"{where}.score", present="score" in system)
+    for j, audit in enumerate(c.get(system, where, "audits", list, optional=True) or []):
+        if not isinstance(audit, dict):
+            c.bad(f"{where}.audits[{j}]", f"is {type(audit).__name__}, expected an object")
+        else:
+            c.get(audit, f"{where}.audits[{j}]", "outcome", str)  # the system's status depends on it
+    failure = c.get(system, where, "failure", dict, optional=True)  # shown on the board beside the status
+    if failure is not None:
+        c.one_of(failure, f"{where}.failure", "class", tuple(FAILURE_CLASSES))
+        c.get(failure, f"{where}.failure", "unseen_only", bool)
+    for j, shape in enumerate(c.get(system, where, "shapes", list) or []):
+        if not _shape_ok(shape):
+            _check_shape(c, shape, f"{where}.shapes[{j}]")
+
+
+_SHAPE_NUMBERS = ("fraction", "achieved_tflops", "achieved_gbps", "roofline_ms")
+_TIMING_NUMBERS = ("median_ms", "p10_ms", "p90_ms")
+_STATUSES, _SETS, _REAL = frozenset(STATUS_SEVERITY), frozenset(SHAPE_SETS), (int, float)
+
+
+def _shape_ok(shape: Any) -> bool:
+    """The fast path for a well-formed shape (10,000 files x 40 shapes); the slow path names the field."""
+    try:
+        if not (shape["status"] in _STATUSES and shape["shape_set"] in _SETS and type(shape["name"]) is str
+                and type(shape["params"]) is dict and type(shape["flops"]) is int
+                and type(shape["bytes_moved"]) is int and 0 <= shape["flops"] < MAX_COUNT
+                and 0 <= shape["bytes_moved"] < MAX_COUNT):
+            return False
+    except (KeyError, TypeError):  # not an object, a field missing, or an unhashable status
+        return False
+    for key in _SHAPE_NUMBERS:
+        if key in shape and type(shape[key]) not in _REAL:
+            return False
+    if type(shape.get("bound", "")) is not str or type(shape.get("check", {})) is not dict:
+        return False
+    timing = shape.get("timing")
+    if timing is None:
+        return True
+    if type(timing) is not dict:
+        return False
+    for key in _TIMING_NUMBERS:  # a time is a divisor: finite and positive
+        value = timing.get(key)
+        if type(value) not in _REAL or not (0 < value < math.inf):
+            return False
+    return type(timing.get("rse", 0.0)) in _REAL and is_count(timing.get("count", 0))
+
+
+def _check_shape(c: Fields, shape: Any, at: str) -> None:
+    if not isinstance(shape, dict):
+        c.bad(at, f"is {type(shape).__name__}, expected an object")
+        return
+    c.get(shape, at, "name", str)
+    c.one_of(shape, at, "status", STATUS_SEVERITY)
+    c.one_of(shape, at, "shape_set", SHAPE_SETS)
+    c.get(shape, at, "params", dict)
+    c.get(shape, at, "flops", int)
+    c.get(shape, at, "bytes_moved", int)
+    for key in _SHAPE_NUMBERS:  # absent on an untimed shape; when present, a number (the score reads it)
+        if key in shape:
+            c.get(shape, at, key, NUMBER)
+    c.get(shape, at, "bound", str, optional=True)
+    c.get(shape, at, "check", dict, optional=True)
+    timing = c.get(shape, at, "timing", dict, optional=True)
+    if timing is None:
+        return
+    for key in _TIMING_NUMBERS:
+        c.positive(timing, f"{at}.timing", key)
+    c.get(timing, f"{at}.timing", "rse", NUMBER, optional=True)
+    c.get(timing, f"{at}.timing", "count", int, optional=True)

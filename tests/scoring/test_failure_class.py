@@ -1,0 +1,59 @@
+"""Failure classes: each class from the statuses and check statistics that define it."""
+
+from scoring.failure_class import NEAR_MISS_MAX_SHARE, classify
+
+BOUND = 5e-3
+
+
+def shape(name, status="passed", shape_set="visible", detail="", **check):
+    return {"name": name, "shape_set": shape_set, "status": status, "detail": detail, "check": check}
+
+
+def system(*shapes, status="incorrect", audits=(), import_detail=""):
+    return {"status": status, "shapes": list(shapes), "audits": list(audits), "import_detail": import_detail}
+
+
+def test_a_passing_system_has_no_failure():
+    assert classify(system(shape("a"), status="passed"), BOUND) is None
+
+
+def test_a_few_elements_beyond_the_bound_with_the_normwise_error_within_is_a_near_miss():
+    elements = 10**7
+    few = shape("big", "incorrect", bad_elements=int(NEAR_MISS_MAX_SHARE * elements), elements=elements,
+                normwise_err=BOUND / 2, nonfinite_elements=0, detail="300 of ...")
+    failure = classify(system(few), BOUND)
+    assert failure["class"] == "near_miss" and failure["shapes"] == ["big"] and failure["detail"] == "300 of ..."
+    many = dict(few, check=dict(few["check"], bad_elements=int(NEAR_MISS_MAX_SHARE * elements) + 1))
+    assert classify(system(many), BOUND)["class"] == "wrong_output"
+    off_normwise = dict(few, check=dict(few["check"], normwise_err=BOUND * 2))
+    assert classify(system(off_normwise), BOUND)["class"] == "wrong_output"
+    no_size = dict(few, check=dict(few["check"], elements=0))  # a result written before `elements` existed
+    assert classify(system(no_size), BOUND)["class"] == "wrong_output"
+
+
+def test_nan_output_and_unseen_only_failures():
+    nan = shape("prop", "incorrect", "property", nonfinite_elements=3, elements=100, bad_elements=3,
+                normwise_err=float("inf"))
+    failure = classify(system(shape("vis"), nan), BOUND)
+    assert failure["class"] == "nan_inf" and failure["unseen_only"] is True
+    visible_fails_too = classify(system(dict(nan, shape_set="visible")), BOUND)
+    assert visible_fails_too["unseen_only"] is False
+
+
+def test_the_most_actionable_class_names_the_system():
+    crashed = shape("a", "runtime_error", detail="CUDA error")
+    wrong = shape("b", "incorrect", bad_elements=50, elements=100, normwise_err=1.0, nonfinite_elements=0)
+    forbidden = shape("c", "forbidden_op", detail="X21: aten::mm")
+    assert classify(system(crashed, wrong), BOUND)["class"] == "runtime_error"
+    assert classify(system(crashed, wrong, forbidden), BOUND)["class"] == "forbidden_op"
+    build = system(shape("a", "import_error", detail="fatal error: cutlass/cutlass.h: No such file"),
+                   status="import_error")
+    assert classify(build, BOUND) == {"class": "build_or_import", "label": "build or import failure", "shapes": ["a"],
+                                      "unseen_only": False, "detail": "fatal error: cutlass/cutlass.h: No such file"}
+
+
+def test_an_audit_verdict_alone_names_the_system_and_a_line_that_never_ran_has_none():
+    audit = {"id": "tensor_precision", "classes": ["X20", "X22"], "outcome": "failed (X20: bf16 path)"}
+    failure = classify(system(shape("a"), status="integrity", audits=[audit]), BOUND)
+    assert failure["class"] == "integrity" and failure["detail"] == "failed (X20: bf16 path)"
+    assert classify(system(shape("a", "not_available"), status="not_available"), BOUND) is None
