@@ -73,9 +73,11 @@ def classify(system: dict, normwise_bound: float | None) -> dict | None:
     else:
         first = "forbidden_op" if any("X21" in a.get("classes", []) for a in audit_failed) else "integrity"
     sets = {s["name"]: s.get("shape_set") for s in system.get("shapes", [])}
-    visible_passed = all(s.get("status") == "passed" for s in system.get("shapes", []) if s.get("shape_set") == "visible")
+    visible_passed = all(s.get("status") == "passed" for s in system.get("shapes", [])
+                         if s.get("shape_set") == "visible")
     unseen_only = bool(failing) and visible_passed and all(sets.get(name) in UNSEEN_SETS for name in failing)
-    details = [s.get("detail") for s in system.get("shapes", []) if by_shape.get(s["name"]) == first and s.get("detail")]
+    details = [s.get("detail") for s in system.get("shapes", [])
+               if by_shape.get(s["name"]) == first and s.get("detail")]
     detail = details[0] if details else (system.get("import_detail") or
                                          next((a["outcome"] for a in audit_failed), ""))
     return {"class": first, "label": LABELS[first], "shapes": sorted(n for n, c in failing.items() if c == first),

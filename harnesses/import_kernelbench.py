@@ -1,0 +1,188 @@
+"""Import kernelbench.com's published H100 agent solutions as Ceiling solution folders, and score them.
+
+    python -m harnesses.import_kernelbench path=CLONE [problems=fp8_gemm,topk] [runs=claude] [score=true]
+    python -m harnesses.import_kernelbench help
+
+For each published run of a problem with a faithful adapter (harnesses/kernelbench/adapters/), writes
+<out>/<problem>/<run_id>/ (harnesses/kernelbench/layout.py): the agent's file unchanged, our adapter, and
+agent.json with the agent's metadata, the file's provenance (repository, commit, path, sha256) and their
+published verdict. Their files stay out of the committed tree: `out` defaults to a git-ignored folder.
+With score=true each folder is scored by `python -m scoring.run` (solution only, all shape sets, audits
+on), one at a time; a run whose result for the same file and adapter already exists under `results` is
+skipped unless rescore=true. docs/kernelbench.md has the adapters and what the results say.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnesses.kernelbench.catalog import (
+    DECK,
+    REPOSITORY,
+    CatalogError,
+    PublishedRun,
+    clone_commit,
+    published_runs,
+)
+from harnesses.kernelbench.layout import adapter_path, sha256_hex, write_solution_folder
+from scoring.options import OptionError, above, help_text, opt, parse
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+USAGE = "python -m harnesses.import_kernelbench path=CLONE [key=value ...]"
+RESCORED_FROM = "kernelbench.com"
+
+
+@dataclass(frozen=True)
+class ImportConfig:
+    path: str = opt("", "a local clone of github.com/Infatoshi/kernelbench.com (its files are read, never copied "
+                        "into this repository)")
+    problems: str = opt("", "comma list of our problem names to import; empty = every adaptable problem")
+    runs: str = opt("", "import only runs whose id contains one of these comma-separated substrings")
+    out: str = opt(".kernelbench", "folder for the solution folders (git-ignored by default)")
+    score: bool = opt(False, "score each imported folder with python -m scoring.run")
+    rescore: bool = opt(False, "score again a run whose result for the same file and adapter exists")
+    results: str = opt("results", "results root for score=true: <results>/<hardware>/<run_id>.json")
+    device: str = opt("auto", "scorer device: auto, cpu, cuda or cuda:N")
+    score_args: str = opt("", "extra scorer key=value options, space-separated")
+    import_timeout_s: float = opt(900.0, "the scorer's import limit: an adapter builds the agent's C++/CUDA "
+                                         "extension while importing it (seconds)", allowed=above(0, "seconds"))
+
+
+def load_adapter_facts(problem: str) -> dict:
+    """An adapter's FAITHFUL, WHY_NOT, PER_CALL_GLUE and THEIR_PROBLEM, read without running its imports."""
+    path = adapter_path(problem)
+    if not path.is_file():
+        return {"faithful": False, "why_not": f"no adapter written ({path.relative_to(REPO_ROOT)} is absent)"}
+    import ast
+
+    facts = {"faithful": False, "why_not": "", "per_call_glue": "", "their_problem": ""}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            key = node.targets[0].id.lower()
+            if key in facts:
+                try:
+                    facts[key] = ast.literal_eval(node.value)
+                except ValueError:
+                    pass
+    return facts
+
+
+def agent_metadata(run: PublishedRun, source: bytes, commit: str, problem_facts: dict) -> dict:
+    adapter = adapter_path(run.problem)
+    return {
+        "harness": run.harness, "model": run.model, "effort": run.effort or "default", "run_date": run.run_date,
+        "rescored_from": RESCORED_FROM,
+        "source": {"repository": REPOSITORY, "commit": commit, "path": run.solution_path,
+                   "sha256": sha256_hex(source), "run_id": run.run_id, "problem": run.their_problem,
+                   "deck": DECK, "license": "MIT (benchmarks/hard)"},
+        "published": run.published,
+        "adapter": {"path": str(adapter.relative_to(REPO_ROOT)), "sha256": sha256_hex(adapter.read_bytes()),
+                    "per_call_glue": problem_facts.get("per_call_glue", "")},
+    }
+
+
+def selected_runs(config: ImportConfig, runs: list[PublishedRun]) -> tuple[list[PublishedRun], dict[str, str]]:
+    """The runs to import, and the skipped problems with the reason."""
+    wanted = {p.strip() for p in config.problems.split(",") if p.strip()}
+    known = {run.problem for run in runs}
+    unknown = wanted - known
+    if unknown:
+        raise OptionError(f"problems={config.problems}: {', '.join(sorted(unknown))} not among the published "
+                          f"problems ({', '.join(sorted(known))})")
+    skipped, chosen = {}, []
+    substrings = [s.strip() for s in config.runs.split(",") if s.strip()]
+    for run in runs:
+        if wanted and run.problem not in wanted:
+            continue
+        facts = load_adapter_facts(run.problem)
+        if not facts["faithful"]:
+            skipped[run.problem] = facts["why_not"] or "the adapter says it is not faithful"
+            continue
+        if substrings and not any(s in run.run_id for s in substrings):
+            continue
+        chosen.append(run)
+    return chosen, skipped
+
+
+def existing_result(results: Path, source_sha256: str, adapter_sha256: str) -> Path | None:
+    """A result already written for this agent file and this adapter."""
+    for path in sorted(results.glob("*/*.json")):
+        try:
+            agent = json.loads(path.read_text()).get("agent") or {}
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+            continue
+        if (isinstance(agent, dict) and (agent.get("source") or {}).get("sha256") == source_sha256
+                and (agent.get("adapter") or {}).get("sha256") == adapter_sha256):
+            return path
+    return None
+
+
+def score_folder(config: ImportConfig, folder: Path, run: PublishedRun) -> tuple[int, str]:
+    """Score one folder in a fresh process; (exit code, the result path or why there is none)."""
+    out = Path(config.results).resolve()
+    argv = [sys.executable, "-m", "scoring.run", f"problem={run.problem}", f"solution={folder / 'solution.py'}",
+            f"agent={folder / 'agent.json'}", f"out={out}", "lines=none", f"device={config.device}",
+            f"import_timeout_s={config.import_timeout_s:g}", *config.score_args.split()]
+    env = dict(os.environ)
+    # Extensions the agents build are kept beside their folders, not in the user's home cache.
+    env.setdefault("TORCH_EXTENSIONS_DIR", str(Path(config.out).resolve() / "torch_extensions"))
+    proc = subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, text=True, env=env)
+    (folder / "score.log").write_text(f"$ {' '.join(argv)}\n{proc.stdout}\n--- stderr ---\n{proc.stderr}")
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("result: ")]
+    if not lines:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return proc.returncode, f"not scored: {tail}"
+    return proc.returncode, lines[-1][len("result: "):].strip()
+
+
+def run_import(config: ImportConfig, echo=print) -> int:
+    clone = Path(config.path).expanduser()
+    if not config.path or not clone.is_dir():
+        raise OptionError(f"path={config.path or '(empty)'}: not a folder; give a local clone of {REPOSITORY}")
+    runs, skipped = selected_runs(config, published_runs(clone))
+    for problem, why in sorted(skipped.items()):
+        echo(f"skip {problem}: {why}")
+    commit = clone_commit(clone)
+    out = Path(config.out)
+    index = []
+    for run in runs:
+        source = (clone / run.solution_path).read_bytes()
+        metadata = agent_metadata(run, source, commit, load_adapter_facts(run.problem))
+        folder = out / run.problem / run.run_id
+        write_solution_folder(folder, run.problem, source, metadata)
+        entry = {"run_id": run.run_id, "problem": run.problem, "folder": str(folder)}
+        if config.score:
+            done = None if config.rescore else existing_result(Path(config.results), metadata["source"]["sha256"],
+                                                                metadata["adapter"]["sha256"])
+            if done:
+                entry.update(result=str(done), skipped="already scored")
+            else:
+                code, where = score_folder(config, folder, run)
+                entry.update(exit_code=code, result=where)
+            echo(f"{run.problem:<16} {run.run_id:<62} {entry.get('skipped') or entry['result']}")
+        index.append(entry)
+    (out / "index.json").parent.mkdir(parents=True, exist_ok=True)
+    (out / "index.json").write_text(json.dumps({"clone": str(clone.resolve()), "commit": commit, "runs": index},
+                                               indent=1) + "\n")
+    echo(f"{len(index)} runs imported into {out}/ ({len(skipped)} problems skipped); index: {out / 'index.json'}")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("help", "-h", "--help"):
+        print(__doc__.strip().split("\n\n")[0] + "\n\n" + help_text(ImportConfig, USAGE))
+        return 0
+    try:
+        return run_import(parse(ImportConfig, argv, "python -m harnesses.import_kernelbench"))
+    except (OptionError, CatalogError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
