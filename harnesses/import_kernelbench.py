@@ -1,6 +1,7 @@
 """Import kernelbench.com's published H100 agent solutions as Ceiling solution folders, and score them.
 
     python -m harnesses.import_kernelbench path=CLONE [problems=fp8_gemm,topk] [runs=claude] [score=true]
+    python -m harnesses.import_kernelbench score=true [problems=...] [runs=...]   the folders imported before
     python -m harnesses.import_kernelbench help
 
 For each published run of a problem with a faithful adapter (harnesses/kernelbench/adapters/), writes
@@ -9,7 +10,9 @@ agent.json with the agent's metadata, the file's provenance (repository, commit,
 published verdict. Their files stay out of the committed tree: `out` defaults to a git-ignored folder.
 With score=true each folder is scored by `python -m scoring.run` (solution only, all shape sets, audits
 on), one at a time; a run whose result for the same file and adapter already exists under `results` is
-skipped unless rescore=true. docs/kernelbench.md has the adapters and what the results say.
+skipped unless rescore=true. Without path, score=true scores the folders listed in <out>/index.json (an
+import made elsewhere: the clone need not travel to the GPU machine). docs/kernelbench.md has the adapters
+and what the results say.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ def load_adapter_facts(problem: str) -> dict:
     """An adapter's FAITHFUL, WHY_NOT, PER_CALL_GLUE and THEIR_PROBLEM, read without running its imports."""
     path = adapter_path(problem)
     if not path.is_file():
-        return {"faithful": False, "why_not": f"no adapter written ({path.relative_to(REPO_ROOT)} is absent)"}
+        return {"faithful": False, "why_not": f"no adapter written ({_shown(path)} is absent)"}
     import ast
 
     facts = {"faithful": False, "why_not": "", "per_call_glue": "", "their_problem": ""}
@@ -72,6 +75,11 @@ def load_adapter_facts(problem: str) -> dict:
     return facts
 
 
+def _shown(path: Path) -> str:
+    """A path relative to the repository where it lies inside it."""
+    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+
+
 def agent_metadata(run: PublishedRun, source: bytes, commit: str, problem_facts: dict) -> dict:
     adapter = adapter_path(run.problem)
     return {
@@ -81,7 +89,7 @@ def agent_metadata(run: PublishedRun, source: bytes, commit: str, problem_facts:
                    "sha256": sha256_hex(source), "run_id": run.run_id, "problem": run.their_problem,
                    "deck": DECK, "license": "MIT (benchmarks/hard)"},
         "published": run.published,
-        "adapter": {"path": str(adapter.relative_to(REPO_ROOT)), "sha256": sha256_hex(adapter.read_bytes()),
+        "adapter": {"path": _shown(adapter), "sha256": sha256_hex(adapter.read_bytes()),
                     "per_call_glue": problem_facts.get("per_call_glue", "")},
     }
 
@@ -122,10 +130,10 @@ def existing_result(results: Path, source_sha256: str, adapter_sha256: str) -> P
     return None
 
 
-def score_folder(config: ImportConfig, folder: Path, run: PublishedRun) -> tuple[int, str]:
+def score_folder(config: ImportConfig, folder: Path, problem: str) -> tuple[int, str]:
     """Score one folder in a fresh process; (exit code, the result path or why there is none)."""
     out = Path(config.results).resolve()
-    argv = [sys.executable, "-m", "scoring.run", f"problem={run.problem}", f"solution={folder / 'solution.py'}",
+    argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"solution={folder / 'solution.py'}",
             f"agent={folder / 'agent.json'}", f"out={out}", "lines=none", f"device={config.device}",
             f"import_timeout_s={config.import_timeout_s:g}", *config.score_args.split()]
     env = dict(os.environ)
@@ -140,10 +148,11 @@ def score_folder(config: ImportConfig, folder: Path, run: PublishedRun) -> tuple
     return proc.returncode, lines[-1][len("result: "):].strip()
 
 
-def run_import(config: ImportConfig, echo=print) -> int:
+def import_runs(config: ImportConfig, echo=print) -> list[dict]:
+    """Write a folder per selected run and <out>/index.json; the index entries."""
     clone = Path(config.path).expanduser()
-    if not config.path or not clone.is_dir():
-        raise OptionError(f"path={config.path or '(empty)'}: not a folder; give a local clone of {REPOSITORY}")
+    if not clone.is_dir():
+        raise OptionError(f"path={config.path}: not a folder; give a local clone of {REPOSITORY}")
     runs, skipped = selected_runs(config, published_runs(clone))
     for problem, why in sorted(skipped.items()):
         echo(f"skip {problem}: {why}")
@@ -155,27 +164,54 @@ def run_import(config: ImportConfig, echo=print) -> int:
         metadata = agent_metadata(run, source, commit, load_adapter_facts(run.problem))
         folder = out / run.problem / run.run_id
         write_solution_folder(folder, run.problem, source, metadata)
-        entry = {"run_id": run.run_id, "problem": run.problem, "folder": str(folder)}
-        if config.score:
-            done = None if config.rescore else existing_result(Path(config.results), metadata["source"]["sha256"],
-                                                                metadata["adapter"]["sha256"])
-            if done:
-                entry.update(result=str(done), skipped="already scored")
-            else:
-                code, where = score_folder(config, folder, run)
-                entry.update(exit_code=code, result=where)
-            echo(f"{run.problem:<16} {run.run_id:<62} {entry.get('skipped') or entry['result']}")
-        index.append(entry)
-    (out / "index.json").parent.mkdir(parents=True, exist_ok=True)
+        index.append({"run_id": run.run_id, "problem": run.problem, "folder": str(folder.relative_to(out))})
+    out.mkdir(parents=True, exist_ok=True)
     (out / "index.json").write_text(json.dumps({"clone": str(clone.resolve()), "commit": commit, "runs": index},
                                                indent=1) + "\n")
     echo(f"{len(index)} runs imported into {out}/ ({len(skipped)} problems skipped); index: {out / 'index.json'}")
-    return 0
+    return index
+
+
+def indexed_runs(config: ImportConfig) -> list[dict]:
+    """The entries of <out>/index.json that problems= and runs= select."""
+    path = Path(config.out) / "index.json"
+    try:
+        entries = json.loads(path.read_text())["runs"]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise OptionError(f"{path}: no readable index ({exc}); import first with path=CLONE") from None
+    wanted = {p.strip() for p in config.problems.split(",") if p.strip()}
+    substrings = [s.strip() for s in config.runs.split(",") if s.strip()]
+    return [e for e in entries if (not wanted or e["problem"] in wanted)
+            and (not substrings or any(s in e["run_id"] for s in substrings))]
+
+
+def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
+    """Score each folder in turn; 0 when every one was scored or skipped as done, 1 when some could not be."""
+    unscored = 0
+    for entry in entries:
+        folder = Path(config.out) / entry["folder"]
+        agent = json.loads((folder / "agent.json").read_text())
+        done = None if config.rescore else existing_result(Path(config.results), agent["source"]["sha256"],
+                                                            agent["adapter"]["sha256"])
+        if done:
+            outcome = f"already scored: {done}"
+        else:
+            code, outcome = score_folder(config, folder, entry["problem"])
+            unscored += outcome.startswith("not scored")
+        echo(f"{entry['problem']:<16} {entry['run_id']:<62} {outcome}", flush=True)
+    return 1 if unscored else 0
+
+
+def run_import(config: ImportConfig, echo=print) -> int:
+    if not config.path and not config.score:
+        raise OptionError("give path=CLONE to import, or score=true to score the folders imported before")
+    entries = import_runs(config, echo) if config.path else indexed_runs(config)
+    return score_runs(config, entries, echo) if config.score else 0
 
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("help", "-h", "--help"):
-        print(__doc__.strip().split("\n\n")[0] + "\n\n" + help_text(ImportConfig, USAGE))
+        print(__doc__.strip() + "\n\n" + help_text(ImportConfig, USAGE))
         return 0
     try:
         return run_import(parse(ImportConfig, argv, "python -m harnesses.import_kernelbench"))

@@ -1,0 +1,100 @@
+"""The kernelbench.com importer on a synthetic clone: what it selects, what it writes, what it refuses."""
+
+import hashlib
+import json
+
+import pytest
+
+from harnesses import import_kernelbench as importer
+from harnesses.kernelbench import layout
+from harnesses.kernelbench.catalog import CatalogError, published_runs
+from scoring.options import OptionError
+
+AGENT_FILE = b"import torch\n\nclass Model(torch.nn.Module):\n    pass\n"
+
+
+def make_clone(root, runs):
+    """A clone with their leaderboard layout: runs = [(harness, model, effort, their_problem, run_id, fraction)]."""
+    models = {}
+    for harness, model, effort, problem, run_id, fraction in runs:
+        entry = models.setdefault((harness, model, effort), {"label": f"{harness}/{model} [{effort}]",
+                                                             "harness": harness, "model": model, "effort": effort,
+                                                             "results": {}})
+        entry["results"][problem] = {"run_id": run_id, "correct": fraction is not None, "has_solution": True,
+                                     "peak_fraction": fraction, "elapsed_seconds": 100,
+                                     "annotation_verdict": "clean", "output_tokens": 5}
+        path = root / "public" / "runs" / "h100" / f"{run_id}_solution.py.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(AGENT_FILE + run_id.encode())
+    board = root / "benchmarks" / "hard" / "results" / "leaderboard.h100.json"
+    board.parent.mkdir(parents=True, exist_ok=True)
+    board.write_text(json.dumps({"schema_version": 1, "hardware": {"name": "NVIDIA H100 PCIe"},
+                                 "models": list(models.values())}))
+    return root
+
+
+@pytest.fixture
+def adapters(tmp_path, monkeypatch):
+    """fp8_gemm adaptable, topk declared not faithful, the others without an adapter."""
+    folder = tmp_path / "adapters"
+    folder.mkdir()
+    (folder / "fp8_gemm.py").write_text('FAITHFUL = True\nPER_CALL_GLUE = "one multiply"\n'
+                                        'THEIR_PROBLEM = "01_fp8_gemm"\nimport agent_solution\n')
+    (folder / "topk.py").write_text('FAITHFUL = False\nWHY_NOT = "their contract returns unsorted values"\n')
+    monkeypatch.setattr(layout, "ADAPTERS", folder)
+    return folder
+
+
+RUNS = [("codex", "gpt-5.5", "xhigh", "01_fp8_gemm", "20260618_041754_codex_gpt-5.5_01_fp8_gemm", 0.24),
+        ("claude", "opus", "max", "01_fp8_gemm", "20260618_041709_claude_opus_01_fp8_gemm", None),
+        ("claude", "opus", "max", "05_topk_bitonic", "20260618_041800_claude_opus_05_topk_bitonic", 0.05),
+        ("claude", "opus", "max", "04_not_ours", "20260618_041900_claude_opus_04_not_ours", 0.5)]
+
+
+def test_every_adaptable_run_gets_a_folder_with_the_file_unchanged_and_its_provenance(tmp_path, adapters):
+    clone = make_clone(tmp_path / "clone", RUNS)
+    out = tmp_path / "out"
+    lines = []
+    config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}"], "test")
+    assert importer.run_import(config, echo=lambda text, **_: lines.append(text)) == 0
+    assert "skip topk: their contract returns unsorted values" in lines
+    index = json.loads((out / "index.json").read_text())
+    assert [e["run_id"] for e in index["runs"]] == sorted(r[4] for r in RUNS[:2])  # ours, adaptable, by run id
+    folder = out / "fp8_gemm" / RUNS[0][4]
+    source = (clone / "public/runs/h100" / f"{RUNS[0][4]}_solution.py.txt").read_bytes()
+    assert (folder / "agent_solution.py").read_bytes() == source
+    assert (folder / "solution.py").read_bytes() == (adapters / "fp8_gemm.py").read_bytes()
+    agent = json.loads((folder / "agent.json").read_text())
+    assert (agent["harness"], agent["model"], agent["effort"]) == ("codex", "gpt-5.5", "xhigh")
+    assert agent["rescored_from"] == "kernelbench.com" and agent["run_date"] == "2026-06-18 04:17:54"
+    assert agent["source"]["sha256"] == hashlib.sha256(source).hexdigest()
+    assert agent["source"]["path"] == f"public/runs/h100/{RUNS[0][4]}_solution.py.txt"
+    assert agent["published"]["peak_fraction"] == 0.24 and agent["published"]["hardware"] == "NVIDIA H100 PCIe"
+    assert agent["adapter"]["per_call_glue"] == "one multiply"
+
+
+def test_selection_by_problem_and_run_and_clear_errors(tmp_path, adapters):
+    clone = make_clone(tmp_path / "clone", RUNS)
+    chosen, _ = importer.selected_runs(importer.ImportConfig(path=str(clone), runs="codex"), published_runs(clone))
+    assert [r.harness for r in chosen] == ["codex"]
+    with pytest.raises(OptionError, match="problems=softmax: softmax not among the published problems"):
+        importer.selected_runs(importer.ImportConfig(path=str(clone), problems="softmax"), published_runs(clone))
+    with pytest.raises(CatalogError, match="leaderboard.h100.json: not found; path= must be a clone"):
+        published_runs(tmp_path)
+    broken = tmp_path / "broken" / "benchmarks" / "hard" / "results" / "leaderboard.h100.json"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("{\"schema_version\": 2}")
+    with pytest.raises(CatalogError, match="field 'models' missing"):
+        published_runs(tmp_path / "broken")
+    assert importer.main([f"path={tmp_path / 'nowhere'}"]) == 2
+    assert importer.main(["score=false"]) == 2  # neither a clone nor scoring
+
+
+def test_a_run_already_scored_for_the_same_file_and_adapter_is_found(tmp_path):
+    results = tmp_path / "results" / "h100_sxm"
+    results.mkdir(parents=True)
+    (results / "a.json").write_text(json.dumps({"agent": {"source": {"sha256": "f" * 64},
+                                                          "adapter": {"sha256": "a" * 64}}}))
+    (results / "junk.json").write_text("{not json")
+    assert importer.existing_result(tmp_path / "results", "f" * 64, "a" * 64) == results / "a.json"
+    assert importer.existing_result(tmp_path / "results", "f" * 64, "b" * 64) is None  # the adapter changed
