@@ -63,6 +63,10 @@ def summary_table(result: dict) -> str:
     for system in systems:
         for audit in system.get("audits", []):
             out.append(f"audit {audit['id']} [{system['name']}]: {audit['outcome']}")
+    failure = solution.get("failure")
+    if failure:
+        unseen = " (only on unseen shapes: held-out or property)" if failure.get("unseen_only") else ""
+        out.append(f"failure: {failure['label']}{unseen} on {', '.join(failure['shapes']) or 'an audit'}")
     failures = [(sh["name"], sh.get("detail", "")) for sh in solution["shapes"] if sh["status"] != "passed"]
     for name, detail in failures[:6]:
         out.append(f"  {name}: {(detail or '').splitlines()[0][:200] if detail else ''}")
