@@ -12,7 +12,7 @@ from typing import Any
 from .changes import summarize
 from .coerce import clip, to_json
 from .jsonl import Line
-from .model import Event, FileChange, Subagent, TokenUsage, Transcript
+from .model import Event, FileChange, Subagent, TokenUsage, Transcript, sum_usage
 
 MAIN = None  # the main thread's key
 
@@ -29,6 +29,8 @@ class Builder:
         self.cost_usd: float | None = None
         self.stated_tokens: TokenUsage | None = None  # a run total the format states
         self.stated_turns: int | None = None
+        self.format_version = ""  # the CLI or protocol version the transcript names
+        self.usage_not_understood = False  # some usage could not be read: claim no total
         self.warnings: list[str] = []
         self._threads: dict[str | None, list[Event]] = {MAIN: []}
         self._tools: dict[str, tuple[str | None, int]] = {}  # tool id -> (thread, index)
@@ -161,6 +163,13 @@ class Builder:
     def spawn_parent(self, key: str) -> str:
         return self._spawns.get(key, {}).get("parent_tool_id", "")
 
+    def next_anchor(self) -> str:
+        """The anchor the next event will get (to put a step's usage on its first event)."""
+        return f"e{self._count + 1}"
+
+    def has_anchor(self, anchor: str) -> bool:
+        return anchor[1:].isdigit() and int(anchor[1:]) <= self._count
+
     def last_event(self, agent: str | None = MAIN) -> Event | None:
         thread = self._threads.get(agent)
         return thread[-1] if thread else None
@@ -252,9 +261,12 @@ class Builder:
             if self.stated_turns is not None
             else main_responses or sum(1 for e in threads[MAIN] if e.kind == "assistant")
         )
-        total = self.stated_tokens if self.stated_tokens is not None else sum(per_thread.values(), TokenUsage())
+        total = self.stated_tokens if self.stated_tokens is not None else sum_usage(per_thread.values())
+        if self.usage_not_understood:
+            total = TokenUsage()
         return Transcript(
             format=self.format,
+            format_version=self.format_version,
             harness=self.harness,
             path=self.path,
             model=self.model,

@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
 def summary(t) -> dict:
     return {
         "format": t.format,
+        "format_version": t.format_version,
         "harness": t.harness,
         "model": t.model,
         "effort": t.effort,
@@ -87,7 +88,9 @@ def summary(t) -> dict:
         "incomplete_reason": t.incomplete_reason,
         "turns": t.turns,
         "tool_calls": t.tool_calls,
-        "tokens": t.tokens.as_dict(),
+        "tokens": t.tokens.as_dict(),  # a count the transcript did not record is null, never 0
+        "tokens_recorded": t.tokens.recorded,
+        "warnings": list(t.warnings),
         "cost_usd": t.cost_usd,
         "files_changed": [f.path for f in t.file_changes],
         "subagents": sum(1 for top in t.subagents for _ in top.walk()),

@@ -35,6 +35,21 @@ def to_int(value: Any) -> int:
     return 0
 
 
+def count(obj: Any, *keys: str) -> int | None:
+    """A token count: the first of `keys` that `obj` holds, as a non-negative int; None when
+    `obj` holds none of them (not recorded, which is not the same as zero)."""
+    if isinstance(obj, dict):
+        for key in keys:
+            if key in obj and obj[key] is not None:
+                return to_int(obj[key])
+    return None
+
+
+def minus(a: int | None, b: int | None) -> int | None:
+    """a - b for counts where b is a part of a (cached inside input); None stays None."""
+    return None if a is None else max(a - (b or 0), 0)
+
+
 def to_float(value: Any) -> float | None:
     if isinstance(value, bool):
         return None

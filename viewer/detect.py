@@ -10,6 +10,18 @@ from .jsonl import head_lines, read_json
 _CODEX_ROLLOUT_TYPES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
 _OPENCODE_TYPES = {"step_start", "step_finish", "text", "reasoning", "tool_use", "error"}
 _GEMINI_STREAM_TYPES = {"init", "message", "tool_use", "tool_result", "error", "result"}
+_CODEX_EXEC_TURNS = {"turn.started", "turn.completed", "turn.failed"}
+# Kimi Code's flat wire records (protocol 1.4); "turn." alone would also match codex exec.
+_KIMI_CODE_TYPES = {
+    "context.append_loop_event",
+    "context.append_message",
+    "usage.record",
+    "turn.prompt",
+    "turn.ended",
+    "turn.steer",
+    "turn.cancel",
+    "config.update",
+}
 
 
 class UnknownFormat(ValueError):
@@ -42,7 +54,9 @@ def _votes(obj: dict) -> list[str]:
         return ["gemini-session"]
     if "payload" in obj and kind in _CODEX_ROLLOUT_TYPES:
         return ["codex-rollout"]
-    if isinstance(kind, str) and (kind.startswith("thread.") or kind.startswith("turn.") or kind.startswith("item.")):
+    if kind in _KIMI_CODE_TYPES or "protocol_version" in obj:
+        return ["kimi-wire"]
+    if isinstance(kind, str) and (kind.startswith(("thread.", "item.")) or kind in _CODEX_EXEC_TURNS):
         return ["codex-exec"]
     if "part" in obj and "sessionID" in obj and kind in _OPENCODE_TYPES:
         return ["opencode"]
@@ -51,8 +65,6 @@ def _votes(obj: dict) -> list[str]:
         and isinstance(get(obj, "message", "type"), str)
         and "payload" in obj["message"]
     ):
-        return ["kimi-wire"]
-    if kind == "context.append_loop_event" or "protocol_version" in obj:
         return ["kimi-wire"]
     if "role" in obj and "type" not in obj:
         return ["kimi-print"]

@@ -1,18 +1,19 @@
 """The normalised event model every parser produces and the renderer reads.
 
-Token convention (the same for every format, whatever the vendor counts):
+Token convention (the same for every format, whatever the vendor counts; a count the transcript
+does not record is None, never 0):
   fresh_input  input tokens that were neither read from nor written to a prompt cache
   cache_read   input tokens served from a prompt cache
   cache_write  input tokens written to a prompt cache (Anthropic-style cache creation)
   output       generated tokens, excluding reasoning where the vendor reports it apart
-  reasoning    reasoning/thinking tokens where the vendor reports them apart (else 0:
+  reasoning    reasoning/thinking tokens where the vendor reports them apart (else None:
                Anthropic counts thinking inside output_tokens)
-`total` is the sum of the five, so no token is counted twice.
+`total` is the sum of the recorded counts, so no token is counted twice.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 # Event kinds, in the order the filter bar lists them.
@@ -21,24 +22,59 @@ EVENT_KINDS = ("user", "assistant", "reasoning", "tool", "system", "error", "raw
 
 @dataclass(frozen=True)
 class TokenUsage:
-    fresh_input: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    output: int = 0
-    reasoning: int = 0
+    """Five disjoint counts; each is None when the transcript did not record it.
+
+    None is not zero: a Cursor stream without a usage record, a droid run without its settings
+    sidecar, a Kimi print stream all leave every count None ("not recorded"), and a vendor that
+    has no such count (OpenAI has no cache writes; Anthropic reports thinking inside output)
+    leaves that one None. `total` is the sum of the recorded counts, None when none was.
+    """
+
+    fresh_input: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+    output: int | None = None
+    reasoning: int | None = None
 
     @property
-    def total(self) -> int:
-        return self.fresh_input + self.cache_read + self.cache_write + self.output + self.reasoning
+    def total(self) -> int | None:
+        counts = [c for c in self.counts() if c is not None]
+        return sum(counts) if counts else None
 
-    def __add__(self, other: "TokenUsage") -> "TokenUsage":
-        return TokenUsage(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+    @property
+    def recorded(self) -> bool:
+        return any(c is not None for c in self.counts())
+
+    def counts(self) -> tuple[int | None, ...]:
+        return tuple(getattr(self, name) for name in TOKEN_FIELDS)
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        """Field by field; a count stays None only where neither side recorded it."""
+        return TokenUsage(*(_add(a, b) for a, b in zip(self.counts(), other.counts())))
 
     def __bool__(self) -> bool:
-        return self.total > 0
+        return bool(self.total)
 
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)} | {"total": self.total}
+    def as_dict(self) -> dict[str, int | None]:
+        """The five counts and the total; null (None) where not recorded."""
+        return dict(zip(TOKEN_FIELDS, self.counts())) | {"total": self.total}
+
+
+TOKEN_FIELDS = ("fresh_input", "cache_read", "cache_write", "output", "reasoning")
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    return a if b is None else a + b
+
+
+def sum_usage(usages) -> TokenUsage:
+    """The sum of several usages; TokenUsage() (nothing recorded) for none."""
+    total = TokenUsage()
+    for usage in usages:
+        total = total + usage
+    return total
 
 
 @dataclass(frozen=True)
@@ -102,7 +138,7 @@ class Subagent:
     description: str = ""
     prompt: str = ""
     events: tuple[Event, ...] = ()
-    children: tuple["Subagent", ...] = ()
+    children: tuple[Subagent, ...] = ()
     tokens: TokenUsage = field(default_factory=TokenUsage)
 
     @property
@@ -129,6 +165,7 @@ class FileSummary:
 class Transcript:
     format: str
     harness: str
+    format_version: str = ""  # the CLI or wire-protocol version the transcript names, if any
     path: str = ""
     model: str = ""
     effort: str = ""

@@ -1543,6 +1543,170 @@ def kimi_wire():
     )
 
 
+MS = 1_790_000_000_000  # Kimi Code writes `time` in Unix milliseconds
+
+
+def kc_loop(dt, event):
+    return {"type": "context.append_loop_event", "time": MS + dt, "event": event}
+
+
+def kc_usage(dt, scope, other, out, read, create, turn=0):
+    return {
+        "type": "usage.record",
+        "time": MS + dt,
+        "model": "kimi-k2.7-code",
+        "usageScope": scope,
+        "turnId": turn,
+        "usage": {"inputOther": other, "output": out, "inputCacheRead": read, "inputCacheCreation": create},
+    }
+
+
+def kimi_code_wire():
+    """Kimi Code, wire protocol 1.4 (agents/<agent>/wire.jsonl), written from the documented shape.
+
+    Main agent, two steps: step.end usage (other 1200, out 80, read 0, create 3000) and
+    (other 150, out 40, read 3000, create 0). Each is repeated by a `usage.record` of scope
+    "turn", and a "session" record holds the running total: none of these may count again.
+    Subagent agent-0 (its own file): one step (other 300, out 20, read 500, create 0).
+    Totals: fresh 1650, cache read 3500, cache write 3000, output 140; total 8290.
+    """
+    base = "kimi_code/sessions/wd_run/sess-k/agents"
+    main = [
+        {"type": "metadata", "protocol_version": "1.4", "created_at": MS},
+        {"type": "config.update", "time": MS, "modelAlias": "kimi-k2.7-code", "cwd": "/work/run"},
+        {"type": "turn.prompt", "time": MS + 10, "turnId": 0, "input": [{"type": "text", "text": "Make it fast"}]},
+        {
+            "type": "context.append_message",
+            "time": MS + 11,
+            "message": {
+                "role": "user",
+                "origin": {"kind": "user"},
+                "content": [{"type": "text", "text": "Make it fast"}],
+                "toolCalls": [],
+                "id": "m1",
+            },
+        },
+        kc_loop(100, {"type": "step.begin", "step": 1, "uuid": "st1", "turnId": "0"}),
+        kc_loop(110, {"type": "content.part", "stepUuid": "st1", "part": {"type": "think", "think": "Profile "}}),
+        kc_loop(120, {"type": "content.part", "stepUuid": "st1", "part": {"type": "think", "think": "first."}}),
+        kc_loop(130, {"type": "content.part", "stepUuid": "st1", "part": {"type": "text", "text": "Editing."}}),
+        kc_loop(
+            140,
+            {
+                "type": "tool.call",
+                "stepUuid": "st1",
+                "toolCallId": "tool_1",
+                "name": "StrReplaceFile",
+                "args": {"path": "/work/run/solution.py", "edit": {"old": "x * 2", "new": "x.mul(2)"}},
+            },
+        ),
+        kc_loop(
+            150,
+            {
+                "type": "tool.call",
+                "stepUuid": "st1",
+                "toolCallId": "tool_2",
+                "name": "Agent",
+                "args": {"description": "bench", "prompt": "Benchmark it"},
+            },
+        ),
+        kc_loop(
+            900,
+            {"type": "tool.result", "toolCallId": "tool_1", "result": {"output": "Replaced 1", "isError": False}},
+        ),
+        kc_loop(
+            1900,
+            {"type": "tool.result", "toolCallId": "tool_2", "result": {"output": "0.9 ms", "isError": False}},
+        ),
+        kc_loop(
+            1910,
+            {
+                "type": "step.end",
+                "uuid": "st1",
+                "step": 1,
+                "finishReason": "tool_use",
+                "usage": {"inputOther": 1200, "output": 80, "inputCacheRead": 0, "inputCacheCreation": 3000},
+            },
+        ),
+        kc_usage(1911, "turn", 1200, 80, 0, 3000),
+        kc_usage(1912, "session", 1200, 80, 0, 3000),
+        kc_loop(2000, {"type": "step.begin", "step": 2, "uuid": "st2", "turnId": "0"}),
+        kc_loop(2010, {"type": "content.part", "stepUuid": "st2", "part": {"type": "text", "text": "Done: "}}),
+        kc_loop(2020, {"type": "content.part", "stepUuid": "st2", "part": {"type": "text", "text": "0.9 ms."}}),
+        kc_loop(
+            2100,
+            {
+                "type": "step.end",
+                "uuid": "st2",
+                "step": 2,
+                "finishReason": "end_turn",
+                "usage": {"inputOther": 150, "output": 40, "inputCacheRead": 3000, "inputCacheCreation": 0},
+            },
+        ),
+        kc_usage(2101, "turn", 150, 40, 3000, 0),
+        kc_usage(2102, "session", 1350, 120, 3000, 3000),
+        {"type": "turn.ended", "time": MS + 2200, "turnId": 0, "reason": "completed"},
+        {"type": "brand.new_record", "time": MS + 2300, "detail": "kept as a raw event"},
+    ]
+    write_jsonl(f"{base}/main/wire.jsonl", main)
+    write_jsonl(
+        f"{base}/agent-0/wire.jsonl",
+        [
+            {"type": "metadata", "protocol_version": "1.4"},
+            {
+                "type": "context.append_message",
+                "time": MS + 200,
+                "message": {
+                    "role": "user",
+                    "origin": {"kind": "system_trigger"},
+                    "content": [{"type": "text", "text": "Benchmark it"}],
+                },
+            },
+            kc_loop(210, {"type": "step.begin", "step": 1, "uuid": "sa1"}),
+            kc_loop(
+                220,
+                {"type": "tool.call", "stepUuid": "sa1", "toolCallId": "tool_s", "name": "Shell", "args": "{\"command\": \"python bench.py\"}"},
+            ),
+            kc_loop(800, {"type": "tool.result", "toolCallId": "tool_s", "result": {"output": [{"type": "text", "text": "0.9 ms"}]}}),
+            kc_loop(
+                810,
+                {
+                    "type": "step.end",
+                    "uuid": "sa1",
+                    "usage": {"inputOther": 300, "output": 20, "inputCacheRead": 500, "inputCacheCreation": 0},
+                },
+            ),
+            kc_usage(811, "turn", 300, 20, 500, 0),
+        ],
+    )
+    # Usage only in usage.record lines (no step.end usage): the turn records count, the
+    # session record (a running total) does not: fresh 70, read 30, write 0, output 12.
+    write_jsonl(
+        "kimi/code_usage_records_only.jsonl",
+        [
+            {"type": "metadata", "protocol_version": "1.4"},
+            {"type": "turn.prompt", "time": MS, "input": "Hi"},
+            kc_loop(10, {"type": "step.begin", "step": 1, "uuid": "s1"}),
+            kc_loop(20, {"type": "content.part", "part": {"type": "text", "text": "Hello."}}),
+            kc_loop(30, {"type": "step.end", "uuid": "s1", "finishReason": "end_turn"}),
+            kc_usage(31, "turn", 50, 8, 10, 0),
+            kc_usage(32, "turn", 20, 4, 20, 0),
+            kc_usage(33, "session", 70, 12, 30, 0),
+        ],
+    )
+    # A protocol this viewer does not know, whose usage moved to fields it cannot read.
+    write_jsonl(
+        "kimi/wire_v2.jsonl",
+        [
+            {"type": "metadata", "protocol_version": "2.0"},
+            {"type": "turn.prompt", "time": MS, "input": "Hi"},
+            kc_loop(10, {"type": "step.begin", "step": 1, "uuid": "s1"}),
+            kc_loop(20, {"type": "content.part", "part": {"type": "text", "text": "Hello."}}),
+            kc_loop(30, {"type": "step.end", "uuid": "s1", "usage": {"tokens": {"in": 50, "out": 8}}}),
+        ],
+    )
+
+
 # --- Cursor, droid -------------------------------------------------------------------------------
 
 
@@ -1685,6 +1849,10 @@ def cursor():
         },
     ]
     write_jsonl("cursor/run.jsonl", records)
+    # The same run with a result line that carries no usage (as some CLI builds write it).
+    without = [dict(r) for r in records]
+    del without[-1]["usage"]
+    write_jsonl("cursor/no_usage.jsonl", without)
 
 
 def droid():
@@ -1967,6 +2135,7 @@ def main() -> None:
         opencode_runs,
         kimi_print,
         kimi_wire,
+        kimi_code_wire,
         cursor,
         droid,
         gemini,

@@ -24,12 +24,22 @@ def test_summary_is_json_with_normalised_tokens(capsys):
     assert data["tokens"] == {
         "fresh_input": 1000,
         "cache_read": 4000,
-        "cache_write": 0,
+        "cache_write": None,  # OpenAI records no cache writes: not recorded, not zero
         "output": 250,
-        "reasoning": 0,
+        "reasoning": None,  # codex exec's usage has no reasoning count
         "total": 5250,
     }
+    assert data["tokens_recorded"] is True
     assert data["format"] == "codex-exec" and data["files_changed"] == ["/work/run/new.py", "/work/run/solution.py"]
+
+
+def test_summary_says_not_recorded_as_null_for_a_format_without_usage(capsys):
+    assert main([str(FIXTURES / "kimi/print.jsonl"), "--summary"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["tokens"] == dict.fromkeys(
+        ("fresh_input", "cache_read", "cache_write", "output", "reasoning", "total")
+    )
+    assert data["tokens_recorded"] is False
 
 
 def test_bad_arguments_exit_2(tmp_path, capsys):

@@ -39,6 +39,10 @@ def changes_by_path(t):
         ("kimi/print.jsonl", "kimi-print"),
         ("kimi/wire.jsonl", "kimi-wire"),
         ("kimi/wire_loop_events.jsonl", "kimi-wire"),
+        ("kimi_code/sessions/wd_run/sess-k/agents/main/wire.jsonl", "kimi-wire"),
+        ("kimi/code_usage_records_only.jsonl", "kimi-wire"),
+        ("kimi/wire_v2.jsonl", "kimi-wire"),
+        ("cursor/no_usage.jsonl", "cursor"),
         ("cursor/run.jsonl", "cursor"),
         ("droid_run/droid-1.jsonl", "droid"),
         ("gemini/session-2026-10-03.json", "gemini-session"),
@@ -84,7 +88,7 @@ def test_claude_stream_edit_run():
         "system",
     ]
     # The badge of msg_01 sits on its first event, counted once although three lines repeat it.
-    assert t.events[1].tokens == TokenUsage(fresh_input=100, cache_write=2000, output=50)
+    assert t.events[1].tokens == TokenUsage(fresh_input=100, cache_read=0, cache_write=2000, output=50)
     assert t.events[2].tokens is None
     assert t.events[6].subtype == "compaction"
 
@@ -175,7 +179,7 @@ def test_claude_session_legacy_pairs_by_agent_id_then_prompt_and_marks_rewinds()
     t = load_transcript(FIXTURES / "claude_session_legacy")
     assert tree(t.subagents) == [("b1", "toolu_t1", "Explore", []), ("b2", "toolu_t2", "Explore", [])]
     assert [e.subtype for e in t.events] == ["summary", "", "abandoned branch", "abandoned branch", "", "", "api_error"]
-    assert t.tokens == TokenUsage(fresh_input=13, cache_write=100, output=15)
+    assert t.tokens == TokenUsage(fresh_input=13, cache_read=0, cache_write=100, output=15)
     assert not t.complete
 
 
@@ -197,7 +201,7 @@ def test_codex_rollout_uses_total_token_usage_and_the_tools_diff():
     assert kinds(t.events) == ["system", "system", "user", "reasoning", "tool", "tool", "assistant"]
     assert t.events[1].subtype == "context"
     badges = [e.tokens for e in t.events if e.tokens]
-    assert badges == [TokenUsage(2000, 2000, 0, 200, 100), TokenUsage(1000, 4000, 0, 200, 200)]
+    assert badges == [TokenUsage(2000, 2000, None, 200, 100), TokenUsage(1000, 4000, None, 200, 200)]
     files = changes_by_path(t)
     assert files["/work/run/solution.py"].changes[0].diff == (
         "--- a/work/run/solution.py\n+++ b/work/run/solution.py\n@@ -3,2 +3,2 @@\n def kernel(x):\n"
@@ -209,7 +213,7 @@ def test_codex_rollout_uses_total_token_usage_and_the_tools_diff():
 
 def test_codex_rollout_aborted_with_heredoc_patch():
     t = load_transcript(FIXTURES / "codex/rollout-aborted.jsonl")
-    assert t.tokens == TokenUsage(fresh_input=1000, cache_read=500, output=120)
+    assert t.tokens == TokenUsage(fresh_input=1000, cache_read=500, output=120, reasoning=0)
     assert (t.complete, t.incomplete_reason) == (False, "turn aborted (interrupted)")
     change = changes_by_path(t)["solution.py"].changes[0]
     assert (change.source, change.diff) == (
@@ -239,8 +243,8 @@ def test_codex_collab_child_rollout_is_read_under_the_spawn_call():
     assert tree(t.subagents) == [("child-thread", "call_spawn", "", [])]
     child = t.subagents[0]
     assert child.prompt == "Benchmark solution.py" and kinds(child.events) == ["system", "tool", "assistant"]
-    assert child.tokens == TokenUsage(fresh_input=800, output=50)
-    assert t.tokens == TokenUsage(fresh_input=2800, cache_read=1000, output=250)
+    assert child.tokens == TokenUsage(fresh_input=800, cache_read=0, output=50, reasoning=0)
+    assert t.tokens == TokenUsage(fresh_input=2800, cache_read=1000, output=250, reasoning=0)
     assert (t.model, t.effort, t.complete) == ("gpt-5.1-codex", "xhigh", True)
 
 
@@ -288,7 +292,7 @@ def test_kimi_wire_parallel_subagents_and_streamed_text():
     assert changes_by_path(t)["out.txt"].final_content == "fast\n"
     assert t.complete
     loop = load_transcript(FIXTURES / "kimi/wire_loop_events.jsonl")
-    assert loop.tokens == TokenUsage(fresh_input=10, cache_read=20, output=4)
+    assert loop.tokens == TokenUsage(fresh_input=10, cache_read=20, cache_write=0, output=4)
     assert [e.is_error for e in loop.events if e.kind == "tool"] == [True] and not loop.complete
 
 
@@ -315,7 +319,8 @@ def test_droid_reads_tokens_from_the_settings_sidecar(tmp_path):
     alone = tmp_path / "droid.jsonl"
     shutil.copy(FIXTURES / "droid_run/droid-1.jsonl", alone)
     bare = load_transcript(alone)
-    assert bare.tokens == TokenUsage() and bare.warnings == ("no settings.json sidecar: token usage unknown",)
+    assert bare.tokens == TokenUsage() and bare.warnings == ("no settings.json sidecar: token usage not recorded",)
+    assert bare.tokens.total is None and not bare.tokens.recorded
 
 
 @pytest.mark.parametrize("name", ["session-2026-10-03.json", "session-2026-10-03.jsonl"])

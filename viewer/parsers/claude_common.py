@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..builder import Builder
-from ..coerce import as_list, clip, get, to_int, to_str, to_text
+from ..coerce import as_list, clip, count, get, to_str, to_text
 from ..edits import (
     edit_change,
     multi_edit_change,
@@ -22,10 +22,10 @@ SPAWN_TOOLS = ("Task", "Agent")
 def usage_of(usage: Any) -> TokenUsage:
     """Anthropic usage: input_tokens already excludes cache reads and writes."""
     return TokenUsage(
-        fresh_input=to_int(get(usage, "input_tokens")),
-        cache_read=to_int(get(usage, "cache_read_input_tokens")),
-        cache_write=to_int(get(usage, "cache_creation_input_tokens")),
-        output=to_int(get(usage, "output_tokens")),
+        fresh_input=count(usage, "input_tokens"),
+        cache_read=count(usage, "cache_read_input_tokens"),
+        cache_write=count(usage, "cache_creation_input_tokens"),
+        output=count(usage, "output_tokens"),
     )
 
 

@@ -13,7 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from ..builder import MAIN, Builder
-from ..coerce import as_list, clip, get, parse_args, to_int, to_str, to_text, to_time_s
+from ..coerce import (
+    as_list,
+    clip,
+    count,
+    get,
+    minus,
+    parse_args,
+    to_str,
+    to_text,
+    to_time_s,
+)
 from ..edits import command_text, parse_apply_patch, shell_writes, with_header
 from ..jsonl import iter_lines
 from ..model import FileChange, TokenUsage, Transcript
@@ -51,11 +61,13 @@ _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instru
 
 
 def codex_usage(usage: Any) -> TokenUsage:
-    cached, reasoning = to_int(get(usage, "cached_input_tokens")), to_int(get(usage, "reasoning_output_tokens"))
+    """OpenAI usage: input includes cached input, output includes reasoning; there are no cache
+    writes (cache_write stays None), and reasoning is None where the record has no such key."""
+    cached, reasoning = count(usage, "cached_input_tokens"), count(usage, "reasoning_output_tokens")
     return TokenUsage(
-        fresh_input=max(to_int(get(usage, "input_tokens")) - cached, 0),
+        fresh_input=minus(count(usage, "input_tokens"), cached),
         cache_read=cached,
-        output=max(to_int(get(usage, "output_tokens")) - reasoning, 0),
+        output=minus(count(usage, "output_tokens"), reasoning),
         reasoning=reasoning,
     )
 
@@ -191,12 +203,7 @@ def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> Non
             if agent is MAIN and tokens != state["total"]:
                 previous, state["total"] = state["total"], tokens
                 state["updates"] += 1
-                delta = TokenUsage(
-                    *(
-                        max(getattr(tokens, f) - getattr(previous, f), 0)
-                        for f in ("fresh_input", "cache_read", "cache_write", "output", "reasoning")
-                    )
-                )
+                delta = TokenUsage(*(minus(now, before) for now, before in zip(tokens.counts(), previous.counts())))
                 b.usage(("token_count", state["updates"]), delta, agent)
             elif agent is not MAIN:
                 b.usage(("child", agent), tokens, agent)  # a child's latest total replaces its earlier one

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..builder import Builder
-from ..coerce import get, to_float, to_int, to_str, to_text, to_time_s
+from ..coerce import count, get, to_float, to_str, to_text, to_time_s
 from ..edits import edit_change, shell_writes, with_header, write_change
 from ..jsonl import iter_lines
 from ..model import FileChange, TokenUsage, Transcript
@@ -66,7 +66,7 @@ def _tool_call(b: Builder, obj: dict, subtype: str, line: int, time_s) -> None:
         return
     key = next(iter(wrapper))
     body = wrapper[key] if isinstance(wrapper[key], dict) else {}
-    name = key[: -len("ToolCall")] if key.endswith("ToolCall") else key
+    name = key.removesuffix("ToolCall")
     args = body.get("args")
     if b.tool_event(call_id) is None:
         b.call(call_id, name, args, changes=_changes(name, args, None), time_s=time_s, line=line)
@@ -121,10 +121,10 @@ def _result(b: Builder, obj: dict, line: int, time_s) -> None:
     if usage:
         # Cursor reports Anthropic-style counts: inputTokens excludes cache reads and writes.
         b.stated_tokens = TokenUsage(
-            fresh_input=to_int(usage.get("inputTokens")),
-            cache_read=to_int(usage.get("cacheReadTokens")),
-            cache_write=to_int(usage.get("cacheWriteTokens")),
-            output=to_int(usage.get("outputTokens")),
+            fresh_input=count(usage, "inputTokens"),
+            cache_read=count(usage, "cacheReadTokens"),
+            cache_write=count(usage, "cacheWriteTokens"),
+            output=count(usage, "outputTokens"),
         )
     duration_ms = to_float(obj.get("duration_ms"))
     if duration_ms is not None:

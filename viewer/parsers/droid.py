@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..builder import Builder
-from ..coerce import as_list, get, to_float, to_int, to_str, to_text, to_time_s
+from ..coerce import as_list, count, get, to_float, to_int, to_str, to_text, to_time_s
 from ..edits import (
     edit_change,
     multi_edit_change,
@@ -117,16 +117,16 @@ def _read_settings(b: Builder, path: Path) -> None:
         if isinstance(settings, dict):
             break
     else:
-        b.warnings.append("no settings.json sidecar: token usage unknown")
+        b.warnings.append("no settings.json sidecar: token usage not recorded")
         return
     usage = settings.get("tokenUsage")
     if isinstance(usage, dict):
         b.stated_tokens = TokenUsage(
-            fresh_input=to_int(usage.get("inputTokens")),
-            cache_read=to_int(usage.get("cacheReadTokens")),
-            cache_write=to_int(usage.get("cacheCreationTokens")),
-            output=to_int(usage.get("outputTokens")),
-            reasoning=to_int(usage.get("thinkingTokens")),
+            fresh_input=count(usage, "inputTokens"),
+            cache_read=count(usage, "cacheReadTokens"),
+            cache_write=count(usage, "cacheCreationTokens"),
+            output=count(usage, "outputTokens"),
+            reasoning=count(usage, "thinkingTokens"),
         )
     b.model = b.model or to_str(settings.get("model"))
     b.effort = b.effort or to_str(settings.get("reasoningEffort"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..coerce import get, to_int, to_str
+from ..coerce import count, get, minus, to_str
 from ..edits import edit_change, shell_writes, with_header, write_change
 from ..model import FileChange, TokenUsage
 
@@ -12,12 +12,14 @@ from ..model import FileChange, TokenUsage
 def gemini_usage(tokens: Any) -> TokenUsage:
     """Gemini's `input` includes cached tokens; `tool` (tool-use prompt tokens) is fresh input;
     `thoughts` are reported apart from `output`."""
-    cached = to_int(get(tokens, "cached"))
+    cached = count(tokens, "cached")
+    fresh = minus(count(tokens, "input"), cached)
+    tool = count(tokens, "tool")
     return TokenUsage(
-        fresh_input=max(to_int(get(tokens, "input")) - cached, 0) + to_int(get(tokens, "tool")),
+        fresh_input=fresh if tool is None else (fresh or 0) + tool,
         cache_read=cached,
-        output=to_int(get(tokens, "output")),
-        reasoning=to_int(get(tokens, "thoughts")),
+        output=count(tokens, "output"),
+        reasoning=count(tokens, "thoughts"),
     )
 
 

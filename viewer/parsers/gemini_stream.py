@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..builder import Builder
-from ..coerce import get, parse_args, to_float, to_int, to_str, to_text, to_time_s
+from ..coerce import count, get, minus, parse_args, to_float, to_str, to_text, to_time_s
 from ..jsonl import iter_lines
-from ..model import TokenUsage, Transcript
+from ..model import TokenUsage, Transcript, sum_usage
 from .gemini_common import changes
 
 FORMAT, HARNESS = "gemini-stream", "Gemini CLI"
@@ -69,7 +69,7 @@ def _result(b: Builder, obj: dict, line: int, time_s) -> None:
     stats = obj.get("stats") if isinstance(obj.get("stats"), dict) else {}
     models = stats.get("models") if isinstance(stats.get("models"), dict) else {}
     per_model = [m for m in models.values() if isinstance(m, dict)] or [stats]
-    b.stated_tokens = sum((_usage(m) for m in per_model), TokenUsage())
+    b.stated_tokens = sum_usage(_usage(m) for m in per_model)
     duration_ms = to_float(stats.get("duration_ms"))
     b.duration_s = duration_ms / 1000 if duration_ms is not None else None
     b.complete = obj.get("status") == "success"
@@ -88,11 +88,10 @@ def _result(b: Builder, obj: dict, line: int, time_s) -> None:
 
 def _usage(stats: Any) -> TokenUsage:
     """`input_tokens` (or `input`) includes `cached`; thoughts when reported apart."""
-    cached = to_int(get(stats, "cached"))
-    total_in = to_int(get(stats, "input_tokens") or get(stats, "input"))
+    cached = count(stats, "cached")
     return TokenUsage(
-        fresh_input=max(total_in - cached, 0),
+        fresh_input=minus(count(stats, "input_tokens", "input"), cached),
         cache_read=cached,
-        output=to_int(get(stats, "output_tokens")),
-        reasoning=to_int(get(stats, "thoughts")),
+        output=count(stats, "output_tokens", "output"),
+        reasoning=count(stats, "thoughts"),
     )

@@ -16,7 +16,7 @@ def add_call(b: Builder, call: Any, agent, line: int, time_s) -> str:
     name = to_str(get(call, "function", "name") or get(call, "name"))
     args = parse_args(get(call, "function", "arguments", default=get(call, "arguments")))
     b.call(call_id, name, args, agent, changes=changes(name, args), time_s=time_s, line=line)
-    if name == "Task" and isinstance(args, dict) and call_id:
+    if name in ("Task", "Agent") and isinstance(args, dict) and call_id:
         b.register_spawn_call(
             call_id,
             to_str(args.get("subagent_name") or args.get("subagent_type")),

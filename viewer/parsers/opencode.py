@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..builder import MAIN, Builder
-from ..coerce import get, to_float, to_int, to_str, to_text, to_time_s
+from ..coerce import count, get, to_float, to_str, to_text, to_time_s
 from ..edits import edit_change, shell_writes, unified, with_header, write_change
 from ..jsonl import iter_lines
 from ..model import FileChange, TokenUsage, Transcript
@@ -67,12 +67,13 @@ def parse(path: Path) -> Transcript:
 
 
 def _tokens(tokens: Any) -> TokenUsage:
+    cache = get(tokens, "cache")
     return TokenUsage(
-        fresh_input=to_int(get(tokens, "input")),
-        cache_read=to_int(get(tokens, "cache", "read")),
-        cache_write=to_int(get(tokens, "cache", "write")),
-        output=to_int(get(tokens, "output")),
-        reasoning=to_int(get(tokens, "reasoning")),
+        fresh_input=count(tokens, "input"),
+        cache_read=count(cache, "read"),
+        cache_write=count(cache, "write"),
+        output=count(tokens, "output"),
+        reasoning=count(tokens, "reasoning"),
     )
 
 

@@ -17,7 +17,14 @@ from .changes_view import render_changes
 from .script import SCRIPT
 from .style import CSS
 from .text import esc, pygments_css, reset_ids
-from .timeline import Timeline, fmt_duration, fmt_time, fmt_tokens
+from .timeline import (
+    NOT_RECORDED,
+    Timeline,
+    fmt_count,
+    fmt_duration,
+    fmt_time,
+    fmt_tokens,
+)
 
 
 def _sha256(text: str) -> str:
@@ -90,7 +97,7 @@ def _banner(t: Transcript) -> str:
 def _cards(t: Transcript) -> str:
     tokens = t.tokens
     cards = [
-        ("harness", f"{t.harness} ({t.format})"),
+        ("harness", f"{t.harness} ({t.format}{' ' + t.format_version if t.format_version else ''})"),
         ("model", t.model or "not recorded"),
         ("effort", t.effort or "—"),
         ("session", t.session_id or "—"),
@@ -99,12 +106,12 @@ def _cards(t: Transcript) -> str:
         ("duration", fmt_duration(t.duration_s) or "—"),
         ("turns", str(t.turns)),
         ("tool calls", str(t.tool_calls)),
-        ("fresh input tokens", f"{tokens.fresh_input:,}"),
-        ("cache read tokens", f"{tokens.cache_read:,}"),
-        ("cache write tokens", f"{tokens.cache_write:,}"),
-        ("output tokens", f"{tokens.output:,}"),
-        ("reasoning tokens", f"{tokens.reasoning:,}"),
-        ("total tokens", f"{tokens.total:,} ({fmt_tokens(tokens.total)})"),
+        ("fresh input tokens", fmt_count(tokens.fresh_input)),
+        ("cache read tokens", fmt_count(tokens.cache_read)),
+        ("cache write tokens", fmt_count(tokens.cache_write)),
+        ("output tokens", fmt_count(tokens.output)),
+        ("reasoning tokens", fmt_count(tokens.reasoning)),
+        ("total tokens", NOT_RECORDED if tokens.total is None else f"{tokens.total:,} ({fmt_tokens(tokens.total)})"),
         ("cost", f"${t.cost_usd:.4f}" if t.cost_usd is not None else "not stated"),
         ("subagents", str(sum(1 for top in t.subagents for _ in top.walk()))),
         ("files changed", str(len(t.file_changes))),

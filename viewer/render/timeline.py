@@ -31,6 +31,14 @@ def fmt_tokens(count: int) -> str:
     return str(count)
 
 
+NOT_RECORDED = "not recorded"
+
+
+def fmt_count(count: int | None) -> str:
+    """A token count; None (the transcript did not record it) is said, never shown as 0."""
+    return NOT_RECORDED if count is None else f"{count:,}"
+
+
 def fmt_duration(seconds: float | None) -> str:
     if seconds is None:
         return ""
@@ -62,7 +70,7 @@ def token_badge(tokens: TokenUsage | None) -> str:
         ("out", tokens.output),
         ("think", tokens.reasoning),
     ]
-    title = ", ".join(f"{name} {value:,}" for name, value in parts)
+    title = ", ".join(f"{name} {fmt_count(value)}" for name, value in parts)
     shown = " · ".join(f"{name} {fmt_tokens(value)}" for name, value in parts if value)
     return f'<span class="badge tokens" title="{esc(title)}">{esc(shown)}</span>'
 
@@ -228,4 +236,4 @@ def _args_text(args: Any) -> str:
     return to_json(args) if args is not None else ""
 
 
-__all__ = ["Timeline", "fmt_duration", "fmt_time", "fmt_tokens", "token_badge"]
+__all__ = ["NOT_RECORDED", "Timeline", "fmt_count", "fmt_duration", "fmt_time", "fmt_tokens", "token_badge"]
