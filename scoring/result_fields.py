@@ -10,6 +10,7 @@ result this pass found well typed, so it can index and divide without guarding e
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,14 @@ PROFILES = ("gpu", "cpu")
 # Counts (flops, bytes, shapes) above this are no measurement, and as Python ints they would overflow
 # the float arithmetic of the roofline check.
 MAX_COUNT = 2 ** 63
+# A re-scored run's provenance (agent.source) becomes a link, https://github.com/<repository minus its host>/blob/
+# <commit>/<path>, so each part is held to the characters such a link may contain: no scheme, no other host,
+# no "..", no query or fragment. Readers build the link only from values that match these.
+GITHUB_REPOSITORY = re.compile(r"github\.com/[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9_][A-Za-z0-9._-]{0,99}")
+GIT_COMMIT = re.compile(r"[0-9a-f]{40}")
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+REPOSITORY_PATH = re.compile(r"[A-Za-z0-9._+-]+(?:/[A-Za-z0-9._+-]+)*")
+MAX_TEXT = 2000  # a published label, verdict or failure reason longer than this is not one
 
 
 @dataclass(frozen=True)
@@ -165,6 +174,75 @@ def _check_agent(c: Fields, data: dict) -> None:
         value = agent.get(key)
         if value is not None and not (is_number(value) and math.isfinite(value) and value >= 0):
             c.bad(f"agent.{key}", f"is {type(value).__name__} {short(value)}, expected a finite number >= 0", fix)
+    if any(agent.get(key) is not None for key in ("rescored_from", "source", "published")):
+        _check_rescored(c, agent)
+
+
+RESCORED_FIX = ("re-import the run with `python -m harnesses.import_kernelbench path=CLONE score=true` from a git clone "
+                "of the source repository (it records the provenance and the published verdict), and rescore it")
+
+
+def repository_path_ok(path: Any) -> bool:
+    """A relative path inside a repository: no leading '/', no '.' or '..' part, only link-safe characters."""
+    return (isinstance(path, str) and len(path) <= 400 and REPOSITORY_PATH.fullmatch(path) is not None
+            and not any(part in (".", "..") for part in path.split("/")))
+
+
+def _check_rescored(c: Fields, agent: dict) -> None:
+    """A run re-scored from a published one (agent.rescored_from, .source, .published; docs/results.md): the
+    site shows a link to the exact published file and their verdict beside ours, so every part is checked."""
+    fix = RESCORED_FIX
+    origin = agent.get("rescored_from")
+    if not isinstance(origin, str) or not origin.strip() or len(origin) > 100:
+        c.bad("agent.rescored_from", f"is {type(origin).__name__} {short(origin)}, expected the name of the site the "
+              "run was published on (a non-empty string), given with agent.source and agent.published", fix)
+    source = agent.get("source")
+    if not isinstance(source, dict):
+        c.bad("agent.source", f"is {type(source).__name__} {short(source)}, expected an object (repository, commit, "
+              "path of the published file)", fix)
+    else:
+        checks = (("repository", GITHUB_REPOSITORY.fullmatch, "a GitHub repository as github.com/OWNER/NAME"),
+                  ("commit", GIT_COMMIT.fullmatch, "the 40-hex-digit commit of the clone the file was read from"),
+                  ("path", repository_path_ok, "the file's path relative to the repository root, with no '..'"))
+        for key, ok, expected in checks:
+            value = source.get(key)
+            if not isinstance(value, str) or not ok(value):
+                c.bad(f"agent.source.{key}", f"is {type(value).__name__} {short(value)}, expected {expected}", fix)
+        if source.get("sha256") is not None and not (isinstance(source["sha256"], str)
+                                                     and SHA256_HEX.fullmatch(source["sha256"])):
+            c.bad("agent.source.sha256", f"is {short(source['sha256'])}, expected 64 lowercase hex digits", fix)
+        for key in ("run_id", "problem", "deck", "license"):
+            _optional_text(c, source, "agent.source", key, fix)
+    published = agent.get("published")
+    if not isinstance(published, dict):
+        c.bad("agent.published", f"is {type(published).__name__} {short(published)}, expected an object (their "
+              "verdict: correct, peak_fraction, hardware, ...)", fix)
+        return
+    fraction = published.get("peak_fraction")
+    if fraction is not None and not (is_number(fraction) and math.isfinite(fraction) and 0 <= fraction <= 1):
+        c.bad("agent.published.peak_fraction", f"is {type(fraction).__name__} {short(fraction)}, expected null or "
+              "a finite number in 0..1 (the fraction of peak they published)", fix)
+    if published.get("correct") is not None and not isinstance(published["correct"], bool):
+        c.bad("agent.published.correct", f"is {short(published['correct'])}, expected true, false or null", fix)
+    hardware = published.get("hardware")
+    if not isinstance(hardware, str) or not hardware.strip() or len(hardware) > 100:
+        c.bad("agent.published.hardware", f"is {type(hardware).__name__} {short(hardware)}, expected the name of the "
+              "GPU they measured on (their fraction is read against it)", fix)
+    for key in ("annotation_verdict", "board_label", "failure_reason"):
+        _optional_text(c, published, "agent.published", key, fix)
+    seconds = published.get("elapsed_seconds")
+    if seconds is not None and not (is_number(seconds) and math.isfinite(seconds) and seconds >= 0):
+        c.bad("agent.published.elapsed_seconds", f"is {short(seconds)}, expected null or a finite number >= 0", fix)
+    if published.get("output_tokens") is not None and not is_count(published["output_tokens"]):
+        c.bad("agent.published.output_tokens", f"is {short(published['output_tokens'])}, expected null or a whole "
+              "number", fix)
+
+
+def _optional_text(c: Fields, data: dict, where: str, key: str, fix: str) -> None:
+    value = data.get(key)
+    if value is not None and not (isinstance(value, str) and len(value) <= MAX_TEXT):
+        c.bad(f"{where}.{key}", f"is {type(value).__name__} {short(value)}, expected null or a string of at most "
+              f"{MAX_TEXT} characters", fix)
 
 
 def _check_score(c: Fields, score: Any, where: str, present: bool) -> None:
@@ -203,6 +281,11 @@ def _check_system(c: Fields, system: Any, where: str, solution: bool) -> None:
     if failure is not None:
         c.one_of(failure, f"{where}.failure", "class", tuple(FAILURE_CLASSES))
         c.get(failure, f"{where}.failure", "unseen_only", bool)
+        c.get(failure, f"{where}.failure", "label", str)
+        c.get(failure, f"{where}.failure", "detail", str, optional=True)  # shown on the run page
+        for k, name in enumerate(c.get(failure, f"{where}.failure", "shapes", list, optional=True) or []):
+            if not isinstance(name, str):
+                c.bad(f"{where}.failure.shapes[{k}]", f"is {type(name).__name__} {short(name)}, expected a shape name")
     for j, shape in enumerate(c.get(system, where, "shapes", list) or []):
         if not _shape_ok(shape):
             _check_shape(c, shape, f"{where}.shapes[{j}]")

@@ -81,6 +81,48 @@ def _failed_audit(data: dict) -> dict:
     return data
 
 
+# A re-scored run's agent object as harnesses/import_kernelbench.py writes it (docs/results.md).
+RESCORED_AGENT = {
+    "harness": "codex", "model": "gpt-5.5", "effort": "xhigh", "run_date": "2026-06-18 04:17:54",
+    "rescored_from": "kernelbench.com",
+    "source": {"repository": "github.com/Infatoshi/kernelbench.com", "commit": "0123456789abcdef0123456789abcdef01234567",
+               "path": "public/runs/h100/20260618_041754_codex_gpt-5.5_01_fp8_gemm_solution.py.txt",
+               "sha256": "ab" * 32, "run_id": "20260618_041754_codex_gpt-5.5_01_fp8_gemm", "problem": "01_fp8_gemm",
+               "deck": "h100", "license": "MIT (benchmarks/hard)"},
+    "published": {"correct": True, "peak_fraction": 0.2445, "annotation_verdict": "clean",
+                  "hardware": "NVIDIA H100 PCIe", "board_label": "codex/gpt-5.5 [xhigh]", "failure_reason": None,
+                  "elapsed_seconds": 7052, "output_tokens": 341185},
+    "adapter": {"path": "harnesses/kernelbench/adapters/fp8_gemm.py", "sha256": "cd" * 32, "per_call_glue": "none"},
+}
+
+
+def _rescored(path: str, value):
+    """A re-scored run (RESCORED_AGENT) with one of its agent fields set to `value` (`DELETE` deletes it)."""
+    def corrupt(data: dict) -> dict:
+        data["agent"] = copy.deepcopy(RESCORED_AGENT)
+        return _delete(path)(data) if value is DELETE else _set(path, value)(data)
+    return corrupt
+
+
+def _failure(**fields):
+    """The solution marked failed (a failing shape) with a `failure` object whose fields are then edited."""
+    def corrupt(data: dict) -> dict:
+        from scoring.result import score, system_status
+
+        solution = data["systems"][0]
+        solution["shapes"][0]["status"] = "incorrect"
+        solution["status"] = data["status"] = system_status(solution["shapes"], solution["audits"])
+        solution["score"] = data["score"] = score(solution["shapes"], solution["status"])
+        solution["failure"] = dict({"class": "wrong_output", "label": "wrong output",
+                                    "shapes": [solution["shapes"][0]["name"]], "unseen_only": False,
+                                    "detail": "max abs err 3.1"}, **fields)
+        return data
+    return corrupt
+
+
+DELETE = object()
+
+
 def _truncated(data: dict) -> str:
     text = json.dumps(data, indent=1)
     return text[: len(text) // 2]
@@ -138,6 +180,43 @@ CASES = [
     Case("truncated_json", _truncated, "(file)", "not readable JSON"),
     Case("wrong_schema_version", _set("schema", "ceiling.result/2"), "schema", "expected 'ceiling.result/1'"),
     Case("not_an_object", lambda data: "[1, 2]", "(file)", "not an object"),
+    # A re-scored run's provenance and published verdict: the site links to the file and shows their fraction.
+    Case("rescored_link_to_another_host", _rescored("agent.source.repository", "evil.example/x/y"),
+         "agent.source.repository", "github.com/OWNER/NAME"),
+    Case("rescored_link_with_a_scheme", _rescored("agent.source.repository", "https://github.com/a/b"),
+         "agent.source.repository", "github.com/OWNER/NAME"),
+    Case("rescored_path_climbs_out", _rescored("agent.source.path", "public/../../etc/passwd"), "agent.source.path",
+         "no '..'"),
+    Case("rescored_path_javascript", _rescored("agent.source.path", "javascript:alert(1)"), "agent.source.path",
+         "relative to the repository root"),
+    Case("rescored_commit_unknown", _rescored("agent.source.commit", "unknown (not a git work tree)"),
+         "agent.source.commit", "40-hex-digit"),
+    Case("rescored_source_missing", _rescored("agent.source", DELETE), "agent.source", "expected an object"),
+    Case("rescored_fraction_string", _rescored("agent.published.peak_fraction", "0.2445"),
+         "agent.published.peak_fraction", "finite number in 0..1"),
+    Case("rescored_fraction_nan", _rescored("agent.published.peak_fraction", math.nan),
+         "agent.published.peak_fraction", "finite number in 0..1"),
+    Case("rescored_fraction_above_one", _rescored("agent.published.peak_fraction", 3.5),
+         "agent.published.peak_fraction", "finite number in 0..1"),
+    Case("rescored_correct_as_string", _rescored("agent.published.correct", "yes"), "agent.published.correct",
+         "true, false or null"),
+    Case("rescored_hardware_missing", _rescored("agent.published.hardware", DELETE), "agent.published.hardware",
+         "name of the GPU"),
+    Case("rescored_verdict_as_list", _rescored("agent.published.annotation_verdict", ["clean"]),
+         "agent.published.annotation_verdict", "expected null or a string"),
+    Case("rescored_published_missing", _rescored("agent.published", DELETE), "agent.published",
+         "expected an object"),
+    Case("rescored_from_not_a_string", _rescored("agent.rescored_from", 1), "agent.rescored_from",
+         "non-empty string"),
+    Case("rescored_marker_missing", _rescored("agent.rescored_from", DELETE), "agent.rescored_from",
+         "non-empty string"),
+    # A system's failure class, shown on the board and the run page.
+    Case("failure_unknown_class", _failure(**{"class": "slow"}), "systems[0].failure.class", "is not one of"),
+    Case("failure_label_not_text", _failure(label=7), "systems[0].failure.label", "expected str"),
+    Case("failure_unseen_only_string", _failure(unseen_only="yes"), "systems[0].failure.unseen_only",
+         "expected bool"),
+    Case("failure_detail_as_object", _failure(detail={"x": 1}), "systems[0].failure.detail", "expected str"),
+    Case("failure_shape_name_number", _failure(shapes=[3]), "systems[0].failure.shapes[0]", "shape name"),
 ]
 
 

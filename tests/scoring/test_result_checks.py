@@ -115,3 +115,17 @@ def test_check_file_reports_an_unreadable_file(tmp_path):
     (issue,) = check_file(path)
     assert issue.field == "(file)" and "not readable JSON" in issue.problem and issue.fix
     assert check_file(Path(TEMPLATE)) == []
+
+
+def test_a_rescored_runs_provenance_and_published_verdict_pass_when_well_formed():
+    from tests.scoring.corrupted_results import RESCORED_AGENT
+
+    data = template()
+    data["agent"] = copy.deepcopy(RESCORED_AGENT)
+    assert check_result(data, "x.json") == []
+    data["agent"]["published"].update(correct=False, peak_fraction=None, annotation_verdict=None,
+                                      failure_reason="wrong output on shape 3")
+    del data["agent"]["source"]["sha256"]
+    assert check_result(data, "x.json") == []
+    data["agent"]["source"]["path"] = "a/./b.py"  # a '.' part: not a plain path to link to
+    assert [i.field for i in check_result(data, "x.json")] == ["agent.source.path"]
