@@ -28,6 +28,8 @@ class RunConfig:
     shapes: str = opt("all", "which shapes: visible, held_out, property or all", SHAPE_CHOICES)
     device: str = opt("auto", "auto (a GPU if torch sees one, else the CPU profile), cpu, cuda or cuda:N")
     lines: str = opt("eager,compiled,library", "reference lines measured in the same run (comma list, or none)")
+    fresh_lines: bool = opt(False, "measure the reference lines again even where a result holds a measurement "
+                                   "under the same key (scoring/line_cache.py)")
     audits: bool = opt(True, "run hardware-counter audits (ncu) where the problem declares them")
     watch: bool = opt(True, "watch every call: record its kernels (CUPTI) and verify its output cheaply")
     seed: int = opt(0, "public seed (mixed with a per-run secret for the inputs)")

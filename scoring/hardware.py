@@ -177,14 +177,16 @@ def _timed(fn) -> float:
     return time.perf_counter() - start
 
 
-def detect_cpu() -> Hardware:
+def detect_cpu(precision: str = "fp32", peak_tflops: float | None = None, peak_gbps: float | None = None) -> Hardware:
+    """The CPU profile; its ceilings are measured unless both peaks are given (reproducible host fractions)."""
     import torch
 
+    given = peak_tflops is not None and peak_gbps is not None
     return Hardware(
         profile="cpu", name=f"CPU profile: {platform.processor() or platform.machine()}", device="cpu",
         sm_count=0, l2_bytes=0, sm_clock_max_mhz=None, mem_clock_max_mhz=None, memory_bytes=0, driver=None,
         cuda=None, torch=torch.__version__, triton=_triton_version(), python=platform.python_version(),
-        peak=measure_cpu_peak(),
+        peak=_override_peak(None, peak_tflops, peak_gbps, precision, "CPU (given peaks)") if given else measure_cpu_peak(),
         notes=("CPU profile: the pipeline runs end to end without a GPU; times are host times and are not scores",))
 
 
@@ -193,10 +195,10 @@ def detect(device: str, precision: str, peak_tflops: float | None = None, peak_g
     import torch
 
     if device == "cpu":
-        return detect_cpu()
+        return detect_cpu(precision, peak_tflops, peak_gbps)
     if not torch.cuda.is_available():
         if device == "auto":
-            return detect_cpu()
+            return detect_cpu(precision, peak_tflops, peak_gbps)
         raise HardwareError(f"device={device} asked for, but torch {torch.__version__} sees no CUDA GPU "
                             "(use device=cpu for the CPU profile)")
     index = int(device.split(":", 1)[1]) if device.startswith("cuda:") else 0

@@ -42,14 +42,14 @@ def summary_table(result: dict) -> str:
               f"{'GB/s':>8} {'bound':>7} {'frac':>8}")
     header += "".join(f" {line['name'][:9]:>9}" for line in lines)
     out += [f"solution: {solution['name']} ({solution['path']})", header, "-" * len(header)]
-    for i, shape in enumerate(solution["shapes"]):
+    for shape in solution["shapes"]:
         timing = shape.get("timing") or {}
         row = (f"{shape['name']:<18} {shape['shape_set']:<9} {shape['status']:<13} "
                f"{_fmt(timing.get('median_ms'), '10.4f'):>10} {_fmt(timing.get('rse', None) and timing['rse'] * 100, '6.2f'):>6} "
                f"{_fmt(shape.get('achieved_tflops'), '9.1f'):>9} {_fmt(shape.get('achieved_gbps'), '8.0f'):>8} "
                f"{shape.get('bound', '-'):>7} {_fmt(shape.get('fraction'), '.3g'):>8}")
-        for line in lines:
-            other = line["shapes"][i] if i < len(line["shapes"]) else {}
+        for line in lines:  # lines are measured on the fixed shapes only (scoring/line_cache.py)
+            other = next((s for s in line["shapes"] if s["name"] == shape["name"]), {})
             cell = _fmt(other.get("fraction"), "9.3g") if other.get("status") == "passed" else other.get("status", "-")
             row += f" {cell[:9]:>9}"
         out.append(row)
@@ -59,7 +59,8 @@ def summary_table(result: dict) -> str:
         library = f" [{system['library_version']}]" if system.get("library_version") else ""
         out.append(f"{system['role']:<9} {system['name']:<10} {system['status']:<13} score {_fmt(s['fraction'], '.3g')}"
                    f"  (visible {_fmt(s['visible_fraction'], '.3g')}, held-out {_fmt(s['held_out_fraction'], '.3g')},"
-                   f" {s['shapes_passed']}/{s['shapes_total']} shapes passed)  {system.get('label', '')}{library}")
+                   f" {s['shapes_passed']}/{s['shapes_total']} shapes passed)  {system.get('label', '')}{library}"
+                   + (f"  [cached: {system['cached_from']}]" if system.get("cached_from") else ""))
     for system in systems:
         for audit in system.get("audits", []):
             out.append(f"audit {audit['id']} [{system['name']}]: {audit['outcome']}")

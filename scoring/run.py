@@ -18,10 +18,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from scoring.audit import choose_audited_call, run_audits
-from scoring.failure_class import classify
 from scoring.config import ConfigError, RunConfig, help_text, parse_args
+from scoring.failure_class import classify
 from scoring.hardware import Hardware, HardwareError, detect
 from scoring.isolation import REPO_ROOT, outcome_without_a_worker, run_system
+from scoring.line_cache import LINE_SHAPE_SETS, find_cached_line, key_digest, line_key, reuse
 from scoring.problem import Problem, load_problem
 from scoring.report import print_progress, summary_table
 from scoring.result import SCHEMA, add_roofline, score, sha256_file, system_status, write_result
@@ -121,6 +122,21 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
     return entry
 
 
+def reference_line(role: str, problem: Problem, shapes: list[Shape], hardware: Hardware, config: RunConfig,
+                   mixed_seed: int, log_dir: Path, out_dir: Path) -> dict:
+    """A reference line: copied from the newest result that measured it under the same key, else measured."""
+    path = problem.spec.directory / "solutions" / "baselines" / f"{role}.py"
+    file_sha256 = sha256_file(path) if path.is_file() else None
+    key = line_key(problem, role, file_sha256, hardware, config, [s.name for s in shapes])
+    digest = key_digest(key)
+    cached = None if config.fresh_lines or not shapes else find_cached_line(out_dir, digest)
+    if cached:
+        return reuse(cached[1], cached[0], Path(config.out))
+    entry = score_system(role, path, problem, shapes, hardware, config, mixed_seed, log_dir)
+    entry.update(line_key=key, line_key_sha256=digest)
+    return entry
+
+
 def finish_system(entry: dict, normwise_bound: float | None) -> dict:
     if "score" in entry:
         return entry
@@ -154,9 +170,9 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
                             audited)]
     if config.audits and systems[0]["shapes"] and all(s["status"] == "passed" for s in systems[0]["shapes"]):
         systems[0]["audits"] = run_audits(problem, systems[0]["shapes"], hardware.profile, audited)
+    line_shapes = [s for s in shapes if s.shape_set in LINE_SHAPE_SETS]  # scoring/line_cache.py says why
     for line in config.line_names():
-        path = problem.spec.directory / "solutions" / "baselines" / f"{line}.py"
-        systems.append(score_system(line, path, problem, shapes, hardware, config, mixed_seed, log_dir))
+        systems.append(reference_line(line, problem, line_shapes, hardware, config, mixed_seed, log_dir, out_dir))
     systems = [finish_system(s, problem.spec.tolerance.normwise) for s in systems]
 
     result = {
