@@ -1,6 +1,8 @@
 """Fixture result trees for the site tests, made from a committed GPU result so that every field is
 real: agent runs (one with a run directory holding a transcript and solution), several trials, a
-failure, an integrity failure, a flagged run, a CPU-profile smoke test, and malformed files."""
+failure, an integrity failure, a flagged run, a CPU-profile smoke test, and malformed files; and
+(`rescored_tree`) runs re-scored from kernelbench.com, passed and failed with each failure class,
+known-wrong demonstrations and an agent run of ours whose result names its failure class."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import json
 import shutil
 from pathlib import Path
 
+from scoring.failure_class import LABELS as FAILURE_LABELS
 from scoring.result import score, system_status
+from tests.scoring.corrupted_results import RESCORED_AGENT
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "results" / "h100_sxm" / "20261122T034242Z-fp8_gemm-house-a7e607.json"
@@ -100,3 +104,73 @@ def malformed_files(root: Path) -> dict[str, str]:
     return {"bad-schema.json": "schema", "bad-missing.json": "systems[0].score", "bad-problem.json": "problem.name",
             "bad-agent.json": "agent.model", "bad-json.json": "(file)", "bad-list.json": "(file)",
             "bad-verdict.toml": "verdict"}
+
+
+# ---- re-scored runs, failure classes, known-wrong demonstrations ----
+# The shape status that gives each failure class (scoring/failure_class.py), and the audit failure of `integrity`.
+CLASS_STATUS = {"forbidden_op": "forbidden_op", "build_or_import": "import_error", "timeout": "timeout",
+                "runtime_error": "runtime_error", "nan_inf": "incorrect", "near_miss": "incorrect",
+                "wrong_output": "incorrect", "rejected": "rejected", "integrity": None}
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def rescored_agent(harness: str, model: str, effort: str, their_run: str, **published) -> dict:
+    """A re-scored run's agent object (as harnesses/import_kernelbench.py writes it) for one published run."""
+    agent = copy.deepcopy(RESCORED_AGENT)
+    agent.update(harness=harness, model=model, effort=effort)
+    agent["source"].update(commit=COMMIT, run_id=their_run, path=f"public/runs/h100/{their_run}_solution.py.txt")
+    agent["published"].update(published)
+    return agent
+
+
+def make_failed(run_id: str, failure_class: str, *, agent=None, unseen_only: bool = False, path: str | None = None,
+                detail: str = "first failing check") -> dict:
+    """A result whose solution failed with `failure_class`: the status its shapes give, and its `failure` object."""
+    data = make_result(run_id, agent=agent)
+    solution = data["systems"][0]
+    # A held-out shape for a failure only on unseen shapes (the visible ones pass), else the first visible one.
+    shape = next(s for s in solution["shapes"] if s["shape_set"] == ("held_out" if unseen_only else "visible"))
+    if CLASS_STATUS[failure_class] is None:
+        solution["audits"][0]["outcome"] = "failed (X20: bf16 tensor ops executed)"
+    else:
+        shape["status"] = CLASS_STATUS[failure_class]
+        shape["detail"] = detail
+    solution["status"] = data["status"] = system_status(solution["shapes"], solution["audits"])
+    solution["score"] = data["score"] = score(solution["shapes"], solution["status"])
+    solution["failure"] = {"class": failure_class, "label": FAILURE_LABELS[failure_class], "shapes": [shape["name"]],
+                           "unseen_only": unseen_only, "detail": detail}
+    if path:
+        solution["path"], solution["name"] = path, Path(path).stem
+    return data
+
+
+def rescored_tree(root: Path) -> Path:
+    """good_tree plus: re-scored runs (one passed, one that passes ours but failed theirs, one per failure class,
+    one unseen-only, one under the very harness/model/effort of our agent A), known-wrong demonstrations and an
+    agent run of ours that failed with a recorded class."""
+    good_tree(root)
+    hw = root / "h100_sxm"
+    passed = make_result("rs-pass", agent=rescored_agent("codex", "gpt-5.5", "xhigh", "20260618_041754_codex_gpt-5.5_01_fp8_gemm"),
+                         scale=0.5)
+    passed["systems"][0]["failure"] = None
+    write(hw / "rs-pass.json", passed)
+    write(hw / "rs-theirs-failed.json", make_result("rs-theirs-failed", scale=0.4, agent=rescored_agent(
+        "claude", "claude-opus-4-8", "default", "20260618_041709_claude_claude-opus-4-8_05_topk_bitonic",
+        correct=False, peak_fraction=None, annotation_verdict=None, failure_reason="wrong output on shape 3")))
+    for cls in CLASS_STATUS:
+        agent = rescored_agent("opencode", f"model-{cls}", "default", f"20260618_0000_{cls}_01_fp8_gemm",
+                               annotation_verdict="<b>clean</b>")
+        write(hw / f"rs-{cls}.json", make_failed(f"rs-{cls}", cls, agent=agent, detail=f"DETAIL-{cls}"))
+    write(hw / "rs-unseen.json", make_failed("rs-unseen", "near_miss", unseen_only=True, detail="DETAIL-unseen",
+                                             agent=rescored_agent("gemini", "gemini-3.5-flash", "default",
+                                                                  "20260618_050815_gemini_01_fp8_gemm")))
+    same = rescored_agent(AGENT_A["harness"], AGENT_A["model"], AGENT_A["effort"], "20260618_0101_same_01_fp8_gemm")
+    write(hw / "rs-same-as-ours.json", make_result("rs-same-as-ours", agent=same, scale=1.6))
+    write(hw / "demo-bf16.json", make_failed("demo-bf16", "integrity", path="problems/fp8_gemm/solutions/wrong/bf16_cast.py"))
+    write(hw / "demo-crash.json", make_failed("demo-crash", "runtime_error", detail="DETAIL-crash",
+                                              path="problems/fp8_gemm/solutions/wrong/crash_on_decode.py"))
+    write(hw / "run-c1.json", make_failed("run-c1", "near_miss", agent=AGENT_C, unseen_only=True, detail="DETAIL-c1"))
+    return root
+
+
+AGENT_C = {"harness": "droid", "model": "ours-test", "effort": "low"}

@@ -26,12 +26,13 @@ from . import figures
 from .code import markdown
 from .downloads import RunDownload, run_download, write_downloads
 from .facts import collect_facts
-from .frame import build_frames, row_identity
+from .frame import RANKED_KINDS, build_frames, row_identity
 from .issues import BuildError, Issue
 from .annotations import load_annotations
 from .load import Run, add_run, orphan_annotations, read_result, result_files, slim
 from .pages import PACKAGE, copy_assets, environment, write_text
 from .problem_info import load_problems
+from .provenance import failure_label, rescored
 from .rank import build_boards
 from .run_info import RunFacts, solution_source, write_transcript
 
@@ -129,7 +130,8 @@ def _render_run(run: Run) -> dict:
     systems = []
     for i, system in enumerate(run.data["systems"]):
         _key, _kind, label, slug = row_identity(run, i, system)
-        systems.append(dict(system, row_label=label, slug=slug, label=system.get("label") or system["name"]))
+        systems.append(dict(system, row_label=label, slug=slug, label=system.get("label") or system["name"],
+                            failure_label=failure_label(system.get("failure"))))
     source, source_path, note = solution_source(run, REPO)
     try:
         result_rel = str(run.path.resolve().relative_to(REPO))
@@ -138,7 +140,7 @@ def _render_run(run: Run) -> dict:
     html = env.get_template("run.html.j2").render(
         title=f"Run {run.run_id}", root="../", section="", code=True, plots=False, site=_JOB["site"], run=run,
         systems=systems, facts=facts, annotation=run.annotation, source=source, source_path=source_path,
-        source_note=note, result_rel=result_rel)
+        source_note=note, result_rel=result_rel, rescored=rescored(agent))
     write_text(out / "run" / f"{run.run_id}.html", html)
     return asdict(facts)
 
@@ -255,6 +257,7 @@ def _build(config, log) -> BuildReport:
             written.add(out / "run" / facts[run.run_id]["transcript_page"])
     trials, shapes = build_frames(runs)
     boards = build_boards(trials) if runs else []
+    provenance = {run.run_id: p for run in runs if (p := rescored(run.data.get("agent"))) is not None}
     env = environment()
     notes = [(f"{invalid} result file(s) skipped as invalid, never shown; {len(issues)} problem(s) in the input "
               "files (listed in the build log).")] if issues else []
@@ -269,14 +272,14 @@ def _build(config, log) -> BuildReport:
 
     for i, board in enumerate(boards):
         context = dict(title=f"Leaderboard: {board.hw_label}", section="board", board=board, boards=boards,
-                       notes=notes, code=False, plots=False)
+                       notes=notes, provenance=provenance, code=False, plots=False)
         page(f"board/{board.hw}.html", "board.html.j2", **context)
         if i == 0:
             page("index.html", "board.html.j2", **context)
     if not boards:
         page("index.html", "lists.html.j2", title="No results yet", section="board", items=[], code=False, plots=False)
-    _problem_pages(page, problems, runs, trials, shapes, boards)
-    _agent_pages(page, trials, boards, facts)
+    _problem_pages(page, problems, runs, trials, shapes, boards, provenance)
+    _agent_pages(page, trials, boards, facts, provenance)
     facts_doc = collect_facts()
     page("methodology.html", "methodology.html.j2", title="Methodology", section="methodology", facts=facts_doc,
          problems=[p.spec for p in problems.values()], code=False, plots=False)
@@ -318,7 +321,7 @@ def _prune(out: Path, written: set[Path]) -> None:
             path.rmdir()
 
 
-def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFrame, boards) -> None:
+def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFrame, boards, provenance) -> None:
     labels = dict(zip(trials["row_key"], trials["row_label"])) if not trials.empty else {}
     runs_by_problem = trials.groupby("problem")["run_id"].nunique().to_dict() if not trials.empty else {}
     peaks = {}
@@ -326,7 +329,10 @@ def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFr
         peak = run.data["hardware"]["peak"]
         precision = run.data["problem"].get("precision") or problems[run.problem].spec.precision
         peaks.setdefault((run.problem, run.hardware), (peak["tflops"].get(precision), peak["bandwidth_gbps"]))
-    # Split the tables by (problem, hardware) once, rather than masking all rows for every section.
+    # Split the tables by (problem, hardware) once, rather than masking all rows for every section. The figures
+    # compare the ranked rows only: re-scored runs and known-wrong demonstrations have tables of their own.
+    if not shapes.empty:
+        shapes = shapes[~shapes["row_key"].str.startswith(("rescored:", "solution:"))]
     shapes_of = dict(iter(shapes.groupby(["problem", "hw"], sort=False))) if not shapes.empty else {}
     trials_of = dict(iter(trials.groupby(["problem", "hw"], sort=False))) if not trials.empty else {}
     items = []
@@ -340,14 +346,17 @@ def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFr
             peak_tflops, peak_gbps = peaks[(name, board.hw)]
             solutions = section_trials[section_trials["row_kind"].isin(["agent", "house"]) & ~section_trials["flagged"]]
             best = solutions.sort_values(["fraction", "created"], ascending=[False, True]).head(10)
+            demos = section_trials[section_trials["row_kind"] == "solution"].sort_values(["row_label", "created"])
             sections.append(dict(
                 hw=board.hw, hw_label=board.hw_label, peak_tflops=peak_tflops, peak_gbps=peak_gbps,
                 runs=int(section_trials["run_id"].nunique()),
                 roofline=_script_json(figures.roofline_figure(sub, labels, peak_tflops, peak_gbps)),
                 shapes=_script_json(figures.shape_fraction_figure(sub, labels)),
-                best=best.to_dict("records")))
+                best=best.to_dict("records"), demos=demos.to_dict("records"),
+                rescored=[r for r in board.rescored if r["problem"] == name]))
         page(f"problem/{name}.html", "problem.html.j2", title=info.spec.title, section="problems", info=info,
-             hardware=sections, prompt_html=markdown(info.prompt), code=True, plots=bool(sections))
+             hardware=sections, prompt_html=markdown(info.prompt), provenance=provenance, code=True,
+             plots=bool(sections))
         items.append(dict(name=name, title=info.spec.title, precision=info.spec.precision,
                           runs=runs_by_problem.get(name, 0)))
     page("problems.html", "lists.html.j2", title="Problems", section="problems", items=items, code=False, plots=False)
@@ -358,7 +367,7 @@ def _script_json(text: str) -> str:
     return text.replace("</", "<\\/")
 
 
-def _agent_pages(page, trials: pd.DataFrame, boards, facts: dict) -> None:
+def _agent_pages(page, trials: pd.DataFrame, boards, facts: dict, provenance: dict) -> None:
     items = []
     for key, frame in trials.groupby("row_key", sort=False):
         first = frame.iloc[0]
@@ -366,7 +375,7 @@ def _agent_pages(page, trials: pd.DataFrame, boards, facts: dict) -> None:
         runs, tokens, cost = [], None, None
         is_agent, is_reference = first["row_kind"] == "agent", first["row_kind"] == "reference"
         anchor = "sys-" + str(key).split(":", 1)[1] if is_reference else ""
-        columns = ["run_id", "hw_label", "problem", "status", "fraction", "verdict"]
+        columns = ["run_id", "hw_label", "problem", "status", "fraction", "verdict", "failure"]
         for r in frame.sort_values("created", ascending=False)[columns].to_dict("records"):
             f = (facts.get(r["run_id"]) or {}) if is_agent else {}
             if f.get("tokens") is not None:
@@ -376,11 +385,16 @@ def _agent_pages(page, trials: pd.DataFrame, boards, facts: dict) -> None:
             runs.append(dict(r, tokens=f.get("tokens"), cost=f.get("cost_usd"), wall_s=f.get("wall_s"), anchor=anchor))
         attempted = frame[frame["category"] != "na"]
         passed = int((attempted["category"] == "pass").sum())
+        rescored_runs = []
+        if first["row_kind"] == "rescored":
+            rescored_runs = frame.sort_values(["problem", "created"]).to_dict("records")
         page(f"agent/{first['slug']}.html", "agent.html.j2", title=first["row_label"], section="agents",
              label=first["row_label"], kind=first["row_kind"], rows=entries, runs=runs, passed=passed,
-             attempted=len(attempted), tokens=tokens, cost=cost, code=False, plots=False)
+             attempted=len(attempted), tokens=tokens, cost=cost, rescored_runs=rescored_runs, provenance=provenance,
+             code=False, plots=False)
         items.append(dict(slug=first["slug"], label=first["row_label"], kind=first["row_kind"], runs=len(frame),
-                          passed=passed, order=(first["row_kind"] != "agent", first["row_label"])))
+                          passed=passed, order=(first["row_kind"] not in RANKED_KINDS, first["row_kind"] != "agent",
+                                                first["row_label"])))
     items.sort(key=lambda item: item["order"])
     page("agents.html", "lists.html.j2", title="Agents and reference systems", section="agents", items=items,
          code=False, plots=False)

@@ -1,10 +1,13 @@
 """The loaded runs as two pandas tables: one row per (run, system), and one per (run, system, shape).
 
-Row identity on the leaderboard: an agent is (harness, model, effort); a run without an agent whose
-solution is the problem's `solutions/house.py` is the house kernel; any other solution scored without an
-agent (a known-wrong demonstration, a user's file) is its own row, keyed by its path and never ranked;
-reference lines are keyed by their role (eager, compiled, library). A verdict that keeps a run off the ranking applies to its solution, not to the reference
-lines measured beside it.
+Row identity on the leaderboard: an agent run by our harness is (harness, model, effort); an agent's
+solution published elsewhere and re-scored here (`agent.rescored_from`) is its own kind, "rescored",
+keyed `rescored:<harness>/<model>/<effort>` and never merged with, or ranked among, our own runs; a run
+without an agent whose solution is the problem's `solutions/house.py` is the house kernel; any other
+solution scored without an agent (a known-wrong demonstration, a user's file) is its own row, keyed by
+its path and shown on problem pages, never ranked; reference lines are keyed by their role (eager,
+compiled, library). A verdict that keeps a run off the ranking applies to its solution, not to the
+reference lines measured beside it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import re
 import pandas as pd
 
 from .load import Run
+from .provenance import failure_label, is_rescored
 
 # Result status -> the cell's category: pass, fail (wrong, rejected, forbidden), err (crash, timeout),
 # integrity (an audit failed), na (the line does not exist for this problem: not an attempt).
@@ -23,11 +27,12 @@ CATEGORY = {
     "integrity": "integrity", "not_available": "na",
 }
 REFERENCE_LABELS = {"eager": "eager PyTorch", "compiled": "torch.compile", "library": "vendor library"}
-KIND_ORDER = {"agent": 0, "house": 1, "reference": 2, "solution": 3}
+KIND_ORDER = {"agent": 0, "house": 1, "reference": 2, "solution": 3, "rescored": 4}
+RANKED_KINDS = ("agent", "house", "reference")  # the main ranking; re-scored and known-wrong rows stay out of it
 
 TRIAL_COLUMNS = ["hw", "hw_label", "problem", "run_id", "created", "row_key", "row_kind", "row_label", "slug",
                  "system", "status", "category", "fraction", "visible_fraction", "held_out_fraction", "verdict",
-                 "flagged", "wall_s", "solution_sha", "complete"]
+                 "flagged", "wall_s", "solution_sha", "complete", "failure"]
 SHAPE_COLUMNS = ["hw", "problem", "run_id", "row_key", "system", "shape", "shape_set", "status", "median_ms",
                  "p10_ms", "p90_ms", "achieved_tflops", "achieved_gbps", "fraction", "flops", "bytes_moved", "flagged"]
 
@@ -43,6 +48,9 @@ def row_identity(run: Run, index: int, system: dict) -> tuple[str, str, str, str
         if agent:
             effort = agent.get("effort") or "default"
             parts = (agent["harness"], agent["model"], effort)
+            if is_rescored(agent):
+                return ("rescored:" + "/".join(parts), "rescored", " · ".join(parts) + " (re-scored)",
+                        "rescored-" + slugify("--".join(parts)))
             return "agent:" + "/".join(parts), "agent", " · ".join(parts), "agent-" + slugify("--".join(parts))
         path = str(system.get("path") or "")
         if path.endswith("solutions/house.py"):
@@ -75,7 +83,7 @@ def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
                            system["name"], status, CATEGORY.get(status, "err"), fraction,
                            score.get("visible_fraction"), score.get("held_out_fraction"),
                            verdict if index == 0 else "", flagged, system.get("wall_s"), system.get("sha256") or "",
-                           _covers_visible_and_held_out(system)))
+                           _covers_visible_and_held_out(system), failure_label(system.get("failure"))))
             for shape in system["shapes"]:
                 timing = shape.get("timing") or shape  # full results nest timing; slim ones are flat
                 shapes.append((hw, run.problem, run.run_id, key, system["name"], shape["name"], shape["shape_set"],

@@ -143,6 +143,8 @@ def slim(data: dict) -> dict:
             entry.update((k, _finite(timing.get(k))) for k in _SLIM_TIMING)
             shapes.append(entry)
         entry = {k: system.get(k) for k in _SLIM_SYSTEM}
+        if "failure" in system:  # older results lack it: unknown, not "passed", so it stays absent
+            entry["failure"] = _json_safe(system["failure"])
         entry["score"] = {k: _finite(v) for k, v in system["score"].items()}
         entry["wall_s"] = _finite(entry["wall_s"])
         entry["shapes"] = shapes

@@ -16,6 +16,7 @@ import jinja2
 import plotly
 
 from .code import highlight_cached, pygments_css
+from .provenance import origins
 from .run_tables import audit_table, badge, run_list_rows, shape_table
 
 PACKAGE = Path(__file__).resolve().parent
@@ -47,7 +48,7 @@ def environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["j2", "html"]), trim_blocks=True,
                              lstrip_blocks=True, undefined=jinja2.Undefined)
     env.globals.update(fmt=fmt, frac=frac, num=num, badge=badge, highlight=highlight_cached, shape_table=shape_table,
-                       audit_table=audit_table, run_list_rows=run_list_rows)
+                       audit_table=audit_table, run_list_rows=run_list_rows, origins=origins)
     return env
 
 

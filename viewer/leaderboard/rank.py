@@ -6,6 +6,11 @@ cells over every problem on that hardware, a failure or a missing attempt counti
 cannot rise by skipping what it fails. Its pass count is the problems with at least one passing
 trial. Runs whose verdict keeps them off the ranking, and lines that do not exist for a problem
 (`not_available`), are shown but never counted.
+
+Only agents run by our harness, the house kernels and the reference lines are rows of the ranking
+(`frame.RANKED_KINDS`). Runs re-scored from another site's published solutions are listed apart, per
+problem (`Board.rescored`), and known-wrong demonstrations only on their problem's page; their runs'
+reference lines, measured here like any other, still count for the reference rows.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .frame import KIND_ORDER
+from .frame import KIND_ORDER, RANKED_KINDS
 
 CELL_LABELS = {"fail": "FAIL", "err": "ERR", "integrity": "INTEGRITY", "na": "n/a", "flagged": "flagged"}
 
@@ -35,12 +40,13 @@ class Cell:
     verdicts: tuple[str, ...]  # verdicts of the cell's runs (badges)
     run_id: str  # the representative (median) run: what the cell links to
     title: str  # hover text: every trial
+    failure: str = ""  # the failure class of the representative run when the cell did not pass
 
 
 @dataclass(frozen=True)
 class Row:
     key: str
-    kind: str  # agent, house, reference
+    kind: str  # agent, house, reference (frame.RANKED_KINDS)
     label: str
     slug: str
     cells: tuple[Cell, ...]
@@ -57,6 +63,7 @@ class Board:
     problems: tuple[str, ...]
     rows: tuple[Row, ...]
     runs: int
+    rescored: tuple[dict, ...] = ()  # re-scored runs (trial records), by problem then fraction: never ranked
 
 
 def build_boards(trials: pd.DataFrame) -> list[Board]:
@@ -80,10 +87,16 @@ def board_trials(frame: pd.DataFrame) -> pd.DataFrame:
 def _board(hw: str, all_trials: pd.DataFrame) -> Board:
     frame = board_trials(all_trials)
     problems = tuple(sorted(frame["problem"].unique()))
+    rescored = all_trials[all_trials["row_kind"] == "rescored"]
+    rescored = rescored.sort_values(["problem", "fraction", "row_label", "run_id"], ascending=[True, False, True, True])
+    frame = frame[frame["row_kind"].isin(RANKED_KINDS)]
     ranked = frame[~frame["flagged"] & (frame["category"] != "na")]
-    medians = ranked.groupby(["row_key", "problem"])["fraction"].median().unstack("problem")
-    medians = medians.reindex(columns=list(problems)).fillna(0.0)
-    aggregates = medians.mean(axis=1).to_dict()
+    if ranked.empty:
+        aggregates = {}
+    else:
+        medians = ranked.groupby(["row_key", "problem"])["fraction"].median().unstack("problem")
+        medians = medians.reindex(columns=list(problems)).fillna(0.0)
+        aggregates = medians.mean(axis=1).to_dict()
     rows = []
     by_cell = {key: group for key, group in frame.groupby(["row_key", "problem"], sort=False)}
     empty = frame.iloc[0:0]
@@ -99,18 +112,20 @@ def _board(hw: str, all_trials: pd.DataFrame) -> Board:
             rank += 1
         numbered.append(Row(**{**row.__dict__, "rank": rank if row.aggregate is not None else None}))
     return Board(hw, str(all_trials["hw_label"].iloc[0]), problems, tuple(numbered),
-                 int(all_trials["run_id"].nunique()))
+                 int(all_trials["run_id"].nunique()), tuple(rescored.to_dict("records")))
 
 
 def _cell(problem: str, trials: pd.DataFrame) -> Cell:
     if trials.empty:
         return Cell(problem, None, 0, 0, None, None, "", "none", 0, (), "", "no run")
+    failures = [f if isinstance(f, str) else "" for f in trials["failure"]] if "failure" in trials else \
+        [""] * len(trials)
     records = list(zip(trials["run_id"], trials["status"], trials["category"], trials["fraction"],
-                       trials["verdict"], trials["flagged"]))
+                       trials["verdict"], trials["flagged"], failures))
     verdicts = tuple(sorted({r[4] for r in records if r[4]}))
     flagged = sum(1 for r in records if r[5])
-    lines = [f"{r[0]}: {r[1]}" + (f" {r[3]:.3f}" if r[1] == "passed" else "") + (f" [{r[4]}]" if r[4] else "")
-             for r in records[:12]]
+    lines = [f"{r[0]}: {r[1]}" + (f" {r[3]:.3f}" if r[1] == "passed" else "") + (f" ({r[6]})" if r[6] else "")
+             + (f" [{r[4]}]" if r[4] else "") for r in records[:12]]
     title = f"{len(records)} run{'s' if len(records) != 1 else ''}:\n" + "\n".join(lines)
     if len(records) > 12:
         title += f"\n... and {len(records) - 12} more"
@@ -122,7 +137,7 @@ def _cell(problem: str, trials: pd.DataFrame) -> Cell:
     fractions = [r[3] for r in ranked]
     passes = sum(1 for r in ranked if r[2] == "pass")
     value = statistics.median(fractions)
-    representative = ranked[(len(ranked) - 1) // 2][0]
+    middle = ranked[(len(ranked) - 1) // 2]
     if passes:
         category, label = "pass", f"{value:.3f}"
     else:
@@ -130,4 +145,4 @@ def _cell(problem: str, trials: pd.DataFrame) -> Cell:
         category = max(sorted(counts), key=lambda c: counts[c])
         label = CELL_LABELS.get(category, category)
     return Cell(problem, value, len(ranked), passes, fractions[0], fractions[-1], label, category, flagged, verdicts,
-                representative, title)
+                middle[0], title, "" if passes else middle[6])

@@ -122,11 +122,13 @@ def _data_value(value) -> str:
 
 
 def run_list_rows(runs: list[dict], agent_columns: bool, root: str) -> Markup:
-    """The <tr> rows of an agent page's run list: run, hardware, problem, status, fraction, [tokens, cost,
-    wall time,] verdict."""
+    """The <tr> rows of an agent page's run list: run, hardware, problem, status (with the failure class where
+    the result records one), fraction, [tokens, cost, wall time,] verdict."""
     rows = []
     for r in runs:
         run_id, problem, status = markupsafe.escape(r["run_id"]), markupsafe.escape(r["problem"]), markupsafe.escape(str(r["status"]))
+        failure = r.get("failure")
+        failure = f' <span class="fail-class small">({markupsafe.escape(failure)})</span>' if isinstance(failure, str) and failure else ""
         anchor = f"#{markupsafe.escape(r['anchor'])}" if r["anchor"] else ""
         agent = ""
         if agent_columns:
@@ -137,6 +139,6 @@ def run_list_rows(runs: list[dict], agent_columns: bool, root: str) -> Markup:
         rows.append(
             f'<tr><td><a href="{root}run/{run_id}.html{anchor}">{run_id}</a></td><td>{markupsafe.escape(r["hw_label"])}</td>'
             f'<td><a href="{root}problem/{problem}.html">{problem}</a></td>\n'
-            f'<td class="status-{status}">{status}</td><td class="num" data-value="{_data_value(r["fraction"])}">'
+            f'<td class="status-{status}">{status}{failure}</td><td class="num" data-value="{_data_value(r["fraction"])}">'
             f'{_num(r["fraction"], "%.3f")}</td>\n{agent}<td>{badge(r["verdict"]) if r["verdict"] else ""}</td></tr>\n')
     return Markup("".join(rows))
