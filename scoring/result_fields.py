@@ -2,8 +2,8 @@
 
 Torch-free and free of site libraries, so the site build and `python -m scoring.verify` share it.
 Types follow docs/results.md for the fields the site reads (statuses, scores, shapes, timings, the
-peak row, the agent's identity). A problem is an `Issue` naming the file, the dotted field path and
-the fix. The second pass (result_checks.py) compares the values with each other, and runs only on a
+peak row, the agent's identity, a re-scored run's provenance and published verdict, a system's failure
+class). A problem is an `Issue` naming the file, the dotted field path and the fix. The second pass (result_checks.py) compares the values with each other, and runs only on a
 result this pass found well typed, so it can index and divide without guarding every step.
 """
 

@@ -131,3 +131,33 @@ def _hrefs(text: str) -> list[str]:
     import re
 
     return re.findall(r'(?:href|src)="([^"]+)"', text)
+
+
+@pytest.fixture(scope="module")
+def rescored_site(tmp_path_factory):
+    from tests.site.fixtures import rescored_tree
+    from viewer.leaderboard import BuildConfig, build
+
+    root = tmp_path_factory.mktemp("rescored-browser")
+    build(BuildConfig(results=str(rescored_tree(root / "results")), out=str(root / "site"), transcripts=False),
+          log=lambda line: None)
+    return root / "site"
+
+
+@pytest.mark.parametrize("rel", ["board/h100_sxm.html", "run/rs-unseen.html", "run/run-c1.html",
+                                 "problem/fp8_gemm.html", "agent/rescored-codex--gpt-5.5--xhigh.html"])
+def test_rescored_pages_load_clean_and_the_badge_names_the_published_file(browser, rescored_site, rel):
+    before = len(browser.outside_requests)
+    page, errors = open_page(browser, rescored_site / rel)
+    if rel.startswith("problem"):
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2")
+    name = rel.replace("/", "_").removesuffix(".html")
+    page.screenshot(path=str(ARTIFACTS / f"rescored_{name}.png"), full_page=True)
+    badges = page.locator("a.badge.rescored")
+    if rel != "run/run-c1.html":  # one of ours: no provenance badge
+        assert badges.count() >= 1 and badges.first.is_visible()
+        assert badges.first.get_attribute("href").startswith("https://github.com/Infatoshi/kernelbench.com/blob/")
+    else:
+        assert badges.count() == 0 and page.locator("#failure").is_visible()
+    page.close()
+    assert errors == [] and browser.outside_requests[before:] == []
