@@ -1,5 +1,6 @@
-"""`python -m viewer.bench [--size-mb 100]`: generate a large Claude Code stream transcript,
-render it, and print the time and peak memory of each stage. A script, not a unit test: the
+"""`python -m viewer.bench [--size-mb 100] [--browser] [--json FILE]`: generate a large Claude Code
+stream transcript, render it, and print the time and peak memory of each stage; with --browser,
+also how fast the page opens in Chromium (bench_browser.py). A script, not a unit test: the
 numbers depend on the machine.
 
 The generated run mixes what real runs hold: Markdown replies, thinking, shell calls with long
@@ -10,8 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import random
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -158,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m viewer.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=float, default=100.0, help="transcript size to generate (default: 100)")
     parser.add_argument("--keep", default=None, help="write the transcript and page here instead of a temp dir")
+    parser.add_argument(
+        "--browser", action="store_true", help="also time opening the page in Chromium (default: off)"
+    )
+    parser.add_argument("--runs", type=int, default=2, help="browser page loads; the best is kept (default: 2)")
+    parser.add_argument("--json", default=None, help="also write the numbers to this JSON file (default: none)")
     args = parser.parse_args(argv)
 
     from . import load_transcript
@@ -185,7 +194,35 @@ def main(argv: list[str] | None = None) -> int:
     print(f"parse  {parsed - start:6.2f} s   ({events:,} events, {transcript.tool_calls:,} tool calls)")
     print(f"render {rendered - parsed:6.2f} s   (page {len(page) / 2**20:.1f} MiB -> {out})")
     print(f"total  {rendered - start:6.2f} s   peak RSS {peak_mib:.0f} MiB (before parsing: {rss_before:.0f} MiB)")
+    report = {
+        "command": "python -m viewer.bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "chromium": _chromium_version()},
+        "transcript_mib": round(source.stat().st_size / 2**20, 1),
+        "events": events,
+        "parse_s": round(parsed - start, 2),
+        "render_s": round(rendered - parsed, 2),
+        "page_mib": round(len(page) / 2**20, 1),
+        "peak_rss_mib": round(peak_mib),
+    }
+    if args.browser:
+        from .bench_browser import time_page
+
+        report["browser"] = time_page(out, runs=args.runs)
+        for key, value in report["browser"].items():
+            print(f"browser {key:24} {value}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+def _chromium_version() -> str:
+    try:
+        done = subprocess.run(
+            ["/usr/bin/chromium", "--version"], check=False, capture_output=True, text=True, timeout=30
+        )
+        return done.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 if __name__ == "__main__":

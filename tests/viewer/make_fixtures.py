@@ -1110,6 +1110,50 @@ def codex_exec():
     )
 
 
+def codex_exec_v06():
+    """codex exec 0.6x additions (exec_events.rs): plan items streamed as item.plan.delta then
+    completed, collab_tool_call items, request_user_input. Usage as before: fresh 300, read 700, out 90."""
+    write_jsonl(
+        "codex/exec_v06.jsonl",
+        [
+            {"type": "thread.started", "thread_id": "th-06"},
+            {"type": "turn.started"},
+            {"type": "item.plan.delta", "item_id": "p1", "delta": "1. Profile"},
+            {"type": "item.plan.delta", "item_id": "p1", "delta": "\n2. Fuse"},
+            {"type": "item.completed", "item": {"id": "p1", "type": "plan", "text": "1. Profile\n2. Fuse"}},
+            {
+                "type": "item.started",
+                "item": {
+                    "id": "c1",
+                    "type": "collab_tool_call",
+                    "tool": "spawn_agent",
+                    "sender_thread_id": "th-06",
+                    "receiver_thread_ids": ["th-child"],
+                    "prompt": "Benchmark it",
+                    "agents_states": {},
+                    "status": "in_progress",
+                },
+            },
+            {
+                "type": "item.completed",
+                "item": {
+                    "id": "c1",
+                    "type": "collab_tool_call",
+                    "tool": "spawn_agent",
+                    "sender_thread_id": "th-06",
+                    "receiver_thread_ids": ["th-child"],
+                    "prompt": "Benchmark it",
+                    "agents_states": {"th-child": {"status": "completed", "message": "0.9 ms"}},
+                    "status": "completed",
+                },
+            },
+            {"type": "request_user_input", "id": "t1", "call_id": "q1", "questions": [{"question": "Keep fp8?"}]},
+            {"type": "item.completed", "item": {"id": "m1", "type": "agent_message", "text": "Done."}},
+            {"type": "turn.completed", "usage": {"input_tokens": 1000, "cached_input_tokens": 700, "output_tokens": 90}},
+        ],
+    )
+
+
 def codex_collab():
     """A collab subagent: the parent's spawn call names the child thread, whose own rollout file
     lies beside. Totals: parent (in 3000, cached 1000, out 200) + child (in 800, cached 0, out 50)."""
@@ -2131,6 +2175,7 @@ def main() -> None:
         codex_rollout_patch,
         codex_rollout_aborted,
         codex_exec,
+        codex_exec_v06,
         codex_collab,
         opencode_runs,
         kimi_print,

@@ -207,3 +207,76 @@ def test_hostile_fixture_executes_no_script(browser, pages):
     assert page.locator("text=<script>window.__pwned=1</script>").count() == 1  # shown as text
     page.close()
     assert errors == []
+
+
+# --- big pages: events past the first ones render lazily -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lazy_page(tmp_path_factory):
+    """The benchmark's generated transcript (small), rendered with tiny inline and chunk budgets
+    so most events wait in lazy chunks."""
+    from viewer.bench import generate
+    from viewer.render.page import render_page
+
+    folder = tmp_path_factory.mktemp("lazy")
+    source = folder / "transcript.jsonl"
+    generate(source, 1.0)
+    page = folder / "lazy.html"
+    page.write_text(render_page(source, inline_bytes=20_000, chunk_bytes=20_000), encoding="utf-8")
+    (folder / "full.html").write_text(render_page(source, inline_bytes=1 << 40), encoding="utf-8")
+    return page
+
+
+def test_lazy_page_renders_chunks_as_the_reader_scrolls(browser, lazy_page):
+    page, errors = open_page(browser, lazy_page)
+    waiting = page.locator("#timeline .lazy").count()
+    rendered = page.locator("#timeline .ev").count()
+    assert waiting > 5 and rendered > 0
+    page.mouse.wheel(0, 30_000)
+    page.wait_for_timeout(300)
+    assert page.locator("#timeline .lazy").count() < waiting
+    assert page.locator("#timeline .ev").count() > rendered
+    page.close()
+    assert errors == []
+
+
+def test_lazy_page_search_covers_events_not_yet_rendered(browser, lazy_page):
+    page, errors = open_page(browser, lazy_page)
+    last = page.evaluate("document.getElementById('timeline').dataset.lastEvent")
+    assert page.locator(f"#{last}").count() == 0  # still waiting in a chunk
+    full, more = open_page(browser, lazy_page.parent / "full.html")  # every event rendered
+    assert full.locator("#timeline .lazy").count() == 0
+    for query in ("mod7.py", "a = 1", "ok", "no-such-text"):
+        page.fill("#search", query)
+        full.fill("#search", query)
+        expect(full.locator("#search-status")).to_contain_text("match")
+        expect(page.locator("#search-status")).to_have_text(full.locator("#search-status").text_content())
+    assert page.locator(f"#{last}").count() == 0  # counted without rendering everything
+    page.fill("#search", "python bench.py --n 9")
+    expect(page.locator("#search-status")).to_contain_text("match")
+    page.mouse.wheel(0, 200_000)  # matching chunks render as they come on screen, filtered
+    page.wait_for_timeout(500)
+    shown = page.locator("#timeline .ev.match:visible")
+    assert shown.count() > 0 and all("--n 9" in text for text in shown.all_text_contents())
+    page.fill("#search", "")
+    expect(page.locator("#search-status")).to_have_text("")
+    page.close()
+    full.close()
+    assert errors == [] and more == []
+
+
+def test_lazy_page_link_to_an_unrendered_event_renders_and_shows_it(browser, lazy_page):
+    page, errors = open_page(browser, lazy_page)
+    last = page.evaluate("document.getElementById('timeline').dataset.lastEvent")
+    page.close()
+    page, more = open_page(browser, lazy_page, f"#{last}")
+    page.wait_for_timeout(300)
+    assert page.locator(f"#{last}").is_visible()
+    assert page.locator(f"#{last}").evaluate("e => e.getBoundingClientRect().top < innerHeight")
+    page.click("#expand-all")
+    page.mouse.wheel(0, -3000)
+    page.wait_for_timeout(300)
+    assert page.evaluate("[...document.querySelectorAll('#timeline details')].every(d => d.open)")
+    page.close()
+    assert errors == [] and more == []

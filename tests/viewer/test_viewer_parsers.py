@@ -238,6 +238,16 @@ def test_codex_exec_sums_turn_usage():
     assert (failed.complete, failed.incomplete_reason) == (False, "turn failed: stream disconnected")
 
 
+def test_codex_exec_06x_plan_collab_and_questions_are_read_not_raw():
+    t = load_transcript(FIXTURES / "codex/exec_v06.jsonl")
+    assert kinds(t.events) == ["assistant", "tool", "system", "assistant"]
+    plan, collab, question, _ = t.events
+    assert (plan.subtype, plan.text) == ("plan", "1. Profile\n2. Fuse")
+    assert (collab.tool_name, collab.tool_input["prompt"], collab.is_error) == ("collab_tool_call", "Benchmark it", False)
+    assert "0.9 ms" in collab.result and question.text == "Keep fp8?"
+    assert t.tokens == TokenUsage(fresh_input=300, cache_read=700, output=90) and t.complete
+
+
 def test_codex_collab_child_rollout_is_read_under_the_spawn_call():
     t = load_transcript(FIXTURES / "codex_collab/rollout-2026-10-02T13-00-00-parent-thread.jsonl")
     assert tree(t.subagents) == [("child-thread", "call_spawn", "", [])]

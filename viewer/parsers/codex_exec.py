@@ -10,14 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..builder import Builder
-from ..coerce import to_str, to_text, to_time_s
+from ..coerce import as_list, get, to_str, to_text, to_time_s
 from ..edits import command_text, shell_writes
 from ..jsonl import iter_lines
 from ..model import FileChange, Transcript
 from .codex_rollout import codex_usage
 
 FORMAT, HARNESS = "codex-exec", "Codex CLI"
-_TOOL_ITEMS = {"command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list"}
+_TOOL_ITEMS = {"command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list", "collab_tool_call"}
 _ACTIONS = {"add": "create", "delete": "delete", "update": "edit"}
 
 
@@ -47,6 +47,11 @@ def parse(path: Path) -> Transcript:
             b.incomplete_reason = f"turn failed: {message}"
         elif kind.startswith("item.") and isinstance(obj.get("item"), dict):
             _item(b, kind, obj["item"], line.number, time_s)
+        elif kind == "item.plan.delta":
+            continue  # the completed plan item carries the whole text
+        elif kind == "request_user_input":
+            questions = "\n".join(to_str(get(q, "question") or q) for q in as_list(obj.get("questions")))
+            b.add("system", subtype="request_user_input", text=questions, time_s=time_s, line=line.number)
         elif kind == "error":
             b.add("error", text=to_str(obj.get("message")), time_s=time_s, line=line.number)
         else:
@@ -74,6 +79,8 @@ def _item(b: Builder, kind: str, item: dict, line: int, time_s) -> None:
         b.add("assistant", text=to_str(item.get("text")), time_s=time_s, line=line)
     elif item_type == "reasoning":
         b.add("reasoning", text=to_str(item.get("text")), time_s=time_s, line=line)
+    elif item_type == "plan":  # plan mode (codex 0.6x)
+        b.add("assistant", subtype="plan", text=to_str(item.get("text")), time_s=time_s, line=line)
     elif item_type == "error":
         b.add("error", text=to_str(item.get("message")), time_s=time_s, line=line)
     else:
@@ -90,6 +97,8 @@ def _arguments(item: dict):
         return {"server": item.get("server"), "tool": item.get("tool"), "arguments": item.get("arguments")}
     if kind == "web_search":
         return {"query": item.get("query")}
+    if kind == "collab_tool_call":
+        return {"tool": item.get("tool"), "prompt": item.get("prompt"), "receivers": item.get("receiver_thread_ids")}
     return {"items": item.get("items")}
 
 
@@ -102,6 +111,8 @@ def _output(item: dict) -> str:
         return to_text(item.get("result") or item.get("error"))
     if kind == "file_change":
         return to_str(item.get("status"))
+    if kind == "collab_tool_call":
+        return to_text(item.get("agents_states"))
     return to_text(item.get("items") or item.get("query"))
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..load import load_transcript
 from ..model import EVENT_KINDS, Transcript
+from . import lazy
 from .artifacts import artifact_tabs
 from .changes_view import render_changes
 from .script import SCRIPT
@@ -31,7 +32,16 @@ def _sha256(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-def render_page(transcript_or_path, *, run_dir=None, title=None) -> str:
+def render_page(
+    transcript_or_path,
+    *,
+    run_dir=None,
+    title=None,
+    inline_bytes: int = lazy.INLINE_BYTES,
+    chunk_bytes: int = lazy.CHUNK_BYTES,
+) -> str:
+    """The page's HTML. Events past the first `inline_bytes` of HTML are rendered lazily, in
+    chunks of about `chunk_bytes` (see lazy.py)."""
     if isinstance(transcript_or_path, Transcript):
         transcript = transcript_or_path
     else:
@@ -49,9 +59,14 @@ def render_page(transcript_or_path, *, run_dir=None, title=None) -> str:
         or f"{transcript.harness} · {transcript.model or 'unknown model'} · {transcript.session_id or Path(transcript.path).name}"
     )
     timeline = Timeline(transcript)
-    events_html = timeline.render(transcript.events) + timeline.unplaced(transcript)
+    pieces = [(timeline.event(e), lazy.estimated_height(e)) for e in transcript.events]
+    unplaced = timeline.unplaced(transcript)
+    if unplaced:
+        pieces.append((unplaced, 200))
+    lazy_timeline = lazy.split(pieces, inline_bytes, chunk_bytes)
+    last = transcript.events[-1].anchor if transcript.events else ""
     tabs = [
-        ("timeline", "timeline", _timeline_panel(transcript, events_html)),
+        ("timeline", "timeline", _timeline_panel(lazy_timeline.body_html, last)),
         (
             "changes",
             f"changes ({len(transcript.file_changes)} file{'' if len(transcript.file_changes) == 1 else 's'})",
@@ -80,7 +95,7 @@ def render_page(transcript_or_path, *, run_dir=None, title=None) -> str:
         f'<meta name="referrer" content="no-referrer"><title>{esc(title)}</title><style>{css}</style></head>'
         f"<body><main><h1>{esc(title)}</h1>{_banner(transcript)}{_cards(transcript)}"
         f'<div class="toolbar"><nav class="tabs">{tab_buttons}</nav>{_controls(transcript)}</div>'
-        f"{panels}</main><script>{SCRIPT}</script></body></html>\n"
+        f"{panels}</main>{lazy_timeline.data_html()}<script>{SCRIPT}</script></body></html>\n"
     )
 
 
@@ -140,8 +155,11 @@ def _controls(t: Transcript) -> str:
     )
 
 
-def _timeline_panel(t: Transcript, events_html: str) -> str:
-    return f'<div id="timeline">{events_html or "<p class=empty>No events.</p>"}</div>'
+def _timeline_panel(events_html: str, last_anchor: str) -> str:
+    return (
+        f'<div id="timeline" data-last-event="{esc(last_anchor)}">'
+        f'{events_html or "<p class=empty>No events.</p>"}</div>'
+    )
 
 
 def write_page(transcript_or_path, out_path, *, run_dir=None, title=None) -> Path:

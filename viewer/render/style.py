@@ -75,7 +75,8 @@ table.shapes tr:not(.status-ok) td { background:var(--del); }
 .raw-note { margin:0 0 4px; color:var(--muted); font-size:12px; }
 #timeline.hide-user .ev-user, #timeline.hide-assistant .ev-assistant, #timeline.hide-reasoning .ev-reasoning,
 #timeline.hide-tool .ev-tool, #timeline.hide-system .ev-system, #timeline.hide-error .ev-error, #timeline.hide-raw .ev-raw { display:none; }
-#timeline.searching .ev:not(.match):not(.hasmatch) { display:none; }
+#timeline.searching .ev:not(.match):not(.hasmatch), #timeline.searching .lazy:not(.hasmatch) { display:none; }
+.lazy { contain:strict; }
 #timeline.searching .ev.match { outline:2px solid #f0b400; }
 @media (max-width: 700px) { main { padding:8px; } #search { width:100%; } }
 """
