@@ -74,7 +74,7 @@ def write_transcript(run: Run, repo: Path, out_path: Path) -> RunFacts:
                             encoding="utf-8")
     except Exception as error:  # noqa: BLE001 - a transcript the viewer cannot read must not stop the site
         return RunFacts(tokens, cost, wall, "", f"{source}: {type(error).__name__}: {error}")
-    tokens = tokens if tokens is not None else (transcript.tokens.total or None)
+    tokens = tokens if tokens is not None else transcript.tokens.total  # None: not recorded
     cost = cost if cost is not None else transcript.cost_usd
     wall = wall if wall is not None else transcript.duration_s
     return RunFacts(tokens, cost, wall, out_path.name, "")
