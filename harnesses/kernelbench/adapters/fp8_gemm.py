@@ -1,0 +1,107 @@
+"""Ceiling fp8_gemm on a kernelbench.com 01_fp8_gemm solution (agent_solution.py beside this file).
+
+Side by side (theirs: benchmarks/hard/problems-h100/01_fp8_gemm/{reference,check}.py):
+
+    ours                                        theirs
+    a        (M, K) float8_e4m3fn, per call     x        (M, K) float8_e4m3fn, forward's only argument
+    a_scale  0-dim float32, per call            (none: their x carries no scale)
+    b        (N, K) float8_e4m3fn, static       buffer `weight`       (N, K) float8_e4m3fn
+    b_scale  0-dim float32, static              buffer `weight_scale` (N,) float32, per output channel
+    C = (a @ b^T) * a_scale * b_scale, bf16     y = ((x @ weight^T) * weight_scale).to(bf16), (M, N)
+    M, N, K: shape of the call                  Model(M, N, K): init args
+
+Our per-tensor scales are their per-channel scale with every channel equal to a_scale * b_scale, so
+`weight_scale[n] = a_scale * b_scale` computes our C exactly as their contract defines it (fp32 scale
+times the fp32 accumulator, rounded once to bf16). a_scale is fresh every call, hence the per-call glue.
+
+prepare(b, b_scale): keeps b as their `weight` and makes a (N,) float32 `weight_scale` (filled with
+b_scale until the first call). Their Model is built lazily per distinct M (an init arg; some agents read
+self.M in forward), at the first call with that M, as their check.py loads a solution:
+`Model(M, N, K)`, `load_state_dict(state_dict, strict=True)`, `.eval()`, forward under `torch.no_grad()`.
+Their constructors draw a random (N, K) weight on the CPU (seconds at N*K = 2^28), so the model is first
+built on the meta device and the buffers assigned (`load_state_dict(..., assign=True)`, so every M shares
+the one `weight`); where that cannot work (the constructor fails on meta, or leaves tensors on meta that
+the state dict does not replace, e.g. work buffers registered as non-persistent) it is built exactly as
+their check.py does (on the CPU, `.to(device)`, buffers copied in).
+
+Per-call glue: one N-element multiply, `weight_scale = b_scale * a_scale`, written in place into the
+model's `weight_scale` buffer (agents that capture CUDA graphs or cache the buffer object read it by
+address, so it must stay the same tensor). One kernel launch, N * 4 bytes: ~2-3 us on a GPU, against
+~20 us for the M=16 decode GEMM at the roofline and ~1 ms for the large ones.
+
+Limits: an agent that caches something derived from `weight_scale` at its first forward (none of the 20
+published H100 files does) would keep the first call's a_scale and fail our checks; their check never
+changes weight_scale between calls, ours must (a_scale is an input). A file that is not valid Python
+(four published files have a CUDA sidecar appended to them) fails at import, as it would under theirs.
+"""
+
+import agent_solution
+import torch
+
+FAITHFUL = True
+PER_CALL_GLUE = "torch.mul(b_scale_row, a_scale, out=weight_scale): one N-element fp32 multiply per call"
+THEIR_PROBLEM = "01_fp8_gemm"
+
+
+def prepare(b, b_scale):
+    N, K = b.shape
+    b_scale_row = b_scale.expand(N)  # a view: the glue multiplies it into the (N,) buffer
+    return {"N": N, "K": K, "weight": b, "weight_scale": b_scale_row.contiguous(), "b_scale_row": b_scale_row,
+            "models": {}}
+
+
+def _meta_leftovers(model: torch.nn.Module, replaced: set) -> list[str]:
+    """Names of the model's tensors still on the meta device, other than the state-dict entries `replaced`
+    (buffers, parameters, and tensors kept as attributes, alone or in a list, tuple or dict)."""
+    left = []
+    for prefix, module in model.named_modules():
+        named = list(module._buffers.items()) + list(module._parameters.items())
+        for name, value in vars(module).items():
+            if name not in ("_buffers", "_parameters", "_modules"):
+                items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) \
+                    else [value]
+                named += [(name, item) for item in items]
+        for name, tensor in named:
+            full = f"{prefix}.{name}" if prefix else name
+            if isinstance(tensor, torch.Tensor) and tensor.is_meta and full not in replaced:
+                left.append(full)
+    return left
+
+
+def _on_meta(model_class, init_args: tuple, state_dict: dict):
+    """Their Model built on the meta device with our buffers assigned, or None where that is not safe."""
+    try:
+        with torch.device("meta"):
+            model = model_class(*init_args)
+        if _meta_leftovers(model, set(state_dict)):
+            return None
+        model.load_state_dict(state_dict, strict=True, assign=True)
+    except Exception:  # noqa: BLE001 - any failure on meta: the caller builds it their way (real errors surface)
+        return None
+    return None if _meta_leftovers(model, set()) else model.eval()
+
+
+def build_their_model(model_class, init_args: tuple, state_dict: dict, device) -> torch.nn.Module:
+    """Their Model holding our buffers: on meta where safe, else as their check.py builds it."""
+    model = _on_meta(model_class, init_args, state_dict)
+    if model is None:
+        model = model_class(*init_args).to(device).eval()
+        model.load_state_dict(state_dict, strict=True)
+    return model
+
+
+def _model_for(state, M):
+    entry = state["models"].get(M)
+    if entry is None:
+        model = build_their_model(agent_solution.Model, (M, state["N"], state["K"]),
+                                  {"weight": state["weight"], "weight_scale": state["weight_scale"]},
+                                  state["weight"].device)
+        entry = state["models"][M] = (model, model._buffers["weight_scale"])
+    return entry
+
+
+def run(state, a, a_scale):
+    model, weight_scale = _model_for(state, a.shape[0])
+    torch.mul(state["b_scale_row"], a_scale, out=weight_scale)
+    with torch.no_grad():
+        return model(a)
