@@ -31,8 +31,14 @@ address, so it must stay the same tensor). One kernel launch, N * 4 bytes: ~2-3 
 
 Limits: an agent that caches something derived from `weight_scale` at its first forward (none of the 20
 published H100 files does) would keep the first call's a_scale and fail our checks; their check never
-changes weight_scale between calls, ours must (a_scale is an input). A file that is not valid Python
-(four published files have a CUDA sidecar appended to them) fails at import, as it would under theirs.
+changes weight_scale between calls, ours must (a_scale is an input).
+Their benchmark times every call on the same input tensors; ours draws fresh inputs for every call, so
+agents that cache a CUDA graph or a launch descriptor per input address or object re-bind (or run
+uncached) on our timed calls: their cost, measured as it is, not an adapter effect. A constructor that
+creates a module-level tensor while it runs on the meta device would leave that tensor on meta (none of
+the published files does). Two of the published files are not valid Python: the published text is their
+solution.py with a CUDA sidecar file appended after a `# ===== sidecar: NAME ...` line; unsplit, it
+fails at import here (splitting it back into two files is the importer's business, not the adapter's).
 """
 
 import agent_solution

@@ -32,8 +32,14 @@ which changes no tensor and launches nothing).
 Limits: their shapes were K = 4096 and N in {4096, 12288, 14336}; ours reach K = 29568 (not a multiple
 of 256) and N multiples of 16 (64 on the GPU's property shapes). Constructors that assert more (one
 asserts N % 128 == 0) fail those shapes at the first call, which our scorer reports as a runtime error of
-the solution. A file that is not valid Python (two published files have a CUDA sidecar appended to them)
-fails at import, as it would under theirs.
+the solution.
+Their benchmark times every call on the same input tensors; ours draws fresh inputs for every call, so
+agents that cache a CUDA graph or a launch descriptor per input address or object re-bind (or run
+uncached) on our timed calls: their cost, measured as it is, not an adapter effect. A constructor that
+creates a module-level tensor while it runs on the meta device would leave that tensor on meta (none of
+the published files does). Two of the published files are not valid Python: the published text is their
+solution.py with a CUDA sidecar file appended after a `# ===== sidecar: NAME ...` line; unsplit, it
+fails at import here (splitting it back into two files is the importer's business, not the adapter's).
 """
 
 import agent_solution
