@@ -98,3 +98,21 @@ def test_a_run_already_scored_for_the_same_file_and_adapter_is_found(tmp_path):
     (results / "junk.json").write_text("{not json")
     assert importer.existing_result(tmp_path / "results", "f" * 64, "a" * 64) == results / "a.json"
     assert importer.existing_result(tmp_path / "results", "f" * 64, "b" * 64) is None  # the adapter changed
+
+
+def test_a_sidecar_appended_by_their_export_is_split_back_into_its_own_file(tmp_path):
+    python = b"from pathlib import Path\nSRC = Path(__file__).parent / 'k.cu'\n"
+    cuda = b"// kernel\n__global__ void k() {}\n"
+    banner = b"\n# " + b"=" * 20 + b"\n# ===== sidecar: k.cu (33 bytes, loaded by solution.py) =====\n# " + b"=" * 20 + b"\n\n"
+    published = python + banner + cuda
+    solution, sidecars, record = layout.split_sidecars(published)
+    assert solution == python + b"\n" and sidecars == {"k.cu": cuda}
+    assert record == [{"name": "k.cu", "bytes": len(cuda), "declared_size": 33,
+                       "sha256": hashlib.sha256(cuda).hexdigest()}]
+    folder = tmp_path / "run"
+    layout.write_solution_folder(folder, "fp8_gemm", published, {"harness": "h"})
+    assert (folder / "k.cu").read_bytes() == cuda
+    assert json.loads((folder / "agent.json").read_text())["sidecars_split_out"][0]["name"] == "k.cu"
+    hostile = python + banner.replace(b"k.cu", b"agent.json") + b"{}"
+    assert layout.split_sidecars(hostile)[1] == {}  # never overwrites the folder's own files
+    assert layout.split_sidecars(python) == (python, {}, [])
