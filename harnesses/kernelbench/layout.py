@@ -4,6 +4,7 @@
     <folder>/solution.py         harnesses/kernelbench/adapters/<problem>.py: a Ceiling solution that
                                  imports agent_solution (the scorer puts the solution's folder first on
                                  sys.path) and maps our interface onto theirs
+    <folder>/kernelbench_their_model.py   what every adapter shares (building their Model, their build)
     <folder>/agent.json          harness, model, effort, date, provenance, their published verdict
     <folder>/<sidecar>           a file their export appended to the solution (below), split back out
 
@@ -24,6 +25,7 @@ from pathlib import Path
 
 ADAPTERS = Path(__file__).resolve().parent / "adapters"
 AGENT_MODULE = "agent_solution"  # the name adapters import the agent's file under
+SHARED_MODULE = ADAPTERS / "kernelbench_their_model.py"  # what every adapter imports, copied beside it
 _SIDECAR = re.compile(rb"\n# =+\n# ===== sidecar: ([A-Za-z0-9_.-]+) \((\d+) bytes, loaded by solution\.py\) =====\n# =+\n")
 
 
@@ -48,7 +50,7 @@ def split_sidecars(published: bytes) -> tuple[bytes, dict[str, bytes], list[dict
         content = published[match.end():end]
         content = content[1:] if content.startswith(b"\n") else content  # the banner's blank line
         name, declared = match.group(1).decode(), int(match.group(2))
-        if name in ("", ".", "..", f"{AGENT_MODULE}.py", "solution.py", "agent.json"):
+        if name in ("", ".", "..", f"{AGENT_MODULE}.py", "solution.py", "agent.json", SHARED_MODULE.name):
             continue  # a name that would overwrite the folder's own files is not written
         sidecars[name] = content
         record.append({"name": name, "bytes": len(content), "declared_size": declared,
@@ -67,5 +69,6 @@ def write_solution_folder(folder: Path, problem: str, agent_source: bytes, metad
         metadata = {**metadata, "sidecars_split_out": split}
     solution = folder / "solution.py"
     solution.write_bytes(adapter_path(problem).read_bytes())
+    (folder / SHARED_MODULE.name).write_bytes(SHARED_MODULE.read_bytes())
     (folder / "agent.json").write_text(json.dumps(metadata, indent=1, sort_keys=True) + "\n")
     return solution

@@ -1,13 +1,29 @@
 """Shared fixtures for the harness tests: fake CLIs installed into a temp folder, fast scorer options."""
 
+import importlib.util
 import json
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from harnesses import fake
 from harnesses.config import HarnessConfig
+from harnesses.kernelbench import layout
+
+
+def _load_shared_adapter_module() -> None:
+    """Adapters loaded by path in these tests import the module a run's folder holds beside them."""
+    name = layout.SHARED_MODULE.stem
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, layout.SHARED_MODULE)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+
+
+_load_shared_adapter_module()
 
 FAST_SCORE = "shapes=visible min_calls=2 max_calls=2 warmup_s=0 check_seeds=1 audits=false progress=false"
 

@@ -116,3 +116,20 @@ def test_a_sidecar_appended_by_their_export_is_split_back_into_its_own_file(tmp_
     hostile = python + banner.replace(b"k.cu", b"agent.json") + b"{}"
     assert layout.split_sidecars(hostile)[1] == {}  # never overwrites the folder's own files
     assert layout.split_sidecars(python) == (python, {}, [])
+
+
+def test_a_failed_build_is_told_from_other_failures_and_keeps_the_compilers_reason(tmp_path):
+    from kernelbench_their_model import build_failure_reason, builds_an_extension
+
+    failed = RuntimeError("Error building extension 'fp8'\n[1/2] nvcc ...\n"
+                          "/tmp/x.cu:3:10: fatal error: cutlass/cutlass.h: No such file or directory\n")
+    assert build_failure_reason(failed) == "RuntimeError: /tmp/x.cu:3:10: fatal error: cutlass/cutlass.h: No such " \
+                                           "file or directory"
+    assert build_failure_reason(AssertionError("N % 128 == 0")) is None  # the shape, not the build
+    agent = tmp_path / "agent_solution.py"
+    agent.write_text("import triton\n")
+    module = type(json)("agent_solution")
+    module.__file__ = str(agent)
+    assert not builds_an_extension(module)
+    (tmp_path / "k.cu").write_text("#include <cutlass/gemm.h>\n")  # a sidecar that needs building
+    assert builds_an_extension(module)
