@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -52,6 +53,9 @@ class ImportConfig:
     results: str = opt("results", "results root for score=true: <results>/<hardware>/<run_id>.json")
     device: str = opt("auto", "scorer device: auto, cpu, cuda or cuda:N")
     score_args: str = opt("", "extra scorer key=value options, space-separated")
+    cutlass: str = opt("", "a CUTLASS source tree (holding include/cutlass/cutlass.h) offered to the agents' builds, "
+                           "as their workspaces had one: CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE and a `cutlass` link in "
+                           "each run folder and at /tmp/cutlass; empty = none (a build that needs it fails)")
     import_timeout_s: float = opt(900.0, "the scorer's import limit: an adapter builds the agent's C++/CUDA "
                                          "extension while importing it (seconds)", allowed=above(0, "seconds"))
 
@@ -130,6 +134,31 @@ def existing_result(results: Path, source_sha256: str, adapter_sha256: str) -> P
     return None
 
 
+def cutlass_version(root: Path) -> str:
+    """CUTLASS's version from include/cutlass/version.h, e.g. "4.2.0"."""
+    text = (root / "include" / "cutlass" / "version.h").read_text(errors="replace")
+    parts = [re.search(rf"#define CUTLASS_{part}\s+(\d+)", text) for part in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(m.group(1) for m in parts) if all(parts) else "unknown"
+
+
+def offer_cutlass(root: Path, folder: Path, env: dict) -> dict:
+    """Put CUTLASS where the agents' files look for it; the environment record for agent.json."""
+    if not (root / "include" / "cutlass" / "cutlass.h").is_file():
+        raise OptionError(f"cutlass={root}: no include/cutlass/cutlass.h there; give a CUTLASS source tree")
+    root = root.resolve()
+    for name in ("CUTLASS_DIR", "CUTLASS_ROOT", "CUTLASS_PATH", "CUTLASS_HOME"):
+        env[name] = str(root)
+    env["CUTLASS_INCLUDE"] = str(root / "include")
+    for link in (folder / "cutlass", Path("/tmp/cutlass")):
+        if not link.exists() and not link.is_symlink():
+            try:
+                link.symlink_to(root, target_is_directory=True)
+            except OSError:
+                pass  # a location we may not write: the variables remain
+    return {"cutlass": f"CUTLASS {cutlass_version(root)} source tree, offered at ./cutlass, /tmp/cutlass and "
+                       "CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE"}
+
+
 def score_folder(config: ImportConfig, folder: Path, problem: str) -> tuple[int, str]:
     """Score one folder in a fresh process; (exit code, the result path or why there is none)."""
     out = Path(config.results).resolve()
@@ -139,6 +168,11 @@ def score_folder(config: ImportConfig, folder: Path, problem: str) -> tuple[int,
     env = dict(os.environ)
     # Extensions the agents build are kept beside their folders, not in the user's home cache.
     env.setdefault("TORCH_EXTENSIONS_DIR", str(Path(config.out).resolve() / "torch_extensions"))
+    agent_file = folder / "agent.json"
+    agent = json.loads(agent_file.read_text())
+    agent["environment"] = offer_cutlass(Path(config.cutlass), folder, env) if config.cutlass else \
+        {"cutlass": "none offered"}
+    agent_file.write_text(json.dumps(agent, indent=1, sort_keys=True) + "\n")
     proc = subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, text=True, env=env)
     (folder / "score.log").write_text(f"$ {' '.join(argv)}\n{proc.stdout}\n--- stderr ---\n{proc.stderr}")
     lines = [line for line in proc.stdout.splitlines() if line.startswith("result: ")]
