@@ -168,6 +168,9 @@ def score_folder(config: ImportConfig, folder: Path, problem: str) -> tuple[int,
     env = dict(os.environ)
     # Extensions the agents build are kept beside their folders, not in the user's home cache.
     env.setdefault("TORCH_EXTENSIONS_DIR", str(Path(config.out).resolve() / "torch_extensions"))
+    # Made here: torch creates its default folder itself, but some agents' builds write into the named one
+    # directly (a lock file), and an absent folder failed their import for a reason of ours.
+    Path(env["TORCH_EXTENSIONS_DIR"]).mkdir(parents=True, exist_ok=True)
     agent_file = folder / "agent.json"
     agent = json.loads(agent_file.read_text())
     agent["environment"] = offer_cutlass(Path(config.cutlass), folder, env) if config.cutlass else \
