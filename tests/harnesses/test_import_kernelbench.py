@@ -133,3 +133,26 @@ def test_a_failed_build_is_told_from_other_failures_and_keeps_the_compilers_reas
     assert not builds_an_extension(module)
     (tmp_path / "k.cu").write_text("#include <cutlass/gemm.h>\n")  # a sidecar that needs building
     assert builds_an_extension(module)
+
+
+def test_the_report_sets_their_verdict_beside_ours_and_counts_their_passes(tmp_path):
+    from harnesses.kernelbench.report import report
+
+    folder = tmp_path / "h100_sxm"
+    folder.mkdir()
+
+    def result(name, sha, correct, theirs, status, ours, failure=None):
+        agent = {"harness": "codex", "model": name, "effort": "xhigh", "rescored_from": "kernelbench.com",
+                 "source": {"sha256": sha}, "published": {"correct": correct, "peak_fraction": theirs}}
+        return {"agent": agent, "problem": {"name": "fp8_gemm"}, "status": status, "score": {"fraction": ours},
+                "systems": [{"status": status, "failure": failure}]}
+
+    near = {"class": "near_miss", "label": "near miss", "unseen_only": True, "detail": "3 of 10 elements"}
+    (folder / "20260101T000000Z-a.json").write_text(json.dumps(result("old", "s1", True, 0.2, "passed", 0.3)))
+    (folder / "20260101T000001Z-a.json").write_text(json.dumps(result("new", "s1", True, 0.2, "incorrect", 0.0, near)))
+    (folder / "20260101T000002Z-b.json").write_text(json.dumps(result("b", "s2", False, None, "passed", 0.1)))
+    (folder / "20260101T000003Z-c.json").write_text(json.dumps({"agent": None, "systems": []}))  # not re-scored
+    text = report(tmp_path)
+    assert "2 scored; of their 1 passes, 0 pass here; not passed here: near_miss 1." in text
+    assert "| codex / new [xhigh] | 0.200 | incorrect 0.000 | near miss, only on unseen shapes: 3 of 10 elements |" in text
+    assert "| codex / b [xhigh] | failed | passed 0.100 |  |" in text and "/ old " not in text  # newest per file

@@ -1,0 +1,77 @@
+"""The re-scored kernelbench.com runs as a markdown table per problem: their verdict beside ours.
+
+    python -m harnesses.kernelbench.report [RESULTS]        (default: results)
+
+Reads every result under RESULTS/<hardware>/ whose agent was re-scored from kernelbench.com (the newest
+per published file), prints one table per problem and a line of counts: how many of their passes pass
+here, and the failure classes of the others (scoring/failure_class.py).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from harnesses.import_kernelbench import RESCORED_FROM
+
+
+def rescored_results(results: Path) -> dict[str, dict]:
+    """The newest result per published file (their sha256), read from results/<hardware>/*.json."""
+    newest: dict[str, dict] = {}
+    for path in sorted(results.glob("*/*.json")):  # run ids start with the UTC time: later files win
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        agent = data.get("agent") if isinstance(data, dict) else None
+        if isinstance(agent, dict) and agent.get("rescored_from") == RESCORED_FROM:
+            newest[agent["source"]["sha256"]] = data
+    return newest
+
+
+def _fraction(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def problem_table(runs: list[dict]) -> list[str]:
+    rows = ["| agent | theirs (H100 PCIe, their rubric) | ours (status, score) | why not passed |",
+            "| --- | --- | --- | --- |"]
+    for data in sorted(runs, key=lambda d: -(d["score"]["fraction"] or 0)):
+        agent, system = data["agent"], data["systems"][0]
+        published = agent.get("published") or {}
+        theirs = _fraction(published.get("peak_fraction")) if published.get("correct") else "failed"
+        failure = system.get("failure") or {}
+        why = ""
+        if failure:
+            unseen = ", only on unseen shapes" if failure.get("unseen_only") else ""
+            why = f"{failure['label']}{unseen}: {failure.get('detail', '')[:90]}".replace("|", "/")
+        rows.append(f"| {agent['harness']} / {agent['model']} [{agent.get('effort') or 'default'}] | {theirs} | "
+                    f"{system['status']} {_fraction(data['score']['fraction'])} | {why} |")
+    return rows
+
+
+def report(results: Path) -> str:
+    by_problem: dict[str, list[dict]] = {}
+    for data in rescored_results(results).values():
+        by_problem.setdefault(data["problem"]["name"], []).append(data)
+    out = []
+    for problem in sorted(by_problem):
+        runs = by_problem[problem]
+        their_passes = [d for d in runs if (d["agent"].get("published") or {}).get("correct")]
+        ours = sum(d["status"] == "passed" for d in their_passes)
+        classes = Counter((d["systems"][0].get("failure") or {}).get("class") for d in runs if d["status"] != "passed")
+        out += [f"### {problem}", "", f"{len(runs)} scored; of their {len(their_passes)} passes, {ours} pass here; "
+                f"not passed here: {', '.join(f'{c} {n}' for c, n in classes.most_common()) or 'none'}.", ""]
+        out += problem_table(runs) + [""]
+    return "\n".join(out) if out else "no re-scored results found"
+
+
+def main(argv: list[str]) -> int:
+    print(report(Path(argv[0] if argv else "results")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
