@@ -1388,6 +1388,53 @@ def opencode_runs():
     )
 
 
+def opencode_v1():
+    """`opencode run --format json` as run.ts writes it in 1.x: text deltas sharing a part id, a tool
+    part with no filediff, `tokens.total`, and the closing `done` line. Step 1 writes `output` with the
+    reasoning inside (older getUsage: input 900 + cache 100 + output 60 == total 1060, reasoning 25);
+    step 2 writes them apart (input 50 + cache 1000 + output 30 + reasoning 10 == total 1090):
+    fresh 950, read 1100, output 65, reasoning 35."""
+    records = [
+        oc(0, "step_start", {"id": "prt_1", "type": "step-start", "snapshot": "abc"}),
+        oc(50, "text", {"id": "prt_2", "type": "text", "text": "Editing ", "time": {"start": 1759400000050}}),
+        oc(60, "text", {"id": "prt_2", "type": "text", "text": "the file.", "time": {"start": 1759400000050}}),
+        oc(
+            200,
+            "tool_use",
+            {
+                "id": "prt_3",
+                "type": "tool",
+                "tool": "edit",
+                "callID": "call_1",
+                "state": {
+                    "status": "completed",
+                    "input": {"filePath": "/work/run/k.py", "oldString": "n = 1", "newString": "n = 2"},
+                    "output": "Edit applied successfully.",
+                    "title": "edit",
+                    "metadata": {"result": {"ok": True}},
+                    "time": {"start": 1759400000100, "end": 1759400000200},
+                },
+            },
+        ),
+        oc_step(
+            300,
+            "tool-calls",
+            {"total": 1060, "input": 900, "output": 60, "reasoning": 25, "cache": {"read": 100, "write": 0}},
+            0.003,
+        ),
+        oc(400, "step_start", {"id": "prt_4", "type": "step-start"}),
+        oc(500, "text", {"id": "prt_5", "type": "text", "text": "Done."}),
+        oc_step(
+            600,
+            "stop",
+            {"total": 1090, "input": 50, "output": 30, "reasoning": 10, "cache": {"read": 1000, "write": 0}},
+            0.001,
+        ),
+        {"type": "done", "timestamp": 1759400000700, "sessionID": "ses_main", "reason": "idle", "rejected": ["bash"]},
+    ]
+    write_jsonl("opencode/run_v1.jsonl", records)
+
+
 # --- Kimi ----------------------------------------------------------------------------------------
 
 
@@ -2050,7 +2097,8 @@ def gemini():
             "messages": messages,
         },
     )
-    # 0.40+: JSONL with a header, message lines and $set patches (g1's tool call finishes later).
+    # 0.39+ JSONL (chatRecordingService.ts): a metadata line, each message written again in full (same
+    # id) when it changes, and `$set` metadata updates (g1 is first written with its call pending).
     g1 = dict(messages[1])
     g1_pending = dict(g1, toolCalls=[dict(g1["toolCalls"][0], status="executing", result=None)], tokens=None)
     lines = [
@@ -2058,13 +2106,17 @@ def gemini():
             "sessionId": "gem-2",
             "projectHash": "abc",
             "startTime": "2026-10-03T08:00:00.000Z",
-            "lastUpdated": "2026-10-03T08:00:09.000Z",
+            "lastUpdated": "2026-10-03T08:00:00.000Z",
+            "kind": "main",
         },
         messages[0],
+        {"$set": {"lastUpdated": "2026-10-03T08:00:01.000Z"}},
         g1_pending,
-        {"$set": {"id": "g1", "toolCalls": [g1["toolCalls"][0]], "tokens": g1["tokens"]}},
-        {"$set": {"id": "nope", "content": "orphan patch"}},
+        g1,
+        {"$set": {"lastUpdated": "2026-10-03T08:00:06.000Z"}},
+        messages[2],
         dict(messages[3], id="g2"),
+        {"$set": {"lastUpdated": "2026-10-03T08:00:09.000Z", "summary": "Fix the kernel"}},
     ]
     write_jsonl("gemini/session-2026-10-03.jsonl", lines)
     stream = [
@@ -2130,6 +2182,117 @@ def gemini():
     write_jsonl("gemini/stream.jsonl", stream)
 
 
+def gemini_v056():
+    """gemini-cli 0.56 (5411f11): a JSONL session with a rewind and a history checkpoint, and a
+    stream-json run with per-model stats.
+
+    Session tokens: g1 (input 5000, cached 3000, output 100, thoughts 50, tool 10), g2 (rewound: input
+    6000, cached 5000, output 20, thoughts 5), g3 (input 7000, cached 6000, output 30, thoughts 0):
+    fresh 4010, read 14000, output 150, reasoning 55.
+    Stream: pro (input_tokens 4000 = cached 2500 + input 1500, output 300, total 4420: 120 thoughts)
+    and flash-lite (800 = 0 + 800, output 20, total 820): fresh 2300, read 2500, output 320, reasoning 120."""
+    t = "2026-11-02T10:00:{:02d}.000Z".format
+    tokens = {"input": 5000, "output": 100, "cached": 3000, "thoughts": 50, "tool": 10, "total": 5160}
+    call = {
+        "id": "replace-9",
+        "name": "replace",
+        "args": {"file_path": "/work/run/k.py", "old_string": "1", "new_string": "2", "allow_multiple": True},
+        "status": "success",
+        "timestamp": t(3),
+        "displayName": "Edit",
+        "description": "Replaces text within a file.",
+        "result": [
+            {"functionResponse": {"id": "replace-9", "name": "replace", "response": {"output": "Replaced 2."}}}
+        ],
+    }
+    u1 = {"id": "u1", "timestamp": t(0), "type": "user", "content": [{"text": "Make every 1 a 2"}]}
+    g1 = {
+        "id": "g1",
+        "timestamp": t(2),
+        "type": "gemini",
+        "content": "",
+        "model": "gemini-3-pro-preview",
+        "thoughts": [{"subject": "Plan", "description": "Replace all.", "timestamp": t(1)}],
+        "tokens": tokens,
+        "toolCalls": [call],
+    }
+    u3 = {"id": "u3", "timestamp": t(20), "type": "user", "content": "Now say done"}
+    g3 = {
+        "id": "g3",
+        "timestamp": t(21),
+        "type": "gemini",
+        "content": "Done.",
+        "model": "gemini-3-pro-preview",
+        "thoughts": [],
+        "tokens": {"input": 7000, "output": 30, "cached": 6000, "thoughts": 0, "tool": 0, "total": 7030},
+    }
+    lines = [
+        {"sessionId": "gem-3", "projectHash": "def", "startTime": t(0), "lastUpdated": t(0), "kind": "main"},
+        u1,
+        dict(g1, toolCalls=[dict(call, status="executing", result=None)], tokens=None),
+        g1,
+        {"id": "u2", "timestamp": t(10), "type": "user", "content": "Undo that"},
+        {
+            "id": "g2",
+            "timestamp": t(11),
+            "type": "gemini",
+            "content": "Reverting.",
+            "model": "gemini-3-pro-preview",
+            "tokens": {"input": 6000, "output": 20, "cached": 5000, "thoughts": 5, "tool": 0, "total": 6025},
+        },
+        {"$rewindTo": "u2"},
+        {"$set": {"lastUpdated": t(19)}},
+        u3,
+        g3,
+        {
+            "$set": {
+                "lastUpdated": t(22),
+                "messages": [
+                    u1,
+                    dict(g1, content=[{"functionCall": {"id": "replace-9", "name": "replace", "args": {}}}]),
+                    {
+                        "id": "h1",
+                        "timestamp": t(22),
+                        "type": "user",
+                        "content": [{"functionResponse": {"id": "replace-9", "name": "replace", "response": {}}}],
+                    },
+                    u3,
+                    g3,
+                ],
+            }
+        },
+    ]
+    write_jsonl("gemini/session-v056.jsonl", lines)
+    ts = "2026-11-02T11:00:0{}.000Z".format
+    model = {"gemini-3-pro-preview": (4000, 2500, 300, 4420), "gemini-2.5-flash-lite": (800, 0, 20, 820)}
+    per_model = {
+        name: {"total_tokens": tot, "input_tokens": inp, "output_tokens": out, "cached": c, "input": inp - c}
+        for name, (inp, c, out, tot) in model.items()
+    }
+    stream = [
+        {"type": "init", "timestamp": ts(0), "session_id": "gem-s2", "model": "auto-gemini-3"},
+        {"type": "message", "timestamp": ts(0), "role": "user", "content": "Say hi"},
+        {"type": "message", "timestamp": ts(1), "role": "assistant", "content": "Hi", "delta": True},
+        {"type": "error", "timestamp": ts(2), "severity": "warning", "message": "Loop detected, stopping execution"},
+        {
+            "type": "result",
+            "timestamp": ts(3),
+            "status": "success",
+            "stats": {
+                "total_tokens": 5240,
+                "input_tokens": 4800,
+                "output_tokens": 320,
+                "cached": 2500,
+                "input": 2300,
+                "duration_ms": 3000,
+                "tool_calls": 0,
+                "models": per_model,
+            },
+        },
+    ]
+    write_jsonl("gemini/stream_v056.jsonl", stream)
+
+
 # --- a run directory -----------------------------------------------------------------------------
 
 
@@ -2178,12 +2341,14 @@ def main() -> None:
         codex_exec_v06,
         codex_collab,
         opencode_runs,
+        opencode_v1,
         kimi_print,
         kimi_wire,
         kimi_code_wire,
         cursor,
         droid,
         gemini,
+        gemini_v056,
         run_dir,
     ):
         make()

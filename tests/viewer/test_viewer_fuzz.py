@@ -33,6 +33,7 @@ CASES = [
         "codex_collab/rollout-2026-10-02T13-00-00-parent-thread.jsonl",
     ),
     ("opencode/run.jsonl", "opencode"),
+    ("opencode/run_v1.jsonl", "opencode"),
     ("kimi/print.jsonl", "kimi-print"),
     ("kimi/wire.jsonl", "kimi-wire"),
     ("kimi/wire_loop_events.jsonl", "kimi-wire"),
@@ -42,6 +43,8 @@ CASES = [
     ("gemini/session-2026-10-03.json", "gemini-session"),
     ("gemini/session-2026-10-03.jsonl", "gemini-session"),
     ("gemini/stream.jsonl", "gemini-stream"),
+    ("gemini/session-v056.jsonl", "gemini-session"),
+    ("gemini/stream_v056.jsonl", "gemini-stream"),
 ]
 RUNS = 1000
 ODD_VALUES = [

@@ -1,6 +1,7 @@
 """Each fixture parsed into the normalised model: format, metadata, exact token totals (worked
 out by hand in make_fixtures.py's docstrings), completeness, subagent tree shapes and diffs."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -36,6 +37,7 @@ def changes_by_path(t):
         ("codex/rollout-aborted.jsonl", "codex-rollout"),
         ("codex/exec.jsonl", "codex-exec"),
         ("opencode/run.jsonl", "opencode"),
+        ("opencode/run_v1.jsonl", "opencode"),
         ("kimi/print.jsonl", "kimi-print"),
         ("kimi/wire.jsonl", "kimi-wire"),
         ("kimi/wire_loop_events.jsonl", "kimi-wire"),
@@ -48,6 +50,8 @@ def changes_by_path(t):
         ("gemini/session-2026-10-03.json", "gemini-session"),
         ("gemini/session-2026-10-03.jsonl", "gemini-session"),
         ("gemini/stream.jsonl", "gemini-stream"),
+        ("gemini/session-v056.jsonl", "gemini-session"),
+        ("gemini/stream_v056.jsonl", "gemini-stream"),
     ],
 )
 def test_format_is_detected(rel, fmt):
@@ -341,21 +345,78 @@ def test_gemini_session_json_and_jsonl(name):
     solution = changes_by_path(t)["/work/run/solution.py"]
     assert solution.changes[0].source == "tool" and solution.final_content == KERNEL_NEW
     assert "+    return x.mul(2)\n" in solution.changes[0].diff
-    if name.endswith(".jsonl"):  # the $set patch completed the pending tool call; the orphan patch is raw
-        assert t.events[0].kind == "raw" and "'nope'" in t.events[0].subtype
-        assert [e.result for e in t.events if e.kind == "tool"] == [
-            "Successfully modified file: /work/run/solution.py (1 replacements)."
-        ]
-    else:
-        assert [e.is_error for e in t.events if e.kind == "tool"] == [False, True]
+    # JSONL: g1 written again in full replaced its pending form; `$set` metadata lines are no events
+    assert not [e for e in t.events if e.kind == "raw"]
+    assert [e.is_error for e in t.events if e.kind == "tool"] == [False, True]
+    assert t.events[[e.kind for e in t.events].index("tool")].result.startswith("Successfully modified")
 
 
 def test_gemini_stream():
     t = load_transcript(FIXTURES / "gemini/stream.jsonl")
-    assert t.tokens == TokenUsage(fresh_input=1500, cache_read=2500, output=300)
+    # total_tokens 4300 == input_tokens 4000 + output_tokens 300: no thoughts
+    assert t.tokens == TokenUsage(fresh_input=1500, cache_read=2500, output=300, reasoning=0)
     assert [e.text for e in t.events if e.kind == "assistant"] == ["I will write it.", "Done."]
     assert (t.duration_s, t.complete, t.model) == (3.5, True, "gemini-2.5-flash")
     assert changes_by_path(t)["/work/run/k.py"].final_content == "K = 1\n"
+
+
+def test_gemini_session_jsonl_rewind_and_checkpoint():
+    """gemini-cli 0.39+ records (chatRecordingService.ts at 5411f11, 0.56)."""
+    t = load_transcript(FIXTURES / "gemini/session-v056.jsonl")
+    assert t.tokens == TokenUsage(fresh_input=4010, cache_read=14000, output=150, reasoning=55)
+    assert [(e.kind, e.text, e.subtype) for e in t.events if e.kind in ("user", "assistant")] == [
+        ("user", "Make every 1 a 2", ""),
+        ("user", "Undo that", "abandoned branch"),
+        ("assistant", "Reverting.", "abandoned branch"),
+        ("user", "Now say done", ""),
+        ("assistant", "Done.", ""),
+    ]
+    # the checkpoint's masked copy of g1 (a functionCall part) and its tool-response turn add nothing
+    assert not [e for e in t.events if e.kind == "raw"] and t.complete
+    (call,) = [e for e in t.events if e.kind == "tool"]
+    assert call.result == "Replaced 2." and not call.is_error
+    (change,) = changes_by_path(t)["/work/run/k.py"].changes
+    assert change.replace_all and change.replacements == (("1", "2"),)
+
+
+def test_gemini_stream_per_model_stats_v056():
+    """stream-json `result.stats` (output/types.ts, stream-json-formatter.ts at 5411f11): `input` is the
+    fresh part of `input_tokens`; thoughts are only inside `total_tokens`."""
+    t = load_transcript(FIXTURES / "gemini/stream_v056.jsonl")
+    assert t.tokens == TokenUsage(fresh_input=2300, cache_read=2500, output=320, reasoning=120)
+    assert t.tokens.total == 5240 and t.complete and t.duration_s == 3.0
+    assert [e.kind for e in t.events] == ["system", "user", "assistant", "system", "system"]
+
+
+def test_gemini_stream_before_0_22_records_no_cache_reads(tmp_path):
+    """Before 0.22 the stats had no `cached`/`input`: cache reads are not recorded (None), not 0."""
+    path = tmp_path / "stream.jsonl"
+    lines = [
+        {"type": "init", "timestamp": "2025-11-01T00:00:00Z", "session_id": "s", "model": "gemini-2.5-pro"},
+        {"type": "message", "timestamp": "2025-11-01T00:00:01Z", "role": "assistant", "content": "ok", "delta": True},
+        {
+            "type": "result",
+            "timestamp": "2025-11-01T00:00:02Z",
+            "status": "success",
+            "stats": {"total_tokens": 130, "input_tokens": 100, "output_tokens": 20, "duration_ms": 2000},
+        },
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    t = load_transcript(path, format="gemini-stream")
+    assert t.tokens == TokenUsage(fresh_input=100, output=20, reasoning=10)
+    assert t.tokens.cache_read is None
+
+
+def test_opencode_v1_text_deltas_total_and_done():
+    """run.ts 1.x: one text part in several lines, `tokens.total`, the `done` line."""
+    t = load_transcript(FIXTURES / "opencode/run_v1.jsonl")
+    assert t.tokens == TokenUsage(fresh_input=950, cache_read=1100, cache_write=0, output=65, reasoning=35)
+    assert [e.text for e in t.events if e.kind == "assistant"] == ["Editing the file.", "Done."]
+    assert t.events[-1].subtype == "done" and "bash" in t.events[-1].text
+    assert not [e for e in t.events if e.kind == "raw"] and t.complete
+    assert t.cost_usd == pytest.approx(0.004)
+    (change,) = changes_by_path(t)["/work/run/k.py"].changes
+    assert change.source == "rebuilt" and change.replacements == (("n = 1", "n = 2"),)
 
 
 def test_a_run_directory_finds_its_transcript():

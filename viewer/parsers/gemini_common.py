@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..coerce import count, get, minus, to_str
+from ..coerce import count, get, minus, to_json, to_str, to_text
 from ..edits import edit_change, shell_writes, with_header, write_change
 from ..model import FileChange, TokenUsage
 
@@ -23,6 +23,34 @@ def gemini_usage(tokens: Any) -> TokenUsage:
     )
 
 
+def content_text(content: Any) -> str:
+    """A message's `content` (a `PartListUnion`: a string, one part or a list of parts) as text.
+
+    Text parts are joined; `thought` parts (reported apart in `thoughts`), `functionCall` and
+    `functionResponse` parts (shown with their tool calls) are left out; inline data is named.
+    Session files rewritten from the model history (0.39+ `$set.messages`) hold such lists."""
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return to_text(content)
+    texts = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif not isinstance(part, dict) or part.get("thought") is True:
+            continue
+        elif isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif "functionCall" in part or "functionResponse" in part:
+            continue
+        elif isinstance(part.get("inlineData"), dict) or isinstance(part.get("fileData"), dict):
+            data = part.get("inlineData") or part.get("fileData")
+            texts.append(f"[{to_str(data.get('mimeType')) or 'data'}]")
+        else:
+            texts.append(to_json(part))
+    return to_text("\n".join(texts))
+
+
 def changes(name: str, args: Any, display: Any = None) -> list[FileChange]:
     """Edit tools; `resultDisplay.fileDiff` (the tool's own diff) is preferred when recorded."""
     if not isinstance(args, dict):
@@ -33,7 +61,9 @@ def changes(name: str, args: Any, display: Any = None) -> list[FileChange]:
     old_content = get(display, "originalContent")
     old_content = old_content if isinstance(old_content, str) else None
     if name == "replace" and path:
-        rebuilt = edit_change(path, to_str(args.get("old_string")), to_str(args.get("new_string")))
+        rebuilt = edit_change(
+            path, to_str(args.get("old_string")), to_str(args.get("new_string")), args.get("allow_multiple") is True
+        )
         if recorded:
             return [
                 FileChange(
@@ -42,6 +72,7 @@ def changes(name: str, args: Any, display: Any = None) -> list[FileChange]:
                     recorded,
                     "tool",
                     replacements=rebuilt.replacements,
+                    replace_all=rebuilt.replace_all,
                     new_content=new_content if isinstance(new_content, str) else None,
                     old_content=old_content,
                 )

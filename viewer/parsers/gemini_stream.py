@@ -87,11 +87,22 @@ def _result(b: Builder, obj: dict, line: int, time_s) -> None:
 
 
 def _usage(stats: Any) -> TokenUsage:
-    """`input_tokens` (or `input`) includes `cached`; thoughts when reported apart."""
+    """`result.stats` (or one model's entry under `stats.models`, 0.34+), from
+    packages/core/src/output/stream-json-formatter.ts: `input_tokens` is the prompt (cached
+    included), `cached` its cached part and `input` the rest (both 0.22+), `output_tokens` the
+    candidates (thoughts excluded), `total_tokens` the API's total. The stream has no thoughts
+    key: thoughts (with any tool-use prompt tokens, which the API also counts apart from the
+    prompt) are only inside `total_tokens`, so reasoning is that remainder; None where
+    `total_tokens` is missing. Before 0.22 `cached` is absent: cache reads are not recorded and
+    `input_tokens` is taken as fresh input."""
     cached = count(stats, "cached")
-    return TokenUsage(
-        fresh_input=minus(count(stats, "input_tokens", "input"), cached),
-        cache_read=cached,
-        output=count(stats, "output_tokens", "output"),
-        reasoning=count(stats, "thoughts"),
-    )
+    prompt = count(stats, "input_tokens")
+    fresh = count(stats, "input")
+    if fresh is None:
+        fresh = minus(prompt, cached)
+    output = count(stats, "output_tokens", "output")
+    reasoning = count(stats, "thoughts")
+    total = count(stats, "total_tokens")
+    if reasoning is None and total is not None and prompt is not None and output is not None:
+        reasoning = max(total - prompt - output, 0)
+    return TokenUsage(fresh_input=fresh, cache_read=cached, output=output, reasoning=reasoning)

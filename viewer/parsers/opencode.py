@@ -32,13 +32,23 @@ def parse(path: Path) -> Transcript:
         if session and not b.session_id:
             b.session_id = session
         agent = MAIN if not session or session == b.session_id else session
+        if kind == "done":  # the session went idle (run.ts, 1.x); `rejected` names refused permissions
+            rejected = [to_str(r) for r in obj.get("rejected") or [] if r]
+            text = f"Run finished ({to_str(obj.get('reason')) or 'done'})"
+            if rejected:
+                text += "; permissions auto-rejected: " + ", ".join(rejected)
+            b.add("system", subtype="done", text=text, time_s=time_s, line=line.number)
+            continue
         if not isinstance(part, dict) and kind != "error":
             b.raw(line, obj, agent)
             continue
         if kind == "step_start":
             continue
         if kind == "text":
-            b.add("assistant", agent, text=to_str(part.get("text")), time_s=time_s, line=line.number)
+            # newer builds may write one text part as several `text` lines (deltas with the same part id)
+            marker = ("text", to_str(part.get("id"))) if part.get("id") else ("text", line.number)
+            if not b.append_text(agent, "assistant", to_str(part.get("text")), marker):
+                b.add("assistant", agent, text=to_str(part.get("text")), time_s=time_s, line=line.number)
         elif kind == "reasoning":
             b.add("reasoning", agent, text=to_str(part.get("text")), time_s=time_s, line=line.number)
         elif kind == "tool_use":
@@ -67,14 +77,19 @@ def parse(path: Path) -> Transcript:
 
 
 def _tokens(tokens: Any) -> TokenUsage:
+    """`step_finish.part.tokens` as `getUsage` (packages/opencode/src/session) writes it:
+    `input` excludes cache reads and writes, `cache{read, write}`, `reasoning`, and since 1.x a
+    `total`. Newer builds write `output` without the reasoning tokens; older ones wrote the
+    provider's output, which includes them for OpenAI-style providers. Where `total` shows
+    that reasoning is inside `output` (input + cache + output == total), it is taken out."""
     cache = get(tokens, "cache")
-    return TokenUsage(
-        fresh_input=count(tokens, "input"),
-        cache_read=count(cache, "read"),
-        cache_write=count(cache, "write"),
-        output=count(tokens, "output"),
-        reasoning=count(tokens, "reasoning"),
-    )
+    fresh, read, write = count(tokens, "input"), count(cache, "read"), count(cache, "write")
+    output, reasoning, total = count(tokens, "output"), count(tokens, "reasoning"), count(tokens, "total")
+    if total is not None and output is not None and reasoning and output >= reasoning:
+        base = (fresh or 0) + (read or 0) + (write or 0) + output
+        if base == total:
+            output -= reasoning
+    return TokenUsage(fresh_input=fresh, cache_read=read, cache_write=write, output=output, reasoning=reasoning)
 
 
 def _tool(b: Builder, part: dict, agent, line: int, time_s) -> None:
