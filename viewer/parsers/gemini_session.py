@@ -1,5 +1,6 @@
 """Gemini CLI session files: `session-*.json` (`{sessionId, startTime, lastUpdated, messages[]}`)
-and, from 0.40, JSONL (a header line, message lines, and `$set` lines that patch a message by id).
+and, from 0.39, JSONL (a metadata line, message lines written again in full when they change,
+`$set` metadata and checkpoint lines, `$rewindTo` lines).
 
 Tool calls sit inside the `gemini` message with their results; tokens are per message.
 """
