@@ -203,10 +203,26 @@ def import_runs(config: ImportConfig, echo=print) -> list[dict]:
         write_solution_folder(folder, run.problem, source, metadata)
         index.append({"run_id": run.run_id, "problem": run.problem, "folder": str(folder.relative_to(out))})
     out.mkdir(parents=True, exist_ok=True)
-    (out / "index.json").write_text(json.dumps({"clone": str(clone.resolve()), "commit": commit, "runs": index},
-                                               indent=1) + "\n")
-    echo(f"{len(index)} runs imported into {out}/ ({len(skipped)} problems skipped); index: {out / 'index.json'}")
+    kept = earlier_entries_kept(out, commit, {entry["run_id"] for entry in index})
+    (out / "index.json").write_text(json.dumps({"clone": str(clone.resolve()), "commit": commit,
+                                                "runs": kept + index}, indent=1) + "\n")
+    echo(f"{len(index)} runs imported into {out}/ ({len(skipped)} problems skipped); index: {out / 'index.json'}"
+         + (f" (with {len(kept)} runs imported before)" if kept else ""))
     return index
+
+
+def earlier_entries_kept(out: Path, commit: str, reimported: set[str]) -> list[dict]:
+    """Entries of an existing index from the same clone commit whose folders are still there, so that importing
+    one problem after another builds up one index instead of forgetting the earlier problems."""
+    try:
+        earlier = json.loads((out / "index.json").read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return []
+    if not isinstance(earlier, dict) or earlier.get("commit") != commit or not isinstance(earlier.get("runs"), list):
+        return []
+    return [entry for entry in earlier["runs"]
+            if isinstance(entry, dict) and entry.get("run_id") not in reimported
+            and (out / str(entry.get("folder", "")) / "agent.json").is_file()]
 
 
 def indexed_runs(config: ImportConfig) -> list[dict]:

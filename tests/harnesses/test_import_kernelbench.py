@@ -73,6 +73,21 @@ def test_every_adaptable_run_gets_a_folder_with_the_file_unchanged_and_its_prove
     assert agent["adapter"]["per_call_glue"] == "one multiply"
 
 
+def test_importing_one_problem_after_another_builds_up_one_index(tmp_path, adapters):
+    (adapters / "topk.py").write_text('FAITHFUL = True\nPER_CALL_GLUE = "none"\nTHEIR_PROBLEM = "05_topk_bitonic"\n')
+    clone = make_clone(tmp_path / "clone", RUNS)
+    out = tmp_path / "out"
+    quiet = lambda text, **_: None  # noqa: E731
+    for problem in ("fp8_gemm", "topk"):
+        config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"problems={problem}"], "t")
+        assert importer.run_import(config, echo=quiet) == 0
+    index = json.loads((out / "index.json").read_text())
+    assert sorted(e["run_id"] for e in index["runs"]) == sorted(r[4] for r in RUNS[:3])
+    config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", "problems=topk"], "t")
+    assert importer.run_import(config, echo=quiet) == 0  # importing again replaces, never duplicates
+    assert len(json.loads((out / "index.json").read_text())["runs"]) == 3
+
+
 def test_selection_by_problem_and_run_and_clear_errors(tmp_path, adapters):
     clone = make_clone(tmp_path / "clone", RUNS)
     chosen, _ = importer.selected_runs(importer.ImportConfig(path=str(clone), runs="codex"), published_runs(clone))
