@@ -35,10 +35,10 @@ buffer) is a dense strided tensor, which our output contract accepts as it is.
 Limits, where our contract is wider than theirs (a file that does not meet it fails our shape, reported as
 its failure: no per-call mapping can bridge a different function):
 - Data: theirs was N(0, 1) (also scaled by 1e-4 and by 1e3), and on their first shape a constant row with
-  one window of k + 1..32 decreasing spikes (their property stress); ours adds many exact ties (integers 0..7), a clustered window of 4k winners, and rows 99.9% -inf where
-  fewer than k entries are finite, so -inf entries must be chosen, each index once. Kernels that pad with
-  -inf or -FLT_MAX and an index of -1, or mark chosen entries by overwriting them with -inf, return -1 or
-  repeated indices there. torch.topk's contract, which their prompt names, covers these inputs.
+  one window of k + 1..32 decreasing spikes (their property stress); ours adds many exact ties (integers
+  0..7), a clustered window of 4k winners, and rows 99.9% -inf where fewer than k entries are finite, so
+  -inf entries must be chosen, each index once. Kernels that pad with -inf or -FLT_MAX and an index of
+  -1, or mark chosen entries by overwriting them with -inf, return -1 or repeated indices there. torch.topk's contract, which their prompt names, covers these inputs.
 - k: theirs were 1, 8, 16, 32 and 64; ours are any k in [1, 64] (50, 33, 40, 20, 5, ...). Files that
   instantiate only those k (a dict of kernels keyed by k, an assert) raise on the others.
 - Shapes: their n reached 131072 with batch <= 128; ours reach n = 1048576 and batch 2048 (property
@@ -51,6 +51,13 @@ Their benchmark times every call on the same input tensor; ours draws fresh inpu
 agents that capture a CUDA graph per input address or object re-capture (or run uncached) on our timed
 calls: their cost, measured as it is, not an adapter effect. Outputs returned in the same preallocated
 buffer on every call are fine here: our scorer checks each call's output before the next call.
+
+Published files that fail here for reasons outside the mapping (the file is scored byte for byte): our
+static audit (scoring/import_audit.py, X21) flags any attribute named like a forbidden operator, so a file
+whose own extension function is called `topk` (`_ext.topk`) or that sorts a Python list (`out.sort(...)`)
+is refused though it calls no torch sort or top-k. One file points Python's include directory (under
+Python 3.11) at its sandbox's /workspace path before building; one imports the `ninja` package and sets
+CUDA_HOME=/usr/local/cuda; every file that builds an extension needs nvcc and ninja where it is scored.
 """
 
 import agent_solution
