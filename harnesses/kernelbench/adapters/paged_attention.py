@@ -40,7 +40,7 @@ forward under `torch.no_grad()`. No meta-device detour: there are no weights to 
 allocate their own workspaces.
 
 Per-call glue: on calls whose table is narrower than the model's, one `torch.nn.functional.pad` of the
-block table (aten constant_pad_nd): B x width int32, at most 120 KB on our GPU shapes, one small kernel,
+block table (aten constant_pad_nd): B x width int32, under 100 KB on our GPU shapes, one small kernel,
 a few microseconds against calls of 70-210 us at our house kernel's speed. Calls at the model's width
 get none. Needed because their table width is a function of their seq_len.
 
