@@ -155,7 +155,7 @@ CORPUS_SECTION = (
     ("With `jobs=N`, house kernels and cases that may pass or end in an integrity verdict (an audit's or a timing "
      "rule's) still run alone on the device. A case whose outcome turns on noise lists the statuses it may get "
      "(`\"status\": [\"passed\", \"integrity\"]`). An adversary declares `EXPECTED = {\"class\": \"X04\", \"cpu\": {...}, \"gpu\": {...}}` "
-     "(schema in `scoring/corpus_cases.py`); a device on which the exploit cannot be attempted is "
+     "(schema in `scoring/corpus/cases.py`); a device on which the exploit cannot be attempted is "
      "`{\"not_exercised\": \"why\"}`, listed with its reason and never as passed. Helpers beside the adversaries "
      "start with `_`: `_correct.py` is the house kernel on CUDA and an fp32 computation without a GEMM operator "
      "in the CPU profile. The `named` column shows whether the scorer's detail names the adversary's class: a "

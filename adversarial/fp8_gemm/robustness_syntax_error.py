@@ -1,7 +1,7 @@
 """Robustness: a file Python refuses to compile is an import error, not a crash of the scorer.
 
 The error ('return' outside a function) is one the compiler raises but the parser accepts, so ruff and
-scoring/corpus_cases.py can still read this file (a parse error would also work: EXPECTED is then read
+scoring/corpus/cases.py can still read this file (a parse error would also work: EXPECTED is then read
 from the lines above it).
 """
 

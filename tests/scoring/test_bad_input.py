@@ -12,7 +12,7 @@ import pytest
 
 from harnesses.config import HarnessConfig
 from scoring.config import ConfigError, RunConfig, help_text, parse_args
-from scoring.corpus import parse_config as parse_corpus_config
+from scoring.corpus.runner import parse_config as parse_corpus_config
 from scoring.options import OptionError, parse
 from scoring.run import main
 from scoring.solution_file import MAX_SOURCE_BYTES, UnreadableSolution, read_solution

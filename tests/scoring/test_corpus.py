@@ -1,14 +1,17 @@
 """The corpus runner (`python -m scoring.corpus`) on the CPU: its cases, its checks of EXPECTED, its
 summary and its exit status. The adversaries' own classifications are tests/scoring/test_isolation.py."""
 
+import ast
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from scoring import corpus
-from scoring.corpus_cases import (
+from scoring.corpus import runner
+from scoring.corpus.cases import (
     CORPUS_ROOT,
     CaseError,
     Expectation,
@@ -18,6 +21,26 @@ from scoring.corpus_cases import (
 from scoring.result import SCHEMA as RESULT_SCHEMA
 
 NO_RUN = CORPUS_ROOT / "fp8_gemm" / "robustness_no_run_function.py"
+SCORING_DIR = Path(runner.__file__).resolve().parents[1]
+
+
+def test_the_engine_does_not_depend_on_the_corpus():
+    """The corpus runner uses the engine; no engine module imports the corpus (scoring/corpus/ excepted)."""
+    importers = []
+    for path in sorted(SCORING_DIR.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            if any(n == "scoring.corpus" or n.startswith("scoring.corpus.") for n in names):
+                importers.append(path.name)
+    assert not importers, f"engine modules import the corpus runner: {importers}"
+
+
+def test_python_m_scoring_corpus_is_the_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "scoring.corpus", "help"], cwd=SCORING_DIR.parent,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.startswith("python -m scoring.corpus [key=value ...]"), proc.stderr
 
 
 def test_every_case_declares_both_profiles_and_every_problem_has_a_house_case():
@@ -61,11 +84,11 @@ def test_expected_is_read_above_a_parse_error(tmp_path):
 
 def test_the_runner_scores_a_subset_writes_its_summary_and_exits_zero(tmp_path, capsys):
     argv = ["device=cpu", f"out={tmp_path}", "only=X04_,X12_,robustness_no_run"]
-    assert corpus.main(argv) == 0
+    assert runner.main(argv) == 0
     printed = capsys.readouterr().out
     summary_path = Path(printed.strip().splitlines()[-1].removeprefix("summary: "))
     summary = json.loads(summary_path.read_text())
-    assert summary["schema"] == corpus.SCHEMA and summary["command"] == "python -m scoring.corpus " + " ".join(argv)
+    assert summary["schema"] == runner.SCHEMA and summary["command"] == "python -m scoring.corpus " + " ".join(argv)
     assert summary["hardware"]["profile"] == "cpu" and summary["versions"]["torch"]
     assert summary["totals"] == {"as_expected": 2, "mismatch": 0, "could_not_run": 0, "not_exercised": 1}
     by_id = {c["id"]: c for c in summary["cases"]}
@@ -79,28 +102,28 @@ def test_the_runner_scores_a_subset_writes_its_summary_and_exits_zero(tmp_path, 
 def test_a_mismatch_or_a_case_that_could_not_run_fails_the_run(tmp_path, monkeypatch, capsys):
     case = adversary_case(NO_RUN, "fp8_gemm")
     wrong = dataclasses.replace(case, expected={"cpu": Expectation("passed"), "gpu": Expectation("passed")})
-    monkeypatch.setattr(corpus, "all_cases", lambda: [wrong])
-    assert corpus.main(["device=cpu", f"out={tmp_path}"]) == 1
+    monkeypatch.setattr(runner, "all_cases", lambda: [wrong])
+    assert runner.main(["device=cpu", f"out={tmp_path}"]) == 1
     assert "status 'import_error', expected 'passed'" in capsys.readouterr().out
 
     def broken_scorer(config, argv):
         raise RuntimeError("scorer broke")
 
-    monkeypatch.setattr(corpus, "run", broken_scorer)
-    assert corpus.main(["device=cpu", f"out={tmp_path}"]) == 1
+    monkeypatch.setattr(runner, "run", broken_scorer)
+    assert runner.main(["device=cpu", f"out={tmp_path}"]) == 1
     assert "could_not_run" in capsys.readouterr().out
 
 
 def test_usage_errors_exit_two(capsys):
-    assert corpus.main(["kinds=adversary,housekeeping"]) == 2
-    assert corpus.main(["only=no-such-case-anywhere", "device=cpu"]) == 2
-    assert corpus.main(["colour=blue"]) == 2
-    assert corpus.main(["help"]) == 0 and "only" in capsys.readouterr().out
+    assert runner.main(["kinds=adversary,housekeeping"]) == 2
+    assert runner.main(["only=no-such-case-anywhere", "device=cpu"]) == 2
+    assert runner.main(["colour=blue"]) == 2
+    assert runner.main(["help"]) == 0 and "only" in capsys.readouterr().out
 
 
 def test_only_a_cuda_out_of_memory_failure_is_retried_alone(tmp_path):
     """Cases sharing one GPU can exhaust its memory; such a failure is judged again alone, no other."""
-    from scoring.corpus import ran_out_of_device_memory
+    from scoring.corpus.runner import ran_out_of_device_memory
 
     def record_with(detail):
         path = tmp_path / f"{len(detail)}.json"
@@ -113,7 +136,7 @@ def test_only_a_cuda_out_of_memory_failure_is_retried_alone(tmp_path):
 
 
 def test_a_class_named_only_by_a_failed_audit_counts_as_named():
-    from scoring.corpus_judge import class_named
+    from scoring.corpus.judge import class_named
 
     bf16_cast = next(c for c in all_cases() if c.case_id == "fp8_gemm/wrong/bf16_cast")
     result = {"systems": [{"status": "integrity", "shapes": [{"name": "square_64", "status": "passed"}],
@@ -125,7 +148,7 @@ def test_a_class_named_only_by_a_failed_audit_counts_as_named():
 
 
 def test_an_outcome_that_turns_on_noise_may_list_the_statuses_it_can_get(tmp_path):
-    from scoring.corpus_judge import mismatches
+    from scoring.corpus.judge import mismatches
 
     path = tmp_path / "either.py"
     path.write_text('EXPECTED = {"class": "X10", "cpu": {"status": ["passed", "integrity"], '
@@ -143,4 +166,4 @@ def test_an_outcome_that_turns_on_noise_may_list_the_statuses_it_can_get(tmp_pat
     assert mismatches(case, expected, result("incorrect")) == [
         "status 'incorrect', expected 'passed' or 'integrity'",
         "shape 'square_64' is 'incorrect', expected 'passed' or 'integrity'"]
-    assert corpus.runs_alone(case, "cpu")
+    assert runner.runs_alone(case, "cpu")

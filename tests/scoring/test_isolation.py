@@ -1,7 +1,7 @@
 """Whatever a solution does, the scorer classifies it per shape and keeps the other shapes' results.
 
 The cases are the adversaries of adversarial/fp8_gemm/ (each file declares EXPECTED; see
-scoring/corpus_cases.py), scored end to end on the CPU profile with the corpus runner's settings and
+scoring/corpus/cases.py), scored end to end on the CPU profile with the corpus runner's settings and
 judged by the corpus runner's own comparison. A case the CPU profile cannot exercise says why in its
 file and is listed here as skipped with that reason.
 """
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from scoring.config import RunConfig
-from scoring.corpus import CorpusConfig, run_config
-from scoring.corpus_cases import CORPUS_ROOT, corpus_cases
-from scoring.corpus_judge import mismatches
+from scoring.corpus.cases import CORPUS_ROOT, corpus_cases
+from scoring.corpus.judge import mismatches
+from scoring.corpus.runner import CorpusConfig, run_config
 from scoring.run import run
 from scoring.seeds import mix
 

@@ -1,11 +1,12 @@
 """`python -m scoring.corpus [key=value ...]`: score the integrity corpus and check every outcome.
 
-Cases (scoring/corpus_cases.py): every adversary under adversarial/, every problem's known-wrong
+Cases (scoring/corpus/cases.py): every adversary under adversarial/, every problem's known-wrong
 solutions and every house kernel. Each is scored exactly as `python -m scoring.run` scores it (the same
 `scoring.run.run`, results written under out=), then compared with what the case expects on this
-profile (scoring/corpus_judge.py). With jobs=N, cases that only need classifying share the device N at
-a time; house kernels and cases whose verdict rests on an audit then run alone. One summary JSON (schema `ceiling.corpus/1`) records the hardware,
-versions, commit, command line and, per case, expected against observed with the result file's path.
+profile (scoring/corpus/judge.py). With jobs=N, cases that only need classifying share the device N at
+a time; house kernels and cases whose verdict rests on an audit then run alone. One summary JSON (schema
+`ceiling.corpus/1`) records the hardware, versions, commit, command line and, per case, expected against
+observed with the result file's path.
 Exit status: 0 when every case scored as expected, 1 on any mismatch or case that could not run, 2 for
 a usage error. A case not exercised on this profile is listed with its reason, never as passed.
 """
@@ -23,8 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from scoring.config import RunConfig
-from scoring.corpus_cases import KINDS, Case, CaseError, all_cases, allows
-from scoring.corpus_judge import class_named, mismatches, observe
+from scoring.corpus.cases import KINDS, Case, CaseError, all_cases, allows
+from scoring.corpus.judge import class_named, mismatches, observe
 from scoring.hardware import HardwareError
 from scoring.options import OptionError, at_least, help_text, opt, parse
 from scoring.result import write_result
@@ -236,7 +237,3 @@ def main(argv: list[str]) -> int:
     print(summary_table(summary))
     print(f"summary: {path}")
     return 0 if summary["totals"]["mismatch"] == 0 and summary["totals"]["could_not_run"] == 0 else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

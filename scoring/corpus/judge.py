@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.corpus_cases import Case, Expectation, allows
+from scoring.corpus.cases import Case, Expectation, allows
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from pathlib import Path
 from scoring.result import STATUS_SEVERITY
 from scoring.spec import discover_problems
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPUS_ROOT = REPO_ROOT / "adversarial"
 PROFILES = ("cpu", "gpu")
 SHAPE_SETS = ("visible", "held_out", "property", "all")
@@ -97,7 +97,7 @@ def read_expected(path: Path) -> object:
                 return ast.literal_eval(node.value)
             except ValueError:
                 raise CaseError(f"{path}: EXPECTED must be a literal (no names or calls)") from None
-    raise CaseError(f"{path}: no module-level EXPECTED = {{...}} literal; see scoring/corpus_cases.py for the schema")
+    raise CaseError(f"{path}: no module-level EXPECTED = {{...}} literal; see scoring/corpus/cases.py for the schema")
 
 
 def _check_status(path: Path, where: str, status: object, choices_allowed: bool = True) -> str | tuple[str, ...]:
