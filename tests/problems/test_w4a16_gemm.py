@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-os.environ.setdefault("TRITON_INTERPRET", "1")  # variants.py's Triton kernels run in the CPU interpreter
+os.environ.setdefault("TRITON_INTERPRET", "1")  # lab/variants.py's Triton kernels run in the CPU interpreter
 
 import torch  # noqa: E402
 import triton  # noqa: E402
@@ -73,12 +73,12 @@ def test_library_line_repacking_matches_the_reference():
 
 
 def test_candidate_variants_match_the_reference_in_the_interpreter():
-    """Every kernel family of variants.py (bench_variants.py times them on the GPU), with and without
+    """Every kernel family of lab/variants.py (lab/bench_variants.py times them on the GPU), with and without
     split K, on a ragged M (masked tokens) and a ragged N tile, in Triton's CPU interpreter."""
     from scoring import interpreter_fixes
 
     interpreter_fixes.apply()
-    variants = import_file(PROBLEM.spec.directory / "variants.py", "w4_variants_test")
+    variants = import_file(PROBLEM.spec.directory / "lab" / "variants.py", "w4_variants_test")
     small = dict(BLOCK_N=32, num_warps=4, num_stages=2)
     cases = [(dict(M=1, N=48, K=512), "gemv_lean", {}), (dict(M=1, N=48, K=512), "gemv_lean", dict(SPLIT_K=2))]
     for family in ("swap16", "swap16p", "swap128"):
@@ -151,18 +151,19 @@ def test_biased_nibble_gives_128_plus_q_and_the_ffma_dequantisation_is_exact():
 
 
 def test_tma_candidates_match_the_reference_in_the_interpreter():
-    """variants_tma.py's kernels (bench_tma.py times them): round-1 and exact-FFMA dequantisation, and the
+    """lab/variants_tma.py's kernels (lab/bench_tma.py times them): round-1 and exact-FFMA dequantisation, and the
     one-dot-per-step "tk" variant with K steps of 64 and 128, with and without split K, ragged M and N."""
     from scoring import interpreter_fixes
 
     interpreter_fixes.apply()
     import sys
 
-    sys.path.insert(0, str(PROBLEM.spec.directory))
+    lab = PROBLEM.spec.directory / "lab"  # variants_tma.py imports its neighbour variants.py
+    sys.path.insert(0, str(lab))
     try:
-        variants_tma = import_file(PROBLEM.spec.directory / "variants_tma.py", "w4_variants_tma_test")
+        variants_tma = import_file(lab / "variants_tma.py", "w4_variants_tma_test")
     finally:
-        sys.path.remove(str(PROBLEM.spec.directory))
+        sys.path.remove(str(lab))
     cases = [("tma", {}), ("tma_ffma", dict(SPLIT_K=2)), ("tk", dict(BLOCK_K=64)), ("tk", dict(BLOCK_K=128, SPLIT_K=2))]
     for shape in (dict(M=5, N=48, K=512), dict(M=20, N=80, K=256)):
         weights, inputs = _draw(shape)

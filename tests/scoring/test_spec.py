@@ -14,7 +14,7 @@ FP8 = Path(__file__).resolve().parents[2] / "problems" / "fp8_gemm"
 @pytest.fixture
 def problem_copy(tmp_path):
     target = tmp_path / "copied"
-    shutil.copytree(FP8, target, ignore=shutil.ignore_patterns("measurements", "__pycache__"))
+    shutil.copytree(FP8, target, ignore=shutil.ignore_patterns("lab", "__pycache__"))
     return target
 
 

@@ -1,6 +1,6 @@
 """Check and time the round-2 candidates of variants_tma.py against the house kernel on the GPU, in one run.
 
-    python problems/w4a16_gemm/bench_tma.py --out $OUT/bench_tma.json [--only tk,house] [--shapes ...]
+    python problems/w4a16_gemm/lab/bench_tma.py --out $OUT/bench_tma.json [--only tk,house] [--shapes ...]
 
 Same procedure and table as bench_variants.py (its `main`, with this file's candidates). Why these:
 * "tma_ffma" vs "tma": the exact-FFMA dequantisation against round 1's, on the same TMA kernel.
@@ -42,7 +42,8 @@ CANDIDATES_BY_M = [
     (128, [HOUSE, _cfg("tma_ffma", 128, 8, 3, BLOCK_T=128, SPLIT_K=1), tk(128, 8, 3, 128, 64, SPLIT_K=1),
            tk(128, 8, 3, 128, 128, SPLIT_K=1), tk(64, 4, 3, 128, 128, SPLIT_K=1), tk(128, 8, 3, 64, 128),
            tk(256, 8, 3, 128, 64, SPLIT_K=1)]),
-    (256, [HOUSE, _cfg("tma_ffma", 128, 8, 3, BLOCK_T=128, SPLIT_K=1), _cfg("tma_ffma", 128, 8, 3, BLOCK_T=256, SPLIT_K=1),
+    (256, [HOUSE, _cfg("tma_ffma", 128, 8, 3, BLOCK_T=128, SPLIT_K=1),
+           _cfg("tma_ffma", 128, 8, 3, BLOCK_T=256, SPLIT_K=1),
            tk(128, 8, 3, 128, 64, SPLIT_K=1), tk(128, 8, 3, 256, 64, SPLIT_K=1), tk(256, 8, 3, 128, 64, SPLIT_K=1),
            tk(128, 8, 3, 128, 128, SPLIT_K=1), tk(128, 8, 4, 128, 64, SPLIT_K=1),
            _cfg("tma_ws", 128, 8, 3, BLOCK_T=128, SPLIT_K=1), _cfg("tma_ws", 128, 4, 3, BLOCK_T=128, SPLIT_K=1),

@@ -1,9 +1,9 @@
 """Measure the house paged-attention kernel's configurations and the library candidates on the GPU.
 
-    python problems/paged_attention/bench_gpu.py --out FILE.json
+    python problems/paged_attention/lab/bench_gpu.py --out FILE.json
 
-For every visible and held-out shape: each house config's median time (triton.testing.do_bench, L2
-flushed between calls), fraction of the memory roofline and error against the fp64 reference; the
+For every visible and held-out shape: each house config's median time (scoring.bench.time_calls: the
+scorer's timer), fraction of the memory roofline and error against the fp64 reference; the
 library candidates (SDPA over gathered pages with enable_gqa or repeated KV heads, under each SDPA
 backend) and the eager line beside it. A tuning aid, not a score: the score is scoring.run's.
 """
@@ -14,16 +14,19 @@ import sys
 from pathlib import Path
 
 import torch
-import triton
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO))
 
+from scoring.bench import median_ms  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
 from scoring.roofline import point  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
+HERE = REPO / "problems" / "paged_attention"
+
+# Per config: a sweep ranks configs with the scorer's timer (scoring.bench); the scoring run is the measurement.
+BUDGET_S = 2.0
 CONFIGS = [
     dict(CHUNK=512, BLOCK_T=64, num_warps=4, num_stages=3),
     dict(CHUNK=512, BLOCK_T=64, num_warps=4, num_stages=2),
@@ -69,7 +72,7 @@ def main():
                 torch.cuda.synchronize()
                 err = float(((out.double() - ref).norm() / ref.norm()).item())
                 max_abs = float((out.double() - ref).abs().max().item())
-                ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+                ms = median_ms(fn, device=device, budget_s=BUDGET_S)
             except Exception as exc:
                 rows.append({"shape": shape.name, "variant": name, "error": f"{type(exc).__name__}: {exc}"[:300]})
                 print(rows[-1], flush=True)
@@ -98,7 +101,8 @@ def main():
             record("eager", lambda: eager.attention(*args_))
         w = x = ref = None  # free this shape (rebinding, not del: the closures above read these names)
         torch.cuda.empty_cache()
-    Path(args.out).write_text(json.dumps({"hardware": hw.as_dict(), "torch": torch.__version__, "rows": rows}, indent=1))
+    record = {"hardware": hw.as_dict(), "torch": torch.__version__, "rows": rows}
+    Path(args.out).write_text(json.dumps(record, indent=1))
     print("\nbest per shape:")
     for shape in problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out:
         ok = [r for r in rows if r["shape"] == shape.name and "fraction" in r]

@@ -1,9 +1,9 @@
 """Sweep the house FP8 kernel's tile configurations on the GPU (a tuning aid, not a score).
 
-    python problems/fp8_gemm/bench_configs.py [--out FILE.json]
+    python problems/fp8_gemm/lab/bench_configs.py [--out FILE.json]
 
-For every visible and held-out shape: each candidate config's median time (triton.testing.do_bench with
-an L2 flush between calls), TFLOPS and fraction of the FP8 roofline, correctness against the fp64
+For every visible and held-out shape: each candidate config's median time (scoring.bench.time_calls: the
+scorer's timer, L2 flush and launch gate), TFLOPS and fraction of the FP8 roofline, correctness against the fp64
 reference, and torch._scaled_mm (cuBLASLt) beside it. The picks in house.pick_config come from here.
 """
 
@@ -13,14 +13,17 @@ import sys
 from pathlib import Path
 
 import torch
-import triton
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO))
 
+from scoring.bench import median_ms  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
 from scoring.roofline import point  # noqa: E402
+
+# Per config: a sweep ranks configs with the scorer's timer (scoring.bench); the scoring run is the measurement.
+BUDGET_S = 2.0
 
 # Second round (after measuring that promotion every BLOCK_K keeps cuBLASLt-level error): tiles that
 # leave registers for the promotion accumulator, and deeper K steps that promote less often.
@@ -62,7 +65,7 @@ def main():
             try:
                 out = fn()
                 err = float(((out.double() - ref).norm() / ref.norm()).item())
-                ms = triton.testing.do_bench(fn, warmup=50, rep=300, return_mode="median")
+                ms = median_ms(fn, device=device, budget_s=BUDGET_S)
             except Exception as exc:  # a config that does not compile for this shape is just skipped
                 rows.append({"shape": shape.name, "variant": name, "error": f"{type(exc).__name__}: {exc}"[:200]})
                 return

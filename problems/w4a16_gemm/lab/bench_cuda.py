@@ -1,6 +1,6 @@
 """Check and time tile configs of the house's CUDA kernels (solutions/house.py) on the GPU, in one run.
 
-    python problems/w4a16_gemm/bench_cuda.py --out $OUT/bench_cuda.json [--shapes a,b] [--only cuda]
+    python problems/w4a16_gemm/lab/bench_cuda.py --out $OUT/bench_cuda.json [--shapes a,b] [--only cuda]
 
 W4A16_BENCH_HOUSE=path/to/house.py benches that file's kernels instead (another house with the same TileConfig
 and LaunchPlan interface, to compare in one GPU session); the "house" rows still run solutions/house.py's own
@@ -19,14 +19,15 @@ from pathlib import Path
 
 import torch
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parents[1]))
+LAB = Path(__file__).resolve().parent
+PROBLEM = LAB.parent
+sys.path.insert(0, str(LAB))
+sys.path.insert(0, str(PROBLEM.parents[1]))
 import bench_variants  # noqa: E402
 from scoring.checking import compare  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
 
-HOUSE_FILE = Path(os.environ.get("W4A16_BENCH_HOUSE", HERE / "solutions" / "house.py"))
+HOUSE_FILE = Path(os.environ.get("W4A16_BENCH_HOUSE", PROBLEM / "solutions" / "house.py"))
 house = import_file(HOUSE_FILE, "w4_house_cuda")  # its CUDA path is benched here
 
 
@@ -79,8 +80,9 @@ def run_variant(state, x, variant, **cfg):
 
 HOUSE = ("house", {})  # the house's own dispatch (CUDA_DISPATCH), as the scorer runs it
 # Round 11's candidates: the dispatch's rows and their runners-up from the scorer-timer probe
-# (probe_scorer_timer.py, measurements/tma_probe2_h100.json). Round 9 tried clusters of 2 (1.6-2.3x slower),
-# round 10 256-token tiles and overlap at M = 64 (not built: ptxas spills at 168 and 96 registers per thread).
+# (measurements/tma_probe2_h100.json; probe_scorer_timer.py, removed: bench_variants.main now times with the
+# scorer's timer). Round 9 tried clusters of 2 (1.6-2.3x slower), round 10 256-token tiles and overlap at
+# M = 64 (not built: ptxas spills at 168 and 96 registers per thread).
 # Earlier rounds' lists (the cp.async mma.sync and wgmma kernels, removed from the house in session 6) are in
 # measurements/bench_cuda_round*_h100.json's rows.
 CANDIDATES_BY_M = [
@@ -124,7 +126,8 @@ def correctness_sweep(problem):
                 try:
                     out, again = (house.cuda_w4a16_gemm(x, state["words"], state["scale_zero"], state["counters"],
                                                         cfg, split) for _ in range(2))
-                    stats, stats2 = compare(out, ref, problem.spec.tolerance), compare(again, ref, problem.spec.tolerance)
+                    tolerance = problem.spec.tolerance
+                    stats, stats2 = compare(out, ref, tolerance), compare(again, ref, tolerance)
                     ok = stats.passed and stats2.passed
                     detail = f"err {stats.normwise_err:.1e}/{stats2.normwise_err:.1e}"
                 except Exception as exc:  # record and go on
@@ -158,6 +161,6 @@ if __name__ == "__main__":
                 failed_builds.append(cfg)
                 print(f"BUILD FAIL {cfg}: {error}"[:2000], flush=True)
     print(f"built {len(all_configs()) - len(failed_builds)} kernels in {time.time() - started:.0f} s", flush=True)
-    correctness_sweep(load_problem(HERE))
+    correctness_sweep(load_problem(PROBLEM))
     print(f"sweep wall {time.time() - started:.0f} s", flush=True)
     bench_variants.main(sys.modules[__name__], candidates, label)

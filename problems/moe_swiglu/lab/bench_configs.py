@@ -1,9 +1,9 @@
 """Sweep the house MoE kernel's tile configurations on the GPU (a tuning aid, not a score).
 
-    python problems/moe_swiglu/bench_configs.py [--out FILE.json] [--shapes visible|all]
+    python problems/moe_swiglu/lab/bench_configs.py [--out FILE.json] [--shapes visible|all]
 
-For every shape: each candidate config's median time (triton.testing.do_bench, which flushes L2 between
-calls), TFLOPS and fraction of the bf16 roofline, its normwise error against the fp32 reference, and
+For every shape: each candidate config's median time (scoring.bench.time_calls: the scorer's timer, L2
+flush and launch gate), TFLOPS and fraction of the bf16 roofline, its normwise error against the fp32 reference, and
 torch._grouped_mm (the library line) beside it. The picks in house.pick_config come from here.
 """
 
@@ -13,14 +13,17 @@ import sys
 from pathlib import Path
 
 import torch
-import triton
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO))
 
+from scoring.bench import median_ms  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
 from scoring.roofline import point  # noqa: E402
+
+# Per config: a sweep ranks configs with the scorer's timer (scoring.bench); the scoring run is the measurement.
+BUDGET_S = 2.0
 
 CANDIDATES = [
     dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8, num_stages=3),
@@ -59,7 +62,7 @@ def main():
             try:
                 out = fn()
                 err = float(((out.float() - ref).norm() / ref.norm()).item())
-                ms = triton.testing.do_bench(fn, warmup=25, rep=150, return_mode="median")
+                ms = median_ms(fn, device=device, budget_s=BUDGET_S)
             except Exception as exc:  # a config that does not compile for this shape is just skipped
                 rows.append({"shape": shape.name, "variant": name, "error": f"{type(exc).__name__}: {exc}"[:200]})
                 return

@@ -1,6 +1,6 @@
 """Time the house kernel against its previous version and alternative dispatch configs, in one GPU run.
 
-    python problems/w4a16_gemm/bench_house.py --previous OLD_HOUSE.py --out $OUT/bench_house.json
+    python problems/w4a16_gemm/lab/bench_house.py --previous OLD_HOUSE.py --out $OUT/bench_house.json
 
 OLD_HOUSE.py is an earlier solutions/house.py (e.g. `git show REV:problems/w4a16_gemm/solutions/house.py`).
 Same procedure and table as bench_variants.py (its `main`). Variant families: "previous" (the old file's
@@ -14,13 +14,14 @@ from pathlib import Path
 
 import triton
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parents[1]))
+LAB = Path(__file__).resolve().parent
+PROBLEM = LAB.parent
+sys.path.insert(0, str(LAB))
+sys.path.insert(0, str(PROBLEM.parents[1]))
 import bench_variants  # noqa: E402
 from scoring.problem import import_file  # noqa: E402
 
-house = import_file(HERE / "solutions" / "house.py", "w4_house_current")
+house = import_file(PROBLEM / "solutions" / "house.py", "w4_house_current")
 previous = None  # set from --previous in __main__
 
 

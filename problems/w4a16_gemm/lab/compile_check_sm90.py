@@ -1,7 +1,7 @@
 """Compile every variant kernel config and the house's dispatch configs for sm_90 on a machine without a
 GPU (ptxas ships with Triton).
 
-    python problems/w4a16_gemm/compile_check_sm90.py [--dump DIR]
+    python problems/w4a16_gemm/lab/compile_check_sm90.py [--dump DIR]
 
 Catches what only compiled mode rejects (the interpreter accepts more), and with --dump writes each
 kernel's TTGIR and PTX so one can check, e.g., whether the dequantised A operand reaches wgmma from
@@ -16,8 +16,8 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+LAB = Path(__file__).resolve().parent
+sys.path.insert(0, str(LAB))
 import bench_variants  # noqa: E402
 import variants  # noqa: E402
 

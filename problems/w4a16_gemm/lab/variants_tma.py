@@ -18,7 +18,6 @@ import torch
 import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
-
 from variants import _finish, _group_range, _tile_origin, repack_group_strided, split_for
 
 

@@ -1,10 +1,10 @@
 """Measure the house W4A16 kernel's configurations, tinygemm and the dequantise + cuBLAS line on the GPU.
 
-    python problems/w4a16_gemm/bench_gpu.py --out FILE.json        # config sweep
-    python problems/w4a16_gemm/bench_gpu.py --ncu-target SHAPE,...  # one call per shape in NVTX ranges
+    python problems/w4a16_gemm/lab/bench_gpu.py --out FILE.json        # config sweep
+    python problems/w4a16_gemm/lab/bench_gpu.py --ncu-target SHAPE,...  # one call per shape in NVTX ranges
 
-For every visible and held-out shape: each config's median time (triton.testing.do_bench, L2 flushed
-between calls), fraction of the roofline and error against the fp64 reference, with tinygemm
+For every visible and held-out shape: each config's median time (scoring.bench.time_calls: the scorer's
+timer), fraction of the roofline and error against the fp64 reference, with tinygemm
 (torch._weight_int4pack_mm, repacked beforehand) and eager dequantise + torch.mm beside it. With
 --ncu-target the script runs the house kernel and the eager line once per named shape inside NVTX ranges
 `house_<shape>` / `eager_<shape>`, for Nsight Compute's dram__bytes_read.sum (see NOTES.md).
@@ -19,14 +19,18 @@ from pathlib import Path
 import torch
 import triton
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO))
 
+from scoring.bench import median_ms  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
 from scoring.roofline import point  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
+HERE = REPO / "problems" / "w4a16_gemm"
+
+# Per config: a sweep ranks configs with the scorer's timer (scoring.bench); the scoring run is the measurement.
+BUDGET_S = 2.0
 # Candidate configs by M class; SPLIT_K None keeps the pick rule's split.
 GEMV = [dict(KERNEL="gemv", BLOCK_N=bn, num_warps=w, num_stages=st, SPLIT_K=sp)
         for bn, w, st, sp in [(128, 4, 3, None), (64, 4, 3, None), (256, 4, 3, None), (512, 8, 3, None),
@@ -102,7 +106,7 @@ def main():
                 out = fn()
                 torch.cuda.synchronize()
                 err = float(((out.double() - ref).norm() / ref.norm()).item())
-                ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+                ms = median_ms(fn, device=device, budget_s=BUDGET_S)
             except Exception as exc:
                 rows.append({"shape": shape.name, "variant": name, "error": f"{type(exc).__name__}: {exc}"[:300]})
                 print(rows[-1], flush=True)
@@ -110,7 +114,8 @@ def main():
             pt = point(flops, nbytes, ms, peak_tflops, peak_gbps)
             rows.append({"shape": shape.name, "variant": name, "ms": ms, "tflops": pt.achieved_tflops,
                          "gbps": pt.achieved_gbps, "fraction": pt.fraction, "bound": pt.bound, "normwise_err": err})
-            print(f"{shape.name:24s} {name:40s} {ms*1e3:9.1f} us  {pt.achieved_tflops:6.1f} TF {pt.achieved_gbps:6.0f} GB/s"
+            print(f"{shape.name:24s} {name:40s} {ms*1e3:9.1f} us  {pt.achieved_tflops:6.1f} TF "
+                  f"{pt.achieved_gbps:6.0f} GB/s"
                   f"  frac {pt.fraction:.3f}  err {err:.2e}", flush=True)
 
         record("house-pick " + str(house.pick_config(M, N, K, sms)), lambda: house.run_triton(state, x["x"]))
@@ -132,9 +137,10 @@ def main():
             rows.append({"shape": shape.name, "variant": "tinygemm", "error": f"{type(exc).__name__}: {exc}"[:300]})
             print(rows[-1], flush=True)
         record("eager dequant+mm", lambda: eager.run(w, x["x"]))
-        w = x = ref = state = None  # free this shape's tensors (rebinding, not del: the closures above read these names)
+        w = x = ref = state = None  # free this shape (rebinding, not del: the closures above read these names)
         torch.cuda.empty_cache()
-    Path(args.out).write_text(json.dumps({"hardware": hw.as_dict(), "torch": torch.__version__, "rows": rows}, indent=1))
+    record = {"hardware": hw.as_dict(), "torch": torch.__version__, "rows": rows}
+    Path(args.out).write_text(json.dumps(record, indent=1))
     print("\nbest per shape:")
     for name in shapes_by_name(problem):
         ok = [r for r in rows if r["shape"] == name and "fraction" in r]
@@ -142,7 +148,8 @@ def main():
         best = max(house_rows, key=lambda r: r["fraction"], default={})
         pick = next((r for r in ok if r["variant"].startswith("house-pick")), {})
         lib = next((r for r in ok if r["variant"] == "tinygemm"), {})
-        print(f"{name:24s} pick {pick.get('fraction', 0):.3f} best {best.get('fraction', 0):.3f} ({best.get('variant')}) "
+        print(f"{name:24s} pick {pick.get('fraction', 0):.3f} best {best.get('fraction', 0):.3f} "
+              f"({best.get('variant')}) "
               f"tinygemm {lib.get('fraction', 0):.3f}")
 
 

@@ -1,16 +1,17 @@
 """Check and time the candidate kernels of variants.py (and the house kernel) on the GPU, in one run.
 
-    python problems/w4a16_gemm/bench_variants.py --out $OUT/bench_variants.json [--only swap128,house]
+    python problems/w4a16_gemm/lab/bench_variants.py --out $OUT/bench_variants.json [--only swap128,house]
 
 For every visible and held-out shape and every candidate config of its M class: the problem's correctness
 check (scoring.checking.compare, the problem's tolerance, fp64 reference) on the first call and again on
-a call after timing (split K reuses its arrival counters), the median time (triton.testing.do_bench, L2
-flushed between calls) and the fraction of the roofline (the problem's flops / bytes, scoring.hardware's
-peak). Errors (compile or run time) are recorded per config and the run goes on. Last, a compact table:
-the best config of each variant family per shape, and the geomean over the visible shapes.
+a call after timing (split K reuses its arrival counters), the median time and the host time of a call
+(scoring.bench.time_calls: the scorer's timer, L2 flush and launch gate) and the fraction of the roofline
+(the problem's flops / bytes, scoring.hardware's peak). Errors (compile or run time) are recorded per config
+and the run goes on. Last, a compact table: the best config of each variant family per shape, and the
+geomean over the visible shapes.
 
 Budget (H100, <= 5 min): ~40 distinct compiled kernels at ~2-4 s each (Triton 3.6, sm_90) = 1.5-2.5 min,
-~45 timed configs x ~0.3 s (do_bench warmup 25 ms + rep 100 ms + checks) = ~15 s, and per shape the
+~45 timed configs x ~0.5 s (0.3 s warm-up, then until the median is stable, at most BUDGET_S) = ~25 s, and per shape the
 weight generation and fp64 reference (the largest, N = 57344, K = 8192: ~4 GB of fp64, well under 1 s).
 """
 
@@ -24,16 +25,20 @@ from pathlib import Path
 import torch
 import triton
 
-REPO = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
+LAB = Path(__file__).resolve().parent
+PROBLEM = LAB.parent
+REPO = PROBLEM.parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(LAB))
 
+import variants  # noqa: E402
+from scoring.bench import time_calls  # noqa: E402
 from scoring.checking import compare  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
 from scoring.roofline import geomean, point  # noqa: E402
 
-import variants  # noqa: E402
+# Per config: a sweep ranks configs with the scorer's timer; the scoring run is the measurement.
+BUDGET_S = 2.0
 
 
 def _cfg(variant, BLOCK_N, num_warps, num_stages, BLOCK_T=16, SPLIT_K=None):
@@ -70,7 +75,8 @@ CANDIDATES_BY_M = [
            _cfg("swap16", 128, 8, 3, BLOCK_T=128, SPLIT_K=1), _cfg("swap128", 128, 8, 3, BLOCK_T=128, SPLIT_K=1),
            _cfg("swap128", 64, 4, 3, BLOCK_T=128, SPLIT_K=1), _cfg("swap128", 128, 4, 3, BLOCK_T=64, SPLIT_K=1),
            _cfg("swap128", 128, 8, 4, BLOCK_T=128, SPLIT_K=1)]),
-    (256, [HOUSE, _cfg("swap16p", 128, 8, 3, BLOCK_T=128, SPLIT_K=1), _cfg("swap16p", 128, 8, 3, BLOCK_T=256, SPLIT_K=1),
+    (256, [HOUSE, _cfg("swap16p", 128, 8, 3, BLOCK_T=128, SPLIT_K=1),
+           _cfg("swap16p", 128, 8, 3, BLOCK_T=256, SPLIT_K=1),
            _cfg("swap16", 128, 8, 3, BLOCK_T=128, SPLIT_K=1), _cfg("swap128", 128, 8, 3, BLOCK_T=128, SPLIT_K=1),
            _cfg("swap128", 64, 4, 3, BLOCK_T=128, SPLIT_K=1), _cfg("swap128", 128, 8, 2, BLOCK_T=256, SPLIT_K=1),
            _cfg("swap128", 128, 8, 3, BLOCK_T=128, SPLIT_K=2), _cfg("swap128", 128, 8, 4, BLOCK_T=128, SPLIT_K=1)]),
@@ -114,8 +120,8 @@ def main(module=variants, candidates_of=None, label_of=None):
 
     from scoring.hardware import detect
 
-    problem = load_problem(HERE)
-    house = import_file(HERE / "solutions" / "house.py", "w4_house")
+    problem = load_problem(PROBLEM)
+    house = import_file(PROBLEM / "solutions" / "house.py", "w4_house")
     hw = detect("cuda", "bf16")
     peak_tflops, peak_gbps = hw.peak.tflops["bf16"], hw.peak.bandwidth_gbps
     print(f"hardware {hw.as_dict()}", flush=True)
@@ -151,15 +157,19 @@ def main(module=variants, candidates_of=None, label_of=None):
                 row["first_call_s"] = time.time() - t0  # includes compilation
                 stats = compare(first, ref, tolerance)
                 row.update(passed=stats.passed, normwise_err=stats.normwise_err)
-                ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+                timing = time_calls(fn, device=device, budget_s=BUDGET_S)
+                ms = timing.median_ms
                 again = compare(fn(), ref, tolerance)  # split K: the counters were reset by every call
                 row["passed"] = stats.passed and again.passed
                 pt = point(flops, nbytes, ms, peak_tflops, peak_gbps)
-                row.update(ms=ms, tflops=pt.achieved_tflops, gbps=pt.achieved_gbps, bound=pt.bound,
+                row.update(ms=ms, p10_ms=timing.p10_ms, p90_ms=timing.p90_ms, calls=timing.count,
+                           launch_us=timing.launch_median_ms * 1e3, tflops=pt.achieved_tflops, gbps=pt.achieved_gbps,
+                           bound=pt.bound,
                            fraction=pt.fraction if row["passed"] else 0.0, raw_fraction=pt.fraction)
                 print(f"{shape.name:24s} {name:34s} {ms * 1e3:8.1f} us {pt.achieved_tflops:6.1f} TF "
                       f"{pt.achieved_gbps:6.0f} GB/s frac {pt.fraction:.3f} err {stats.normwise_err:.1e} "
-                      f"{'ok' if row['passed'] else 'FAILED CHECK'}  (first call {row['first_call_s']:.1f} s)",
+                      f"{'ok' if row['passed'] else 'FAILED CHECK'}  host {row['launch_us']:.0f} us  "
+                      f"(first call {row['first_call_s']:.1f} s)",
                       flush=True)
             except Exception as exc:  # compile or launch error: record and go on
                 row["error"] = f"{type(exc).__name__}: {exc}"[:3000]

@@ -1,12 +1,13 @@
 """Accuracy and speed of softmax kernels on the GPU (a measurement aid, not a score).
 
-    python problems/softmax/bench_softmax.py [--out FILE.json] [--sweep]
+    python problems/softmax/lab/bench_softmax.py [--out FILE.json] [--sweep]
 
 For every visible and held-out shape (one draw each): the worst relative error against the fp64 reference
 (over elements above the absolute floor) and the number of elements outside the problem's tolerance for
 torch.softmax in fp32, the known-wrong plain online-softmax Triton kernel and the house kernel; then the
-median time (triton.testing.do_bench, L2 cleared between calls) and fraction of the memory roofline for
-torch.softmax, the online kernel and the house kernel (with --sweep, several house configurations). This is the naive-softmax
+median time (scoring.bench.time_calls: the scorer's timer) and fraction of the memory roofline for
+torch.softmax, the online kernel and the house kernel (with --sweep, several house configurations). This is
+the naive-softmax
 demonstration the problem's tolerance rests on: the careless kernels must fail, the house kernel pass.
 """
 
@@ -18,11 +19,15 @@ from pathlib import Path
 import torch
 import triton
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO))
 
+from scoring.bench import median_ms  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
+
+# Per config: a sweep ranks configs with the scorer's timer (scoring.bench); the scoring run is the measurement.
+BUDGET_S = 2.0
 
 CONFIGS = [dict(CHUNK=4096, num_warps=4), dict(CHUNK=8192, num_warps=8), dict(CHUNK=16384, num_warps=16)]
 
@@ -68,7 +73,7 @@ def main():
             candidates[f"house CHUNK={cfg['CHUNK']} w={cfg['num_warps']}"] = lambda cfg=cfg: house.softmax(x, cfg)
         candidates["house (pick_config)"] = lambda: house.run({}, x)
         for name, fn in candidates.items():
-            ms = triton.testing.do_bench(fn, warmup=20, rep=60, return_mode="median")
+            ms = median_ms(fn, device=device, budget_s=BUDGET_S)
             row["timing_ms"][name] = {"median_ms": ms, "fraction": roof_ms / ms}
         rows.append(row)
         acc = "  ".join(f"{k.split()[0]}={v['max_rel_err']:.2e}{'' if v['passes'] else '(FAIL)'}"

@@ -34,7 +34,7 @@ import triton.language as tl
 
 def _load_house():
     spec = importlib.util.spec_from_file_location("w4a16_house_for_variants",
-                                                  Path(__file__).resolve().parent / "solutions" / "house.py")
+                                                  Path(__file__).resolve().parents[1] / "solutions" / "house.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
