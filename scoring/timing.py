@@ -138,7 +138,7 @@ class GpuTimer:
         self.flush_bytes = 2 * l2_bytes
         # The flush writes this buffer, then reads it: after the write alone the whole L2 is dirty, and the
         # timed call paid for writing the flush buffer back to DRAM as its own reads evicted it (11 us of a
-        # 64 us memory-bound call on an H100: problems/w4a16_gemm/measurements/flush_probe_h100.json).
+        # 64 us memory-bound call on an H100: problems/w4a16_gemm/lab/measurements/flush_probe_h100.json).
         self._flush = torch.zeros(self.flush_bytes // 4, dtype=torch.float32, device=device)
         self._fill_value = 0.0
         self._current_stream = torch.cuda.current_stream  # captured before any solution code runs
