@@ -29,6 +29,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import math
+import os
 import random
 import tomllib
 from dataclasses import dataclass, field
@@ -372,8 +373,15 @@ def problem_content_sha256(problem_dir: Path) -> str:
     return digest.hexdigest()
 
 
+# The folder of problem folders is the repository's problems/ unless this environment variable names
+# another (a problem kept outside the repository, or a test's temporary copy). Every consumer finds problems
+# through problems_root(): scoring.run, the corpus, the site build, the harnesses; child processes inherit it.
+PROBLEMS_ROOT_ENV = "CEILING_PROBLEMS_ROOT"
+
+
 def problems_root() -> Path:
-    return Path(__file__).resolve().parent.parent / "problems"
+    override = os.environ.get(PROBLEMS_ROOT_ENV, "").strip()
+    return Path(override).resolve() if override else Path(__file__).resolve().parent.parent / "problems"
 
 
 def discover_problems(root: Path | None = None) -> dict[str, Path]:

@@ -17,6 +17,7 @@ from scoring.audit import PRECISION_METRICS, TENSOR_AUDIT_METRICS, _number, prof
 from scoring.hardware import detect
 from scoring.isolation import REPO_ROOT
 from scoring.problem import load_problem
+from scoring.spec import find_problem
 
 
 def parse_args(argv: list[str]) -> dict:
@@ -34,7 +35,7 @@ def parse_args(argv: list[str]) -> dict:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    problem = load_problem(REPO_ROOT / "problems" / args["problem"])
+    problem = load_problem(find_problem(args["problem"]))
     shapes = {s.name: s for s in problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out}
     if args["shape"] not in shapes:
         raise SystemExit(f"scoring.tensor_ops: no GPU shape {args['shape']!r} in problems/{args['problem']}/problem.toml;"
