@@ -1,7 +1,7 @@
 """`key=value` command-line options for a frozen dataclass whose fields carry a help line and a default.
 
 One parser for every Ceiling command (`scoring.run`, `harnesses.run`, `harnesses.sweep`,
-`viewer.leaderboard`). Torch-free: the site and the harnesses import it without a GPU stack. Errors name
+`board`). Torch-free: the site and the harnesses import it without a GPU stack. Errors name
 the key and the fix, with a suggestion for a near-miss key or choice. A numeric option may declare the
 values it allows (`allowed=above(0, "seconds")`): the help shows the range, and the parser refuses a value
 outside it, naming the key, the value and the range.

@@ -83,11 +83,11 @@ def test_sweep_runs_scores_and_resumes(sweep_run):
 
 @needs_bwrap
 def test_site_builds_from_sweep_results(sweep_run):
-    if importlib.util.find_spec("viewer.leaderboard") is None:
-        pytest.skip("viewer.leaderboard (the site engineer's generator) is not in this branch yet")
+    if importlib.util.find_spec("board") is None:
+        pytest.skip("board (the site engineer's generator) is not in this branch yet")
     root, _, _ = sweep_run
     site = root / "site"
-    proc = subprocess.run([sys.executable, "-m", "viewer.leaderboard", f"results={root / 'results'}", f"out={site}"],
+    proc = subprocess.run([sys.executable, "-m", "board", f"results={root / 'results'}", f"out={site}"],
                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert (site / "index.html").is_file()

@@ -19,7 +19,7 @@ def results_tree(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def built(results_tree, tmp_path_factory):
-    from viewer.leaderboard import BuildConfig, build
+    from board import BuildConfig, build
 
     out = tmp_path_factory.mktemp("site-out") / "site"
     lines: list[str] = []

@@ -109,8 +109,8 @@ def assert_shown_values_sound(data: dict) -> None:
 
 
 def test_mutated_results_never_crash_the_loader_or_show_an_invalid_value(tmp_path):
-    from viewer.leaderboard import BuildConfig, build
-    from viewer.leaderboard.load import read_result
+    from board import BuildConfig, build
+    from board.load import read_result
 
     results = tmp_path / "results"
     folder = results / "h100_sxm"

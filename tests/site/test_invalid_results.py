@@ -16,7 +16,7 @@ KNOWN = {"fp8_gemm"}
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_the_loader_skips_each_corruption_naming_its_field(case, tmp_path):
-    from viewer.leaderboard.load import read_result
+    from board.load import read_result
 
     path = write_case(case, tmp_path / "results" / "h100_sxm")
     run, issues, is_cpu = read_result(path, tmp_path / "results", KNOWN, {}, include_cpu=False)
@@ -40,7 +40,7 @@ def corrupted_tree(tmp_path_factory):
 
 
 def test_the_build_shows_none_of_them_and_counts_them(corrupted_tree, tmp_path):
-    from viewer.leaderboard import BuildConfig, build
+    from board import BuildConfig, build
 
     out = tmp_path / "site"
     lines: list[str] = []
@@ -57,7 +57,7 @@ def test_the_build_shows_none_of_them_and_counts_them(corrupted_tree, tmp_path):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "viewer.leaderboard", *args], cwd=REPO, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "board", *args], cwd=REPO, capture_output=True,
                           text=True, timeout=120, check=False)
 
 
@@ -75,7 +75,7 @@ def test_the_cli_summary_counts_invalid_files_and_strict_fails(corrupted_tree, t
 
 def test_a_rejected_shapes_impossible_fraction_is_never_shown(tmp_path):
     """The scorer records the fraction that got a shape rejected (16.1 here); the site shows '—' instead."""
-    from viewer.leaderboard import BuildConfig, build
+    from board import BuildConfig, build
 
     source = REPO / "results" / "corpus" / "h100_sxm" / "20261122T090658Z-fp8_gemm-X10_side_stream-b1d712.json"
     data = json.loads(source.read_text())

@@ -19,7 +19,7 @@ PUBLISHED = "https://github.com/Infatoshi/kernelbench.com/blob/" + COMMIT + "/pu
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    from viewer.leaderboard import BuildConfig, build
+    from board import BuildConfig, build
 
     root = tmp_path_factory.mktemp("rescored")
     results = rescored_tree(root / "results")
@@ -41,9 +41,9 @@ def rescored_section(page: str) -> str:
 def test_rescored_rows_are_their_own_kind_keyed_apart_from_our_agents():
     from pathlib import Path
 
+    from board.frame import row_identity
+    from board.load import Run
     from tests.scoring.corrupted_results import RESCORED_AGENT
-    from viewer.leaderboard.frame import row_identity
-    from viewer.leaderboard.load import Run
 
     data = {"agent": RESCORED_AGENT, "systems": [{"role": "solution", "name": "solution", "path": "solution.py"}]}
     key, kind, label, slug = row_identity(Run(Path("r.json"), data, "d", None, None), 0, data["systems"][0])
@@ -68,9 +68,9 @@ def test_a_rescored_row_never_appears_in_the_main_ranking(site):
 
 
 def test_the_board_ranks_our_agent_alone_when_a_rescored_run_has_its_identity(site):
-    from viewer.leaderboard.frame import build_frames
-    from viewer.leaderboard.load import load_runs
-    from viewer.leaderboard.rank import build_boards
+    from board.frame import build_frames
+    from board.load import load_runs
+    from board.rank import build_boards
 
     results, _ = site
     trials, _ = build_frames(load_runs(results, {"fp8_gemm"}).runs)
@@ -156,8 +156,8 @@ def test_known_wrong_demonstrations_are_on_the_problem_page_not_ranked(site):
 
 
 def test_the_committed_known_wrong_runs_are_not_ranked(tmp_path):
+    from board import BuildConfig, build
     from tests.site.fixtures import REPO
-    from viewer.leaderboard import BuildConfig, build
 
     build(BuildConfig(results=str(REPO / "results"), out=str(tmp_path / "site"), transcripts=False),
           log=lambda line: None)
@@ -187,7 +187,7 @@ def test_downloads_carry_the_failure_field_only_where_the_result_has_it(site):
 
 
 def test_a_link_is_built_only_from_validated_parts():
-    from viewer.leaderboard.provenance import github_url, rescored
+    from board.provenance import github_url, rescored
 
     assert github_url("github.com/a/b", COMMIT, "x/y z.txt") is None  # a space: not a plain path
     assert github_url("github.com/a/b", COMMIT, "x/y.txt") == f"https://github.com/a/b/blob/{COMMIT}/x/y.txt"
@@ -202,8 +202,8 @@ def test_a_link_is_built_only_from_validated_parts():
 
 
 def test_a_rescored_file_with_a_bad_link_is_skipped_naming_file_and_field(tmp_path):
+    from board import BuildConfig, build
     from tests.site.fixtures import make_result, rescored_agent, write
-    from viewer.leaderboard import BuildConfig, build
 
     agent = rescored_agent("codex", "gpt-5.5", "xhigh", "r1")
     agent["source"]["repository"] = "javascript:alert(1)//github.com/a/b"

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from viewer.leaderboard.frame import row_identity
-from viewer.leaderboard.load import Run
+from board.frame import row_identity
+from board.load import Run
 
 
 def run_with(agent, solution_path):
@@ -29,7 +29,7 @@ def test_agent_rows_are_keyed_by_harness_model_and_effort():
 def test_the_board_counts_the_newest_house_code_and_only_runs_with_a_headline():
     import pandas as pd
 
-    from viewer.leaderboard.rank import board_trials
+    from board.rank import board_trials
 
     def trial(run_id, created, kind, sha, complete, status="passed"):
         return {"run_id": run_id, "created": created, "row_kind": kind, "problem": "w4a16_gemm",

@@ -135,8 +135,8 @@ def _hrefs(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def rescored_site(tmp_path_factory):
+    from board import BuildConfig, build
     from tests.site.fixtures import rescored_tree
-    from viewer.leaderboard import BuildConfig, build
 
     root = tmp_path_factory.mktemp("rescored-browser")
     build(BuildConfig(results=str(rescored_tree(root / "results")), out=str(root / "site"), transcripts=False),

@@ -43,9 +43,9 @@ def test_board_ranks_the_median_with_failures_as_zero_and_flagged_runs_off(built
 
 
 def test_board_numbers_from_the_tables(results_tree):
-    from viewer.leaderboard.frame import build_frames
-    from viewer.leaderboard.load import load_runs
-    from viewer.leaderboard.rank import build_boards
+    from board.frame import build_frames
+    from board.load import load_runs
+    from board.rank import build_boards
 
     loaded = load_runs(results_tree, {"fp8_gemm"})
     trials, _ = build_frames(loaded.runs)
@@ -64,8 +64,8 @@ def test_board_numbers_from_the_tables(results_tree):
 def test_a_missing_problem_counts_zero_and_an_all_flagged_row_is_unranked():
     import pandas as pd
 
-    from viewer.leaderboard.frame import TRIAL_COLUMNS
-    from viewer.leaderboard.rank import build_boards
+    from board.frame import TRIAL_COLUMNS
+    from board.rank import build_boards
 
     base = dict(hw="h", hw_label="H", created="t", row_kind="agent", system="s", visible_fraction=None,
                 held_out_fraction=None, verdict="", wall_s=None, solution_sha="", complete=True)
@@ -143,7 +143,7 @@ def test_downloads_hold_every_run_and_shape(built):
 
 
 def test_malformed_files_are_reported_with_file_and_field_and_skipped(tmp_path):
-    from viewer.leaderboard import BuildConfig, build
+    from board import BuildConfig, build
 
     results = tmp_path / "results"
     (results / "h100_sxm").mkdir(parents=True)
@@ -161,7 +161,7 @@ def test_malformed_files_are_reported_with_file_and_field_and_skipped(tmp_path):
 
 
 def _cli(*args, cwd=REPO):
-    return subprocess.run([sys.executable, "-m", "viewer.leaderboard", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "board", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=120)
 
 
@@ -190,7 +190,7 @@ def test_cli_help_and_usage_errors():
 
 
 def test_incremental_rebuild_keeps_unchanged_pages_and_prunes_gone_runs(results_tree, tmp_path):
-    from viewer.leaderboard import BuildConfig, build
+    from board import BuildConfig, build
 
     results = tmp_path / "results"
     shutil.copytree(results_tree, results)
@@ -208,7 +208,7 @@ def test_incremental_rebuild_keeps_unchanged_pages_and_prunes_gone_runs(results_
 
 
 def test_cpu_results_are_included_only_when_asked(results_tree, tmp_path):
-    from viewer.leaderboard import BuildConfig, build
+    from board import BuildConfig, build
 
     report = build(BuildConfig(results=str(results_tree), out=str(tmp_path / "s"), cpu=True, transcripts=False),
                    log=lambda line: None)
@@ -216,7 +216,7 @@ def test_cpu_results_are_included_only_when_asked(results_tree, tmp_path):
 
 
 def test_the_committed_results_make_a_real_leaderboard(tmp_path):
-    from viewer.leaderboard import BuildConfig, build
+    from board import BuildConfig, build
 
     report = build(BuildConfig(results=str(REPO / "results"), out=str(tmp_path / "site"), strict=True),
                    log=lambda line: None)
@@ -227,15 +227,30 @@ def test_the_committed_results_make_a_real_leaderboard(tmp_path):
 
 
 def test_the_site_and_viewer_do_not_import_torch():
-    code = ("import sys, viewer, viewer.leaderboard, viewer.leaderboard.builder, viewer.leaderboard.cli; "
+    code = ("import sys, viewer, board, board.builder, board.cli; "
             "assert 'torch' not in sys.modules, 'torch imported'; print('ok')")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
+def test_the_viewer_does_not_import_the_site_generator():
+    """board/ renders transcript pages through the viewer; the viewer stands alone (no import of board)."""
+    import ast
+
+    importers = []
+    for path in sorted((REPO / "viewer").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            if any(n == "board" or n.startswith("board.") for n in names):
+                importers.append(str(path.relative_to(REPO)))
+    assert not importers, f"viewer modules import board: {importers}"
+
+
 def test_out_folder_must_not_be_a_source_folder(tmp_path):
-    from viewer.leaderboard import BuildConfig, build
-    from viewer.leaderboard.issues import BuildError
+    from board import BuildConfig, build
+    from board.issues import BuildError
 
     with pytest.raises(BuildError, match="source folder"):
         build(BuildConfig(results=str(REPO / "results"), out=str(REPO)), log=lambda line: None)

@@ -1,4 +1,4 @@
-"""`python -m viewer.leaderboard`: see cli.py."""
+"""`python -m board`: see cli.py."""
 
 import sys
 

@@ -1,6 +1,6 @@
 """The site build's configuration: one frozen dataclass parsed from `key=value` arguments.
 
-Every field has a default and a help line; `python -m viewer.leaderboard help` prints them all.
+Every field has a default and a help line; `python -m board help` prints them all.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ class ConfigError(OptionError):
 class BuildConfig:
     results: str = opt("results", "folder of result files (<results>/<hardware>/<run_id>.json) and annotations/")
     out: str = opt("site", "folder the static site is written into")
-    problems: str = opt("", "folder of problem folders; empty = the repository's problems/")
+    problems: str = opt("", "folder of problem folders; empty = $CEILING_PROBLEMS_ROOT, else the repository's problems/")
     strict: bool = opt(False, "exit 1 and write nothing if any result or verdict file is invalid, instead of skipping it")
     cpu: bool = opt(False, "also rank CPU-profile results (smoke tests whose fractions are not scores)")
     transcripts: bool = opt(True, "render transcript pages for agent runs through the viewer")
@@ -29,9 +29,9 @@ class BuildConfig:
 
 
 def parse_args(argv: list[str]) -> BuildConfig:
-    return parse(BuildConfig, argv, "python -m viewer.leaderboard", error=ConfigError)
+    return parse(BuildConfig, argv, "python -m board", error=ConfigError)
 
 
 def help_text() -> str:
-    return options_help(BuildConfig, "python -m viewer.leaderboard [key=value ...]") + \
-        "\n\npython -m viewer.leaderboard help    prints this"
+    return options_help(BuildConfig, "python -m board [key=value ...]") + \
+        "\n\npython -m board help    prints this"

@@ -37,7 +37,7 @@ from .rank import build_boards
 from .run_info import RunFacts, solution_source, write_transcript
 
 MANIFEST = ".build-manifest.json"
-REPO = PACKAGE.parents[1]
+REPO = PACKAGE.parent
 
 
 @dataclass(frozen=True)
@@ -56,9 +56,9 @@ class BuildReport:
 def code_version() -> str:
     """Hash of the site and viewer code: a change to either re-renders every run page."""
     digest = hashlib.sha256()
-    for path in sorted((PACKAGE.parent).rglob("*")):
+    for path in sorted([*PACKAGE.rglob("*"), *(REPO / "viewer").rglob("*")]):
         if path.is_file() and path.suffix in (".py", ".j2", ".css", ".js") and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(PACKAGE.parent)).encode() + b"\0" + path.read_bytes())
+            digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 

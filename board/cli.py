@@ -1,4 +1,4 @@
-"""`python -m viewer.leaderboard [results=results] [out=site] [strict=false] ...`: build the static site.
+"""`python -m board [results=results] [out=site] [strict=false] ...`: build the static site.
 
 Exit status: 0 built (bad files, if any, were reported and skipped), 1 strict mode found bad files or
 the build could not run, 2 a usage error. Problems are printed as one line each, never a traceback.

@@ -1,4 +1,4 @@
-"""The scale benchmark: `python -m viewer.leaderboard.bench [results=10000] [problems=5] [keep=false]`.
+"""The scale benchmark: `python -m board.bench [results=10000] [problems=5] [keep=false]`.
 
 Writes N synthetic result files (the committed GPU result, re-labelled across problems, hardware,
 agents, trials, statuses and verdicts) under a temporary folder, with synthetic problem folders
@@ -25,7 +25,7 @@ from scoring.spec import discover_problems
 from .builder import build
 from .config import BuildConfig
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "results" / "h100_sxm" / "20261122T034242Z-fp8_gemm-house-a7e607.json"
 HARNESSES = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-cli", "cursor-agent")
 MODELS = ("model-a", "model-b", "model-c")
