@@ -5,7 +5,9 @@
 Each part is called through the scorer's timer (scoring.bench.time_calls, 200 calls): its launch gate holds
 the GPU while the host queues the call, so no launch waits for the device, and the timer's launch time (the
 host time from the start event to the call's return) is what is printed, median and p90. The gate keeps up
-to 1 ms of host time per call out of the device timing (scoring/launch_gate.py).
+to 1 ms of host time per call out of the device timing (scoring/launch_gate.py). The launch time includes
+recording the start event, a floor of ~20 us on an H100 (torch.empty's row, 2026-11-25), which the earlier
+perf_counter loop of measurements/host_breakdown_h100.log did not count: compare parts within one run.
 """
 
 import sys
