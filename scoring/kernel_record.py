@@ -96,6 +96,10 @@ class CallKernels:
     timer's launch pad (flush and pause, queued just before the call) finished on the GPU, if recorded."""
     kernels: list[tuple[str, int, int, int]] = field(default_factory=list)
     pad_end_ns: int | None = None
+    # Kernel records that began before their own launch call: physically impossible, so CUPTI's record is
+    # corrupt (seen on an H100 with CUDA-graph replays while kernel activity is switched per call). Such a
+    # call's busy time cannot be trusted either way, so its X10 ratio is not taken (ShapeKernelSummary.add).
+    impossible_records: int = 0
 
     def wait_after_pad_ms(self) -> float | None:
         """How long the GPU sat idle between the end of the launch pad and the call's first kernel: the part
@@ -295,17 +299,20 @@ class KernelRecorder:
             self._read(*buffer)
         api, self._api = self._api, []
         kernels, self._kernels = self._kernels, []
-        traced = {correlation for _, correlation, _ in api}
+        launched_ns = {correlation: stamp for stamp, correlation, _ in api}
         stamps = sorted((stamp, correlation) for stamp, correlation, _ in api)
         calls = []
         for window in windows:
             inside = _launched_between(stamps, window.start_ns, window.end_ns + 1)
             pad = _launched_between(stamps, window.pad_start_ns, window.start_ns)
             pad_ends = [end for correlation, _, _, end, _ in kernels if correlation in pad]
-            calls.append(CallKernels(
-                [(name, start, end, stream) for correlation, name, start, end, stream in kernels
-                 if correlation in inside or (correlation not in traced and window.start_ns <= start <= window.end_ns)],
-                max(pad_ends) if pad_ends else None))
+            own = [(correlation, name, start, end, stream) for correlation, name, start, end, stream in kernels
+                   if correlation in inside
+                   or (correlation not in launched_ns and window.start_ns <= start <= window.end_ns)]
+            impossible = sum(1 for correlation, _, start, _, _ in own
+                             if correlation in launched_ns and start < launched_ns[correlation])
+            calls.append(CallKernels([(name, start, end, stream) for _, name, start, end, stream in own],
+                                     max(pad_ends) if pad_ends else None, impossible))
         return calls
 
     def take(self, window: tuple[int, int]) -> CallKernels:
@@ -340,6 +347,7 @@ class ShapeKernelSummary:
     calls: list[CallKernels] = field(default_factory=list)  # every call: checks, warm-up, timed
     ratios: list[float] = field(default_factory=list)  # kernel busy time / event time, per timed call
     waits_after_pad_ms: list[float] = field(default_factory=list)  # per timed call, where the pad was recorded
+    timed_calls_with_impossible_records: int = 0  # timed calls whose ratio was not taken (CallKernels)
     pending: list[CallWindow] = field(default_factory=list)  # calls not yet resolved into their kernels
     launch_names: set[str] = field(default_factory=set)  # every call's, and the solution's prepare
     calls_named: int = 0
@@ -366,7 +374,9 @@ class ShapeKernelSummary:
         if kernels is None:
             return
         self.calls.append(kernels)
-        if event_ms > 0:
+        if kernels.impossible_records:
+            self.timed_calls_with_impossible_records += 1
+        elif event_ms > 0:
             self.ratios.append(kernels.busy_ms() / event_ms)
         wait_ms = kernels.wait_after_pad_ms()
         if wait_ms is not None:
@@ -405,7 +415,10 @@ class ShapeKernelSummary:
         return {
             "calls_named": self.calls_named,
             "calls_with_kernel_activity": len(self.calls),
-            "timed_calls_with_kernel_activity": len(self.ratios),
+            "timed_calls_with_kernel_activity": len(self.ratios) + self.timed_calls_with_impossible_records,
+            # CUPTI records that began before their own launch: those calls' X10 ratios were not taken; when
+            # every recorded timed call had one, X10 was not judged on this shape (kernel_over_event_time null).
+            "timed_calls_with_impossible_records": self.timed_calls_with_impossible_records,
             "kernels_per_call_median": statistics.median(kernels_per_call) if kernels_per_call else None,
             "kernel_names": self.names()[:20],
             "vendor_kernels": self.vendor_outcome(),

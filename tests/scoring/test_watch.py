@@ -5,6 +5,7 @@ The CUPTI record itself needs a GPU: tests/scoring/test_gpu.py and the GPU corpu
 
 import ctypes
 import os
+import threading
 
 import pytest
 
@@ -104,6 +105,44 @@ def test_a_kernel_belongs_to_the_call_whose_window_its_launch_started_in():
     assert _launched_between(stamps, 10, 25) == {2}
     assert _launched_between(stamps, 10, 26) == {2, 3, 4}
     assert _launched_between(stamps, 0, 5) == set()
+
+
+class _NoFlush:
+    def cuptiActivityFlushAll(self, flags):
+        return 0
+
+
+def _recorder_holding(api: list, kernels: list) -> KernelRecorder:
+    """A recorder whose CUPTI buffers were already read: api (start_ns, correlation, thread), kernels
+    (correlation, name, start_ns, end_ns, stream)."""
+    recorder = KernelRecorder.__new__(KernelRecorder)
+    recorder._lib, recorder._lock, recorder._completed = _NoFlush(), threading.Lock(), []
+    recorder._api, recorder._kernels = list(api), list(kernels)
+    return recorder
+
+
+def test_a_record_that_began_before_its_own_launch_is_impossible_and_takes_no_x10_ratio():
+    # Seen on an H100 (grok-4.5's fp8_gemm, CUDA-graph replays, kernel activity switched per call): a graph
+    # kernel's record started 40 ms before the graph launch it belongs to, and X10 read 931x.
+    window = CallWindow(pad_start_ns=1_000, start_ns=2_000, end_ns=3_000, timed=True, event_ms=0.04)
+    recorder = _recorder_holding(api=[(2_100, 7, 1), (2_200, 8, 1)],
+                                 kernels=[(7, "_fp8_gemm_kernel", 2_100 - 40_000_000, 2_500, 7),
+                                          (8, "copy", 2_300, 2_400, 7)])
+    corrupt, = recorder.collect([window])
+    assert corrupt.impossible_records == 1 and len(corrupt.kernels) == 2
+    summary = ShapeKernelSummary()
+    summary.add(corrupt, event_ms=0.04)
+    assert summary.outside_timed_interval([0.04]) is None  # not judged on this call, rather than a false X10
+    record = summary.as_dict()
+    assert record["timed_calls_with_impossible_records"] == 1 and record["kernel_over_event_time"] is None
+    # The same side-stream work with a possible record is still X10.
+    recorder = _recorder_holding(api=[(2_100, 7, 1)], kernels=[(7, "side_stream_work", 2_150, 2_150 + 400_000, 9)])
+    honest, = recorder.collect([window])
+    assert honest.impossible_records == 0
+    summary = ShapeKernelSummary()
+    for _ in range(5):
+        summary.add(honest, event_ms=0.04)
+    assert summary.outside_timed_interval([0.04] * 5).startswith("X10")
 
 
 def test_a_machine_without_cupti_says_why_instead_of_passing(monkeypatch):
