@@ -96,10 +96,10 @@ class CallKernels:
     timer's launch pad (flush and pause, queued just before the call) finished on the GPU, if recorded."""
     kernels: list[tuple[str, int, int, int]] = field(default_factory=list)
     pad_end_ns: int | None = None
-    # Kernel records that began before their own launch call: physically impossible, so CUPTI's record is
-    # corrupt (seen on an H100 with CUDA-graph replays while kernel activity is switched per call). Such a
-    # call's busy time cannot be trusted either way, so its X10 ratio is not taken (ShapeKernelSummary.add).
-    impossible_records: int = 0
+    # Records whose times were cut to what is physically possible (RecordBounds): CUPTI has written kernel
+    # records that end tens of milliseconds after a later kernel on the same stream started (an H100, CUDA-graph
+    # replays while kernel activity is switched per call: results/kernelbench/diag/).
+    records_corrected: int = 0
 
     def wait_after_pad_ms(self) -> float | None:
         """How long the GPU sat idle between the end of the launch pad and the call's first kernel: the part
@@ -299,8 +299,9 @@ class KernelRecorder:
             self._read(*buffer)
         api, self._api = self._api, []
         kernels, self._kernels = self._kernels, []
-        launched_ns = {correlation: stamp for stamp, correlation, _ in api}
+        launched = {correlation: (stamp, thread) for stamp, correlation, thread in api}
         stamps = sorted((stamp, correlation) for stamp, correlation, _ in api)
+        in_calls = set().union(*(_launched_between(stamps, w.start_ns, w.end_ns + 1) for w in windows))
         calls = []
         for window in windows:
             inside = _launched_between(stamps, window.start_ns, window.end_ns + 1)
@@ -308,16 +309,50 @@ class KernelRecorder:
             pad_ends = [end for correlation, _, _, end, _ in kernels if correlation in pad]
             own = [(correlation, name, start, end, stream) for correlation, name, start, end, stream in kernels
                    if correlation in inside
-                   or (correlation not in launched_ns and window.start_ns <= start <= window.end_ns)]
-            impossible = sum(1 for correlation, _, start, _, _ in own
-                             if correlation in launched_ns and start < launched_ns[correlation])
-            calls.append(CallKernels([(name, start, end, stream) for _, name, start, end, stream in own],
-                                     max(pad_ends) if pad_ends else None, impossible))
+                   or (correlation not in launched and window.start_ns <= start <= window.end_ns)]
+            bounds = RecordBounds.after(window, kernels, launched, pad, in_calls)
+            bounded = [bounds.cut(*kernel) for kernel in own]
+            calls.append(CallKernels([kernel for kernel, _ in bounded], max(pad_ends) if pad_ends else None,
+                                     sum(1 for _, corrected in bounded if corrected)))
         return calls
 
     def take(self, window: tuple[int, int]) -> CallKernels:
         """One call's kernels at once, flushing CUPTI (probes; the worker defers with `collect`)."""
         return self.collect([CallWindow(window[0], window[0], window[1])])[0]
+
+
+@dataclass
+class RecordBounds:
+    """What is physically possible for a call's kernel records, so that a corrupt record cannot read as
+    work outside the timed interval (X10) or hide any:
+    - a kernel starts no earlier than its own launch call;
+    - a kernel on the timed stream (the one the timer's pad ran on) ends before the first kernel that the
+      grader's thread queued on that stream after the call returned starts: a plain launch (the grader's
+      kernels are never programmatic dependent launches) waits for all earlier work on its stream.
+    The end bound is applied to the timed stream only: everything there lies inside the timer's events
+    anyway, while a kernel on another stream, where X10's hidden work runs, is never cut by a later kernel
+    that solution code could have launched there."""
+    launched_ns: dict[int, int]
+    timed_stream_free_ns: dict[int, int]  # timed stream -> earliest start of a grader kernel after the call
+
+    @classmethod
+    def after(cls, window: CallWindow, kernels: list, launched: dict[int, tuple[int, int]], pad: set[int],
+              in_calls: set[int]) -> RecordBounds:
+        grader_threads = {launched[correlation][1] for correlation in pad if correlation in launched}
+        timed_streams = {stream for correlation, _, _, _, stream in kernels if correlation in pad}
+        free_ns: dict[int, int] = {}
+        for correlation, _, start, _, stream in kernels:
+            stamp, thread = launched.get(correlation, (0, None))
+            if (stream in timed_streams and thread in grader_threads and stamp > window.end_ns
+                    and correlation not in in_calls and start < free_ns.get(stream, start + 1)):
+                free_ns[stream] = start
+        return cls({correlation: stamp for correlation, (stamp, _) in launched.items()}, free_ns)
+
+    def cut(self, correlation: int, name: str, start: int, end: int, stream: int) -> tuple[tuple, bool]:
+        """The record within the bounds, and whether it had to be cut."""
+        bounded_start = max(start, self.launched_ns.get(correlation, start))
+        bounded_end = max(bounded_start, min(end, self.timed_stream_free_ns.get(stream, end)))
+        return (name, bounded_start, bounded_end, stream), (bounded_start, bounded_end) != (start, end)
 
 
 def _launched_between(stamps: list[tuple[int, int]], first_ns: int, last_ns: int) -> set[int]:
@@ -347,7 +382,7 @@ class ShapeKernelSummary:
     calls: list[CallKernels] = field(default_factory=list)  # every call: checks, warm-up, timed
     ratios: list[float] = field(default_factory=list)  # kernel busy time / event time, per timed call
     waits_after_pad_ms: list[float] = field(default_factory=list)  # per timed call, where the pad was recorded
-    timed_calls_with_impossible_records: int = 0  # timed calls whose ratio was not taken (CallKernels)
+    records_corrected: int = 0  # kernel records cut to the physically possible (RecordBounds)
     pending: list[CallWindow] = field(default_factory=list)  # calls not yet resolved into their kernels
     launch_names: set[str] = field(default_factory=set)  # every call's, and the solution's prepare
     calls_named: int = 0
@@ -374,9 +409,8 @@ class ShapeKernelSummary:
         if kernels is None:
             return
         self.calls.append(kernels)
-        if kernels.impossible_records:
-            self.timed_calls_with_impossible_records += 1
-        elif event_ms > 0:
+        self.records_corrected += kernels.records_corrected
+        if event_ms > 0:
             self.ratios.append(kernels.busy_ms() / event_ms)
         wait_ms = kernels.wait_after_pad_ms()
         if wait_ms is not None:
@@ -386,6 +420,7 @@ class ShapeKernelSummary:
         """A correctness, warm-up or last (refilled) call: its kernels are judged, its time is not kept."""
         if kernels is not None:
             self.calls.append(kernels)
+            self.records_corrected += kernels.records_corrected
 
     def _raw_names(self) -> set[str]:
         return self.launch_names | {name for call in self.calls for name, *_ in call.kernels}
@@ -415,10 +450,8 @@ class ShapeKernelSummary:
         return {
             "calls_named": self.calls_named,
             "calls_with_kernel_activity": len(self.calls),
-            "timed_calls_with_kernel_activity": len(self.ratios) + self.timed_calls_with_impossible_records,
-            # CUPTI records that began before their own launch: those calls' X10 ratios were not taken; when
-            # every recorded timed call had one, X10 was not judged on this shape (kernel_over_event_time null).
-            "timed_calls_with_impossible_records": self.timed_calls_with_impossible_records,
+            "timed_calls_with_kernel_activity": len(self.ratios),
+            "kernel_records_corrected": self.records_corrected,  # cut to the physically possible (RecordBounds)
             "kernels_per_call_median": statistics.median(kernels_per_call) if kernels_per_call else None,
             "kernel_names": self.names()[:20],
             "vendor_kernels": self.vendor_outcome(),

@@ -5,10 +5,10 @@
 Runs `python -m scoring.run` with the recorder's kernel activity on every call (or on the share given in
 CEILING_KERNEL_ACTIVITY_SHARE, e.g. 0.2 as the scorer draws it) and, in the worker, writes one JSON line per
 call window: the window on CUPTI's clock, whether it was timed and its event time, the kernels the recorder
-gave the call (name, start, end, stream), how many of its records began before their own launch, and every
-raw kernel record from the window's pad to 50 ms after it, attributed or not, with its correlation id and
-when that launch call started. A diagnostic, not a score: the scorer's own result is
-written as usual, and its X10 verdicts stand or fall on what this shows.
+gave the call (name, start, end, stream), how many of its records were cut to the physically possible
+(RecordBounds in scoring/kernel_record.py), and every raw kernel record from the window's pad to 50 ms after
+it, attributed or not, with its correlation id and when that launch call started. A diagnostic, not a score:
+the scorer's own result is written as usual, and its X10 verdicts stand or fall on what this shows.
 """
 
 import os
@@ -43,7 +43,7 @@ if DUMP:
                 sink.write(json.dumps({
                     "pad_start_ns": window.pad_start_ns, "start_ns": window.start_ns, "end_ns": window.end_ns,
                     "timed": window.timed, "event_ms": window.event_ms, "busy_ms": call.busy_ms(),
-                    "impossible_records": call.impossible_records,
+                    "records_corrected": call.records_corrected,
                     "launch_names": sorted(window.launch_names)[:8],
                     "given": [list(k) for k in call.kernels],
                     "near": [{"correlation": c, "name": n[:80], "start": s, "end": e, "stream": st,
