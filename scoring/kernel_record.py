@@ -310,7 +310,7 @@ class KernelRecorder:
             own = [(correlation, name, start, end, stream) for correlation, name, start, end, stream in kernels
                    if correlation in inside
                    or (correlation not in launched and window.start_ns <= start <= window.end_ns)]
-            bounds = RecordBounds.after(window, kernels, launched, pad, in_calls)
+            bounds = RecordBounds.after(window, kernels, own, launched, pad, in_calls)
             bounded = [bounds.cut(*kernel) for kernel in own]
             calls.append(CallKernels([kernel for kernel, _ in bounded], max(pad_ends) if pad_ends else None,
                                      sum(1 for _, corrected in bounded if corrected)))
@@ -328,16 +328,19 @@ class RecordBounds:
     - a kernel starts no earlier than its own launch call;
     - a kernel on the timed stream (the one the timer's pad ran on) ends before the first kernel that the
       grader's thread queued on that stream after the call returned starts: a plain launch (the grader's
-      kernels are never programmatic dependent launches) waits for all earlier work on its stream.
-    The end bound is applied to the timed stream only: everything there lies inside the timer's events
-    anyway, while a kernel on another stream, where X10's hidden work runs, is never cut by a later kernel
-    that solution code could have launched there."""
+      kernels are never programmatic dependent launches) waits for all earlier work on its stream;
+    - on a timed call, a kernel on the timed stream ends within the event time after the call's first
+      kernel there started: the start event completed before that kernel began, and the end event only
+      completes once every kernel queued before it on the stream has ended.
+    The end bounds apply to the timed stream only: everything there lies inside the timer's events anyway,
+    while a kernel on another stream, where X10's hidden work runs, is never cut."""
     launched_ns: dict[int, int]
-    timed_stream_free_ns: dict[int, int]  # timed stream -> earliest start of a grader kernel after the call
+    timed_stream_free_ns: dict[int, int]  # timed stream -> the latest its call's kernels can have ended
 
     @classmethod
-    def after(cls, window: CallWindow, kernels: list, launched: dict[int, tuple[int, int]], pad: set[int],
-              in_calls: set[int]) -> RecordBounds:
+    def after(cls, window: CallWindow, kernels: list, own: list, launched: dict[int, tuple[int, int]],
+              pad: set[int], in_calls: set[int]) -> RecordBounds:
+        """The bounds for the call in `window`, whose own records are `own`, among all `kernels` flushed."""
         grader_threads = {launched[correlation][1] for correlation in pad if correlation in launched}
         timed_streams = {stream for correlation, _, _, _, stream in kernels if correlation in pad}
         free_ns: dict[int, int] = {}
@@ -346,7 +349,15 @@ class RecordBounds:
             if (stream in timed_streams and thread in grader_threads and stamp > window.end_ns
                     and correlation not in in_calls and start < free_ns.get(stream, start + 1)):
                 free_ns[stream] = start
-        return cls({correlation: stamp for correlation, (stamp, _) in launched.items()}, free_ns)
+        bounds = cls({correlation: stamp for correlation, (stamp, _) in launched.items()}, free_ns)
+        if window.timed and window.event_ms > 0:
+            for stream in timed_streams:
+                starts = [max(start, bounds.launched_ns.get(correlation, start))
+                          for correlation, _, start, _, kernel_stream in own if kernel_stream == stream]
+                if starts:
+                    event_end_ns = min(starts) + round(window.event_ms * 1e6)
+                    free_ns[stream] = min(free_ns.get(stream, event_end_ns), event_end_ns)
+        return bounds
 
     def cut(self, correlation: int, name: str, start: int, end: int, stream: int) -> tuple[tuple, bool]:
         """The record within the bounds, and whether it had to be cut."""

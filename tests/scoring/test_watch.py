@@ -139,7 +139,13 @@ def test_a_corrupt_record_is_cut_to_what_is_physically_possible():
     call = _one_call([(7, "_fp8_gemm_kernel", 2_500, 2_500 + 48_000_000, TIMED), (8, "copy", 2_300, 2_400, TIMED)],
                      api=[(2_100, 7, 1), (2_200, 8, 1)])
     assert call.records_corrected == 1
-    assert ("_fp8_gemm_kernel", 2_500, 60_000, TIMED) in call.kernels  # ends when the grader's check starts
+    # The end event came 40 us (event_ms) after the call's first kernel on the timed stream started at 2300.
+    assert ("_fp8_gemm_kernel", 2_500, 2_300 + 40_000, TIMED) in call.kernels
+    untimed = _recorder_holding(api=[(1_500, 1, 1), (3_500, 99, 1), (2_100, 7, 1)],
+                                kernels=[(1, "_hold_until", 1_600, 1_900, TIMED), (99, "check", 60_000, 61_000, TIMED),
+                                         (7, "k", 2_500, 2_500 + 48_000_000, TIMED)])
+    call_untimed, = untimed.collect([CallWindow(pad_start_ns=1_000, start_ns=2_000, end_ns=3_000)])
+    assert call_untimed.kernels == [("k", 2_500, 60_000, TIMED)]  # ends when the grader's next kernel starts
     early = _one_call([(7, "k", 2_100 - 5_000_000, 2_600, TIMED)], api=[(2_150, 7, 1)])
     assert early.kernels == [("k", 2_150, 2_600, TIMED)] and early.records_corrected == 1  # not before its launch
     assert _one_call([(7, "k", 2_200, 2_600, TIMED)], api=[(2_150, 7, 1)]).records_corrected == 0
