@@ -321,6 +321,10 @@ class KernelRecorder:
         return self.collect([CallWindow(window[0], window[0], window[1])])[0]
 
 
+# A cut this small may be the two clocks' skew (CUPTI's against the events'): applied, but not reported.
+CUT_REPORTED_NS = 1_000
+
+
 @dataclass
 class RecordBounds:
     """What is physically possible for a call's kernel records, so that a corrupt record cannot read as
@@ -360,10 +364,11 @@ class RecordBounds:
         return bounds
 
     def cut(self, correlation: int, name: str, start: int, end: int, stream: int) -> tuple[tuple, bool]:
-        """The record within the bounds, and whether it had to be cut."""
+        """The record within the bounds, and whether it had to be cut by more than CUT_REPORTED_NS."""
         bounded_start = max(start, self.launched_ns.get(correlation, start))
         bounded_end = max(bounded_start, min(end, self.timed_stream_free_ns.get(stream, end)))
-        return (name, bounded_start, bounded_end, stream), (bounded_start, bounded_end) != (start, end)
+        cut_ns = (bounded_start - start) + (end - bounded_end)
+        return (name, bounded_start, bounded_end, stream), cut_ns > CUT_REPORTED_NS
 
 
 def _launched_between(stamps: list[tuple[int, int]], first_ns: int, last_ns: int) -> set[int]:

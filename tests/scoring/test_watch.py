@@ -149,6 +149,8 @@ def test_a_corrupt_record_is_cut_to_what_is_physically_possible():
     early = _one_call([(7, "k", 2_100 - 5_000_000, 2_600, TIMED)], api=[(2_150, 7, 1)])
     assert early.kernels == [("k", 2_150, 2_600, TIMED)] and early.records_corrected == 1  # not before its launch
     assert _one_call([(7, "k", 2_200, 2_600, TIMED)], api=[(2_150, 7, 1)]).records_corrected == 0
+    skewed = _one_call([(7, "k", 2_200, 2_200 + 40_500, TIMED)], api=[(2_150, 7, 1)])  # 0.5 us past the event
+    assert skewed.kernels == [("k", 2_200, 42_200, TIMED)] and skewed.records_corrected == 0
     summary = ShapeKernelSummary()
     for _ in range(5):
         summary.add(call, event_ms=0.06)
