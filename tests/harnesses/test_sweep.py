@@ -23,7 +23,7 @@ def sweep_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("sweep")
     repo = root / "repo"
     for name in PACKAGES:
-        shutil.copytree(REPO_ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__", "measurements"))
+        shutil.copytree(REPO_ROOT / name, repo / name, ignore=shutil.ignore_patterns("__pycache__", "lab"))
     shutil.copytree(repo / "problems" / "fp8_gemm", repo / "problems" / "fp8_gemm_b")
     clis = fake.install(root / "clis")
     sweep = root / "sweep.toml"
