@@ -114,6 +114,12 @@ def _process_file(path: Path) -> FileOutcome:
     return FileOutcome(path, (), False, slim_run, key, facts, rendered, run_download(slim_run))
 
 
+def _cached_run_id(cached_from) -> str | None:
+    """The run whose measurement a reference line reused (scoring/line_cache.py: `cached_from` is that
+    result file, relative to the results root; its run page has the file's name)."""
+    return Path(cached_from).stem if isinstance(cached_from, str) and cached_from else None
+
+
 def _render_run(run: Run) -> dict:
     out: Path = _JOB["out"]
     if "env" not in _JOB:  # one environment per worker (setdefault would build a new one per page)
@@ -131,7 +137,8 @@ def _render_run(run: Run) -> dict:
     for i, system in enumerate(run.data["systems"]):
         _key, _kind, label, slug = row_identity(run, i, system)
         systems.append(dict(system, row_label=label, slug=slug, label=system.get("label") or system["name"],
-                            failure_label=failure_label(system.get("failure"))))
+                            failure_label=failure_label(system.get("failure")),
+                            cached_run_id=_cached_run_id(system.get("cached_from"))))
     source, source_path, note = solution_source(run, REPO)
     try:
         result_rel = str(run.path.resolve().relative_to(REPO))
