@@ -3,58 +3,16 @@ in their interface passes our scorer on the CPU profile, the same model attendin
 seq_lens[b] fails it, our two pools become their packed [K | V] cache, and their Model always sees a table of
 exactly ceil(seq_len / 16) columns and lengths <= seq_len, one live model per shape."""
 
-import importlib.util
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
-from harnesses.kernelbench import layout
 from problems.paged_attention.problem import make_inputs, make_weights, reference
+from tests.harnesses.kernelbench_scoring import MODELS, load_adapter, load_module, score
 
-REPO = Path(__file__).resolve().parents[2]
-MODELS = Path(__file__).resolve().parent / "kernelbench_models"
 PROBLEM = "paged_attention"
-FAST = ["device=cpu", "lines=none", "audits=false", "shapes=visible", "check_seeds=2", "min_calls=2",
-        "max_calls=2", "warmup_s=0", "progress=false"]
 SHAPE = {"B": 5, "Hkv": 2, "G": 3, "D": 64, "L": 37, "edges": 1}
-
-
-def score(tmp_path, model_file: str) -> tuple[int, dict]:
-    """Score MODELS/model_file through the adapter; returns the exit code and the result JSON."""
-    solution = layout.write_solution_folder(tmp_path / "run", PROBLEM, (MODELS / model_file).read_bytes(),
-                                            {"harness": "test", "model": model_file})
-    done = subprocess.run([sys.executable, "-m", "scoring.run", f"problem={PROBLEM}", f"solution={solution}",
-                           f"out={tmp_path / 'results'}", *FAST], check=False, cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
-    paths = [line.split("result: ", 1)[1].strip() for line in done.stdout.splitlines() if line.startswith("result: ")]
-    assert paths, f"no result line\nstdout:\n{done.stdout}\nstderr:\n{done.stderr[-3000:]}"
-    return done.returncode, json.loads(Path(paths[-1]).read_text())
-
-
-def load_module(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def load_adapter(model_class=None):
-    """The adapter module, with agent_solution a stub holding model_class (restored afterwards)."""
-    stub = type(sys)(layout.AGENT_MODULE)
-    stub.Model = model_class
-    saved = sys.modules.get(layout.AGENT_MODULE)
-    sys.modules[layout.AGENT_MODULE] = stub
-    try:
-        return load_module(f"adapter_{PROBLEM}", layout.adapter_path(PROBLEM))
-    finally:
-        if saved is None:
-            del sys.modules[layout.AGENT_MODULE]
-        else:
-            sys.modules[layout.AGENT_MODULE] = saved
 
 
 def draw(seed: int = 3):
@@ -65,26 +23,26 @@ def draw(seed: int = 3):
 
 @pytest.mark.slow
 def test_their_interface_passes_through_the_adapter(tmp_path):
-    code, result = score(tmp_path, "paged_attention.py")
+    code, result = score(tmp_path, PROBLEM, "paged_attention.py")
     assert (code, result["status"]) == (0, "passed"), json.dumps(result.get("shapes"), indent=1)[:3000]
 
 
 @pytest.mark.slow
 def test_attending_over_seq_len_instead_of_seq_lens_is_caught(tmp_path):
-    code, result = score(tmp_path, "paged_attention_wrong.py")
+    code, result = score(tmp_path, PROBLEM, "paged_attention_wrong.py")
     assert (code, result["status"]) == (1, "incorrect")
 
 
 def test_their_cache_packs_our_k_and_v_rows_side_by_side():
     weights, _ = draw()
-    kv_cache = load_adapter().their_kv_cache(weights["k_cache"], weights["v_cache"])
+    kv_cache = load_adapter(PROBLEM).their_kv_cache(weights["k_cache"], weights["v_cache"])
     D = SHAPE["D"]
     assert kv_cache.shape == (*weights["k_cache"].shape[:3], 2 * D) and kv_cache.is_contiguous()
     assert torch.equal(kv_cache[..., :D], weights["k_cache"]) and torch.equal(kv_cache[..., D:], weights["v_cache"])
 
 
 def test_their_table_is_ours_widened_with_page_zero():
-    adapter = load_adapter()
+    adapter = load_adapter(PROBLEM)
     table = torch.randint(1, 50, (4, 3), dtype=torch.int32)
     assert adapter.their_block_table(table, 3) is table  # at the model's width: no operation
     wide = adapter.their_block_table(table, 5)
@@ -94,7 +52,7 @@ def test_their_table_is_ours_widened_with_page_zero():
 
 def test_the_plain_model_through_the_adapter_matches_our_reference():
     weights, inputs = draw()
-    adapter = load_adapter(load_module("their_paged_attention", MODELS / "paged_attention.py").Model)
+    adapter = load_adapter(PROBLEM, load_module("their_paged_attention", MODELS / "paged_attention.py").Model)
     state = adapter.prepare(**weights)
     wider = dict(inputs, block_table=torch.cat([inputs["block_table"], inputs["block_table"][:, :2]], dim=1))
     adapter.run(state, **wider)  # a wider table first: the next call's is padded to its width
@@ -118,7 +76,7 @@ def test_one_live_model_per_shape_rebuilt_only_for_a_wider_table():
             widths_seen.append(block_table.shape[1])
             return torch.zeros_like(query)
 
-    adapter = load_adapter(Recording)
+    adapter = load_adapter(PROBLEM, Recording)
     weights, inputs = draw()
     state = adapter.prepare(**weights)
     width = inputs["block_table"].shape[1]

@@ -2,63 +2,24 @@
 their interface passes our scorer on the CPU profile, the same model with the nibble order swapped fails it,
 and the repacking of our GPTQ int32 words into their uint8 nibble pairs matches a direct computation."""
 
-import importlib.util
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
-from harnesses.kernelbench import layout
 from problems.w4a16_gemm.problem import pack_int4
-
-REPO = Path(__file__).resolve().parents[2]
-MODELS = Path(__file__).resolve().parent / "kernelbench_models"
-FAST = ["device=cpu", "lines=none", "audits=false", "shapes=visible", "check_seeds=2", "min_calls=2",
-        "max_calls=2", "warmup_s=0", "progress=false"]
-
-
-def score(tmp_path, model_file: str) -> tuple[int, dict]:
-    """Score MODELS/model_file through the adapter; returns the exit code and the result JSON."""
-    solution = layout.write_solution_folder(tmp_path / "run", "w4a16_gemm", (MODELS / model_file).read_bytes(),
-                                            {"harness": "test", "model": model_file})
-    done = subprocess.run([sys.executable, "-m", "scoring.run", "problem=w4a16_gemm", f"solution={solution}",
-                           f"out={tmp_path / 'results'}", *FAST], check=False, cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
-    paths = [line.split("result: ", 1)[1].strip() for line in done.stdout.splitlines() if line.startswith("result: ")]
-    assert paths, f"no result line\nstdout:\n{done.stdout}\nstderr:\n{done.stderr[-3000:]}"
-    return done.returncode, json.loads(Path(paths[-1]).read_text())
-
-
-def load_adapter(model_class=None):
-    """The adapter module, with agent_solution a stub holding model_class (restored afterwards)."""
-    stub = type(sys)(layout.AGENT_MODULE)
-    stub.Model = model_class
-    saved = sys.modules.get(layout.AGENT_MODULE)
-    sys.modules[layout.AGENT_MODULE] = stub
-    try:
-        spec = importlib.util.spec_from_file_location("adapter_w4a16_gemm", layout.adapter_path("w4a16_gemm"))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        if saved is None:
-            del sys.modules[layout.AGENT_MODULE]
-        else:
-            sys.modules[layout.AGENT_MODULE] = saved
+from tests.harnesses.kernelbench_scoring import load_adapter, score
 
 
 @pytest.mark.slow
 def test_their_interface_passes_through_the_adapter(tmp_path):
-    code, result = score(tmp_path, "w4a16_gemm.py")
+    code, result = score(tmp_path, "w4a16_gemm", "w4a16_gemm.py")
     assert (code, result["status"]) == (0, "passed"), json.dumps(result.get("shapes"), indent=1)[:3000]
 
 
 @pytest.mark.slow
 def test_a_swapped_nibble_order_is_caught(tmp_path):
-    code, result = score(tmp_path, "w4a16_gemm_wrong.py")
+    code, result = score(tmp_path, "w4a16_gemm", "w4a16_gemm_wrong.py")
     assert (code, result["status"]) == (1, "incorrect")
 
 
@@ -70,7 +31,7 @@ def test_repacking_matches_their_packing_of_the_same_values():
     expected = (q[0::2] | (q[1::2] << 4)).to(torch.uint8)
     qweight = pack_int4(q)
     assert int(qweight[0, 0]) < 0
-    assert torch.equal(load_adapter().their_w_q(qweight), expected)
+    assert torch.equal(load_adapter("w4a16_gemm").their_w_q(qweight), expected)
 
 
 def test_prepare_hands_their_model_our_scales_and_zeros_and_builds_one_model_per_m():
@@ -85,7 +46,7 @@ def test_prepare_hands_their_model_our_scales_and_zeros_and_builds_one_model_per
         def forward(self, x):
             return torch.full((x.shape[0], self.w_q.shape[1]), float(self.M), dtype=torch.bfloat16)
 
-    adapter = load_adapter(Recording)
+    adapter = load_adapter("w4a16_gemm", Recording)
     scales, zeros = torch.rand(2, 16).to(torch.bfloat16), torch.randint(0, 16, (2, 16)).to(torch.bfloat16)
     state = adapter.prepare(pack_int4(torch.randint(0, 16, (256, 16))), scales, zeros)
     assert float(adapter.run(state, torch.zeros(3, 256, dtype=torch.bfloat16))[0, 0]) == 3
