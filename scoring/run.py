@@ -35,7 +35,7 @@ TIMED_SETS = ("visible", "held_out")  # property-drawn shapes are checked for co
 VERSION = "0.1.0"
 
 
-def _git_state() -> dict:
+def git_state() -> dict:
     def git(*args: str) -> str | None:
         try:
             return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
@@ -180,7 +180,7 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
         "run_id": run_id,
         "created_utc": created.isoformat(),
         "command": "python -m scoring.run " + " ".join(argv),
-        "ceiling": {"version": VERSION, **_git_state()},
+        "ceiling": {"version": VERSION, **git_state()},
         "config": config.snapshot(),
         "problem": {"name": problem.name, "title": problem.spec.title, "precision": problem.spec.precision,
                     "content_sha256": problem.spec.content_sha256, "tolerance": problem.spec.tolerance.__dict__,

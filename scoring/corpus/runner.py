@@ -29,7 +29,7 @@ from scoring.corpus.judge import class_named, mismatches, observe
 from scoring.hardware import HardwareError
 from scoring.options import OptionError, at_least, help_text, opt, parse
 from scoring.result import write_result
-from scoring.run import _git_state, run
+from scoring.run import git_state, run
 from scoring.spec import SpecError
 
 SCHEMA = "ceiling.corpus/1"
@@ -213,7 +213,7 @@ def run_corpus(config: CorpusConfig, argv: list[str], echo=print) -> tuple[dict,
         "run_id": f"{created:%Y%m%dT%H%M%SZ}-corpus-{profile}",
         "created_utc": created.isoformat(),
         "command": " ".join([COMMAND, *argv]),
-        "ceiling": _git_state(),
+        "ceiling": git_state(),
         "config": {**config.__dict__, "timing": TIMING[profile], "profile": profile},
         "versions": {"python": platform.python_version(), "torch": torch.__version__, "triton": triton_version},
         "hardware": hardware,

@@ -1,0 +1,122 @@
+"""Wall time of scoring the whole deck, cold and with the reference-line cache warm (issue 17's targets).
+
+    python scripts/bench_deck.py [problems=a,b] [device=cuda] [out=results/speed] [score_args="k=v ..."]
+
+Scores each problem's house kernel with its reference lines and audits (`python -m scoring.run`, the CLI's
+defaults, one process per problem as a user runs it) twice into one fresh results folder: first cold
+(`fresh_lines=true`: every line measured), then warm (the lines reused from the cold run's results,
+scoring/line_cache.py). Records each run's wall time from process start to exit, whether the warm run's
+lines were really reused (`cached_from`), and how far the warm run's per-shape medians of the house kernel
+are from the cold run's on shapes of at least 50 us (the repeat-agreement target is 1%). Writes
+<out>/<hardware>/<UTC time>-deck.json (hardware, versions, commit and command in it, as a result file has)
+and prints a table. A benchmark, not a test: the targets are read from its output, never asserted.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from scoring.run import git_state  # noqa: E402  (after the path: runnable from anywhere)
+from scoring.spec import discover_problems  # noqa: E402
+
+AGREEMENT_MIN_MS = 0.05  # shapes shorter than 50 us are left out of the repeat agreement (issue 17)
+TARGETS_S = {"deck_warm": 300, "deck_cold": 600, "one_solution_warm": 30}
+
+
+def score(problem: str, results: Path, device: str, extra: list[str], fresh: bool) -> dict:
+    """One `python -m scoring.run` of the house kernel; its wall time and result."""
+    argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"device={device}", f"out={results}",
+            f"fresh_lines={'true' if fresh else 'false'}", "progress=false", *extra]
+    started = time.perf_counter()
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
+    wall_s = time.perf_counter() - started
+    paths = [line[len("result: "):].strip() for line in done.stdout.splitlines() if line.startswith("result: ")]
+    if not paths:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"wall_s": wall_s, "exit": done.returncode, "error": tail, "command": shlex.join(argv[1:])}
+    result = json.loads(Path(paths[-1]).read_text())
+    return {"wall_s": wall_s, "exit": done.returncode, "result": str(Path(paths[-1]).relative_to(results)),
+            "command": shlex.join(argv[1:]), "hardware": result["hardware"], "systems": result["systems"]}
+
+
+def house_medians_ms(run: dict) -> dict[str, float]:
+    house = run.get("systems", [{}])[0]
+    return {shape["name"]: shape["timing"]["median_ms"] for shape in house.get("shapes", [])
+            if shape.get("status") == "passed" and shape.get("timing")}
+
+
+def agreement(cold: dict, warm: dict) -> dict:
+    """Relative difference of the house kernel's per-shape medians, warm against cold (shapes >= 50 us)."""
+    before, after = house_medians_ms(cold), house_medians_ms(warm)
+    diffs = {name: abs(after[name] - before[name]) / before[name] for name in before
+             if name in after and before[name] >= AGREEMENT_MIN_MS}
+    return {"shapes": len(diffs), "max_rel_diff": max(diffs.values(), default=None),
+            "worst_shape": max(diffs, key=diffs.get) if diffs else None}
+
+
+def lines_reused(run: dict) -> str:
+    lines = [system for system in run.get("systems", [])[1:]]
+    reused = sum(1 for system in lines if system.get("cached_from"))
+    return f"{reused}/{len(lines)}"
+
+
+def main(argv: list[str]) -> int:
+    options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
+    if any("=" not in arg for arg in argv) or set(options) - {"problems", "device", "out", "score_args"}:
+        print(__doc__)
+        return 2
+    problems = [p for p in options.get("problems", "").split(",") if p] or sorted(discover_problems())
+    device, extra = options.get("device", "auto"), shlex.split(options.get("score_args", ""))
+    with tempfile.TemporaryDirectory(prefix="deck-") as folder:
+        results = Path(folder)
+        runs = {}
+        for phase, fresh in (("cold", True), ("warm", False)):
+            for problem in problems:
+                runs.setdefault(problem, {})[phase] = score(problem, results, device, extra, fresh)
+                run = runs[problem][phase]
+                print(f"{phase:5} {problem:16} {run['wall_s']:7.1f} s  exit {run['exit']}"
+                      + (f"  {run['error']}" if "error" in run else f"  lines reused {lines_reused(run)}"),
+                      flush=True)
+    hardware = next((run[phase]["hardware"] for run in runs.values() for phase in run if "hardware" in run[phase]),
+                    None)
+    summary = {
+        "schema": "ceiling.deck-bench/1",
+        "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": shlex.join([sys.executable, *sys.argv]), "ceiling": git_state(), "hardware": hardware,
+        "targets_s": TARGETS_S,
+        "deck_cold_s": sum(run["cold"]["wall_s"] for run in runs.values()),
+        "deck_warm_s": sum(run["warm"]["wall_s"] for run in runs.values()),
+        "problems": {problem: {"cold_s": run["cold"]["wall_s"], "warm_s": run["warm"]["wall_s"],
+                               "warm_lines_reused": lines_reused(run["warm"]),
+                               "repeat_agreement": agreement(run["cold"], run["warm"]),
+                               "cold": {k: v for k, v in run["cold"].items() if k not in ("systems", "hardware")},
+                               "warm": {k: v for k, v in run["warm"].items() if k not in ("systems", "hardware")}}
+                     for problem, run in runs.items()},
+    }
+    key = (hardware or {}).get("peak", {}).get("key") or (hardware or {}).get("profile") or "unknown"
+    out = Path(options.get("out", REPO / "results" / "speed")) / key
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{summary['created_utc'].replace(':', '').replace('-', '')[:15]}Z-deck.json"
+    path.write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"\n{'problem':16} {'cold s':>8} {'warm s':>8} {'reused':>7} {'max rel diff':>13}")
+    for problem, row in summary["problems"].items():
+        diff = row["repeat_agreement"]["max_rel_diff"]
+        print(f"{problem:16} {row['cold_s']:8.1f} {row['warm_s']:8.1f} {row['warm_lines_reused']:>7} "
+              f"{'-' if diff is None else f'{diff:.2%}':>13}")
+    print(f"{'deck':16} {summary['deck_cold_s']:8.1f} {summary['deck_warm_s']:8.1f}   (targets: cold < "
+          f"{TARGETS_S['deck_cold']} s, warm < {TARGETS_S['deck_warm']} s)\nwritten: {path}")
+    return 0 if all("error" not in run[phase] for run in runs.values() for phase in run) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

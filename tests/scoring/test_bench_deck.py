@@ -1,0 +1,36 @@
+"""scripts/bench_deck.py on the CPU: a cold run measures the reference line, the warm run reuses it, and the
+summary records both wall times, the reuse and the repeat agreement (its numbers are not asserted: a
+benchmark's targets are read from its committed GPU output)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FAST = "shapes=visible lines=eager check_seeds=1 min_calls=2 max_calls=3 warmup_s=0 audits=false " \
+       "peak_tflops=1 peak_gbps=10"  # given peaks: the CPU profile reuses a line only under given peaks
+
+
+@pytest.mark.slow
+def test_the_warm_run_reuses_the_cold_runs_line_and_the_summary_says_so(tmp_path):
+    done = subprocess.run([sys.executable, "scripts/bench_deck.py", "problems=softmax", "device=cpu",
+                           f"out={tmp_path}", f"score_args={FAST}"], cwd=REPO, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+    summary = json.loads(next(tmp_path.glob("*/*-deck.json")).read_text())
+    row = summary["problems"]["softmax"]
+    assert summary["schema"] == "ceiling.deck-bench/1" and summary["hardware"]["profile"] == "cpu"
+    assert (row["cold"]["exit"], row["warm"]["exit"]) == (0, 0)
+    assert "fresh_lines=true" in row["cold"]["command"] and "fresh_lines=false" in row["warm"]["command"]
+    assert row["warm_lines_reused"] == "1/1"
+    assert summary["deck_cold_s"] == row["cold_s"] > 0 and summary["deck_warm_s"] == row["warm_s"] > 0
+    assert set(row["repeat_agreement"]) == {"shapes", "max_rel_diff", "worst_shape"}
+
+
+def test_unknown_options_print_the_usage():
+    done = subprocess.run([sys.executable, "scripts/bench_deck.py", "problem=softmax"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "python scripts/bench_deck.py" in done.stdout
