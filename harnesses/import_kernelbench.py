@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +35,7 @@ from harnesses.kernelbench.catalog import (
     published_runs,
 )
 from harnesses.kernelbench.layout import adapter_path, sha256_hex, write_solution_folder
-from scoring.options import OptionError, above, help_text, opt, parse
+from scoring.options import OptionError, above, at_least, help_text, opt, parse
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 USAGE = "python -m harnesses.import_kernelbench path=CLONE [key=value ...]"
@@ -58,6 +59,9 @@ class ImportConfig:
                            "each run folder and at /tmp/cutlass; empty = none (a build that needs it fails)")
     import_timeout_s: float = opt(900.0, "the scorer's import limit: an adapter builds the agent's C++/CUDA "
                                          "extension while importing it (seconds)", allowed=above(0, "seconds"))
+    start_before_s: float = opt(0.0, "start no new run once this many seconds have passed since scoring began "
+                                     "(a lent GPU's call limit: a run cut off part-way is lost work); 0 = no limit",
+                                allowed=at_least(0, "seconds"))
 
 
 def load_adapter_facts(problem: str) -> dict:
@@ -240,19 +244,29 @@ def indexed_runs(config: ImportConfig) -> list[dict]:
 
 def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
     """Score each folder in turn; 0 when every one was scored or skipped as done, 1 when some could not be."""
-    unscored = 0
-    for entry in entries:
+    unscored, started = 0, time.monotonic()
+    for index, entry in enumerate(entries):
         folder = Path(config.out) / entry["folder"]
-        agent = json.loads((folder / "agent.json").read_text())
-        done = None if config.rescore else existing_result(Path(config.results), agent["source"]["sha256"],
-                                                            agent["adapter"]["sha256"])
+        done = None if config.rescore else existing_result(Path(config.results), *_shas(folder))
         if done:
             outcome = f"already scored: {done}"
+        elif config.start_before_s and time.monotonic() - started >= config.start_before_s:
+            left = sum(1 for later in entries[index:] if config.rescore
+                       or not existing_result(Path(config.results), *_shas(Path(config.out) / later["folder"])))
+            echo(f"stopped: {config.start_before_s:g} s passed (start_before_s); {left} runs left unscored",
+                 flush=True)
+            return 1
         else:
             code, outcome = score_folder(config, folder, entry["problem"])
             unscored += outcome.startswith("not scored")
         echo(f"{entry['problem']:<16} {entry['run_id']:<62} {outcome}", flush=True)
     return 1 if unscored else 0
+
+
+def _shas(folder: Path) -> tuple[str, str]:
+    """The agent file's and the adapter's sha256, as agent.json records them."""
+    agent = json.loads((folder / "agent.json").read_text())
+    return agent["source"]["sha256"], agent["adapter"]["sha256"]
 
 
 def run_import(config: ImportConfig, echo=print) -> int:

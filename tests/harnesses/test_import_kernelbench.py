@@ -88,6 +88,18 @@ def test_importing_one_problem_after_another_builds_up_one_index(tmp_path, adapt
     assert len(json.loads((out / "index.json").read_text())["runs"]) == 3
 
 
+def test_no_run_starts_once_start_before_s_has_passed(tmp_path, adapters):
+    clone = make_clone(tmp_path / "clone", RUNS)
+    out, results, lines = tmp_path / "out", tmp_path / "results", []
+    config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
+                                                    "score=true", "start_before_s=1e-9"], "t")
+    assert importer.run_import(config, echo=lambda text, **_: lines.append(text)) == 1
+    assert lines[-1] == "stopped: 1e-09 s passed (start_before_s); 2 runs left unscored"
+    assert not results.exists()  # nothing was started, so nothing was cut off part-way
+    with pytest.raises(OptionError, match="start_before_s"):
+        importer.parse(importer.ImportConfig, ["score=true", "start_before_s=-1"], "t")
+
+
 def test_selection_by_problem_and_run_and_clear_errors(tmp_path, adapters):
     clone = make_clone(tmp_path / "clone", RUNS)
     chosen, _ = importer.selected_runs(importer.ImportConfig(path=str(clone), runs="codex"), published_runs(clone))
