@@ -1,0 +1,21 @@
+#!/bin/bash
+# One call on a lent GPU (the device tool, `carry: [".kernelbench"]`): score the imported kernelbench.com runs
+# of the problems in $1 (a problems= list), starting no run after S seconds (default 400) so that the call's
+# cap (T, default 560 s) never cuts one off. The CUTLASS headers travel as .kernelbench/cutlass-4.2.0.tgz
+# (PyPI's nvidia-cutlass 4.2.0.0 wheel: cutlass_library/source/include and tools/util/include, tarred under
+# source/). What comes back under $OUT: score_log.txt (the command's output), results.tgz (new result files),
+# logs.tgz (their per-system logs), score_logs.tgz (each run folder's score.log).
+#     bash harnesses/kernelbench/device_score.sh moe_swiglu,kda
+export PYTHONUNBUFFERED=1 MAX_JOBS=16
+OUT=${OUT:?the device tool sets OUT}
+mkdir -p .kernelbench/cutlass-src && tar xzf .kernelbench/cutlass-4.2.0.tgz -C .kernelbench/cutlass-src
+marker=$(mktemp)
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/score_log.txt"
+timeout "${T:-560}" python -m harnesses.import_kernelbench score=true problems="$1" results=results device=cuda \
+  cutlass=.kernelbench/cutlass-src/source score_args="shape_timeout_s=180" start_before_s="${S:-400}" \
+  >> "$OUT/score_log.txt" 2>&1
+echo "rc=$?" >> "$OUT/score_log.txt"
+find results -newer "$marker" -name "*.json" | tar czf "$OUT/results.tgz" -T - 2>/dev/null
+find results -newer "$marker" -type d -name '*.logs' | tar czf "$OUT/logs.tgz" -T - 2>/dev/null
+find .kernelbench -name score.log -newer "$marker" | tar czf "$OUT/score_logs.tgz" -T - 2>/dev/null
+tail -25 "$OUT/score_log.txt"
