@@ -35,6 +35,12 @@ def _fraction(value) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _shortened(detail: str, limit: int = 140) -> str:
+    """The failure's detail cut at a word before `limit` characters (a table cell, not the whole story)."""
+    detail = " ".join(detail.split())
+    return detail if len(detail) <= limit else detail[:limit].rsplit(" ", 1)[0] + " ..."
+
+
 def problem_table(runs: list[dict]) -> list[str]:
     rows = ["| agent | theirs (H100 PCIe, their rubric) | ours (status, score) | why not passed |",
             "| --- | --- | --- | --- |"]
@@ -46,7 +52,7 @@ def problem_table(runs: list[dict]) -> list[str]:
         why = ""
         if failure:
             unseen = ", only on unseen shapes" if failure.get("unseen_only") else ""
-            why = f"{failure['label']}{unseen}: {failure.get('detail', '')[:90]}".replace("|", "/")
+            why = f"{failure['label']}{unseen}: {_shortened(failure.get('detail', ''))}".replace("|", "/")
         rows.append(f"| {agent['harness']} / {agent['model']} [{agent.get('effort') or 'default'}] | {theirs} | "
                     f"{system['status']} {_fraction(data['score']['fraction'])} | {why} |")
     return rows
