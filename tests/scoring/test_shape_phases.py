@@ -1,0 +1,28 @@
+"""Every shape says where its wall time went (issue 17: measure before making anything faster)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_a_timed_shape_splits_its_wall_time_into_phases(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "scoring.run", "problem=softmax", "device=cpu", "lines=none",
+                           "audits=false", "shapes=all", "check_seeds=1", "min_calls=2", "max_calls=3",
+                           "warmup_s=0", "progress=false", f"out={tmp_path}"],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    path = [line[len("result: "):] for line in done.stdout.splitlines() if line.startswith("result: ")][-1]
+    shapes = json.loads(Path(path.strip()).read_text())["systems"][0]["shapes"]
+    timed = [shape for shape in shapes if "timing" in shape]
+    checked_only = [shape for shape in shapes if "timing" not in shape]
+    assert timed and checked_only  # visible/held-out shapes are timed, property shapes only checked
+    for shape in timed:
+        phases = shape["phases_s"]
+        assert set(phases) == {"checks", "warm_up", "timed_calls", "last_call", "kernel_record"}
+        assert all(seconds >= 0 for seconds in phases.values())
+        assert phases["checks"] > 0 and phases["timed_calls"] > 0
+        assert sum(phases.values()) <= shape["wall_s"] + 1e-6  # phases are parts of the shape's wall time
+    for shape in checked_only:
+        assert set(shape["phases_s"]) == {"checks"}
