@@ -1,6 +1,6 @@
 """Wall time of scoring the whole deck, cold and with the reference-line cache warm (issue 17's targets).
 
-    python scripts/bench_deck.py [problems=a,b] [device=cuda] [out=results/speed] [score_args="k=v ..."]
+    python scripts/bench_deck.py [problems=a,b] [device=cuda] [out=results/speed] [results=DIR] [score_args="k=v ..."]
 
 Scores each problem's house kernel with its reference lines and audits (`python -m scoring.run`, the CLI's
 defaults, one process per problem as a user runs it) twice into one fresh results folder: first cold
@@ -9,7 +9,9 @@ scoring/line_cache.py). Records each run's wall time from process start to exit,
 lines were really reused (`cached_from`), and how far the warm run's per-shape medians of the house kernel
 are from the cold run's on shapes of at least 50 us (the repeat-agreement target is 1%). Writes
 <out>/<hardware>/<UTC time>-deck.json (hardware, versions, commit and command in it, as a result file has)
-and prints a table. A benchmark, not a test: the targets are read from its output, never asserted.
+and prints a table. The runs' own result files go to a temporary folder, deleted afterwards, or to `results=DIR`
+where they are kept (their per-shape `phases_s` say where each shape's seconds went; the cold run's score is a
+score like any other). A benchmark, not a test: the targets are read from its output, never asserted.
 """
 
 from __future__ import annotations
@@ -72,13 +74,14 @@ def lines_reused(run: dict) -> str:
 
 def main(argv: list[str]) -> int:
     options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
-    if any("=" not in arg for arg in argv) or set(options) - {"problems", "device", "out", "score_args"}:
+    if any("=" not in arg for arg in argv) or set(options) - {"problems", "device", "out", "results", "score_args"}:
         print(__doc__)
         return 2
     problems = [p for p in options.get("problems", "").split(",") if p] or sorted(discover_problems())
     device, extra = options.get("device", "auto"), shlex.split(options.get("score_args", ""))
     with tempfile.TemporaryDirectory(prefix="deck-") as folder:
-        results = Path(folder)
+        results = Path(options.get("results") or folder).resolve()
+        results.mkdir(parents=True, exist_ok=True)
         runs = {}
         for phase, fresh in (("cold", True), ("warm", False)):
             for problem in problems:

@@ -17,7 +17,8 @@ FAST = "shapes=visible lines=eager check_seeds=1 min_calls=2 max_calls=3 warmup_
 @pytest.mark.slow
 def test_the_warm_run_reuses_the_cold_runs_line_and_the_summary_says_so(tmp_path):
     done = subprocess.run([sys.executable, "scripts/bench_deck.py", "problems=softmax", "device=cpu",
-                           f"out={tmp_path}", f"score_args={FAST}"], cwd=REPO, capture_output=True, text=True,
+                           f"out={tmp_path}", f"results={tmp_path / 'runs'}",
+                           f"score_args={FAST}"], cwd=REPO, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     summary = json.loads(next(tmp_path.glob("*/*-deck.json")).read_text())
@@ -28,6 +29,8 @@ def test_the_warm_run_reuses_the_cold_runs_line_and_the_summary_says_so(tmp_path
     assert row["warm_lines_reused"] == "1/1"
     assert summary["deck_cold_s"] == row["cold_s"] > 0 and summary["deck_warm_s"] == row["warm_s"] > 0
     assert set(row["repeat_agreement"]) == {"shapes", "max_rel_diff", "worst_shape"}
+    kept = [tmp_path / "runs" / row[phase]["result"] for phase in ("cold", "warm")]
+    assert all(path.is_file() for path in kept) and kept[0] != kept[1]  # results= keeps both runs' files
 
 
 def test_unknown_options_print_the_usage():
