@@ -36,6 +36,9 @@ class SystemOutcome:
     kernel_record: dict = field(default_factory=dict)  # the worker's CUPTI record: tool, or why not
     library_version: str | None = None
     processes_started: int = 0
+    # One entry per worker process: the shape it started at, seconds from spawn to "imported" (interpreter,
+    # scorer imports, the worker's start-up steps in worker_startup_s, the solution's import) and to its exit.
+    processes: list[dict] = field(default_factory=list)
     log_tail: str = ""
 
 
@@ -121,6 +124,9 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
                             cwd=REPO_ROOT, env=env, start_new_session=True)
     os.close(write_fd)
     outcome.processes_started += 1
+    spawned = time.monotonic()
+    process = {"first_shape": first, "spawn_to_imported_s": None, "worker_startup_s": None, "lifetime_s": None}
+    outcome.processes.append(process)
     selector = selectors.DefaultSelector()
     selector.register(read_fd, selectors.EVENT_READ)
     buffer = b""
@@ -162,6 +168,8 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
                     return index + 1
                 if event == "imported":
                     imported = True
+                    process["spawn_to_imported_s"] = time.monotonic() - spawned
+                    process["worker_startup_s"] = message.get("startup_s")
                     outcome.import_ms = message["import_ms"]
                     outcome.timer = message["timer"]
                     outcome.kernel_record = message.get("kernel_record") or {}
@@ -184,6 +192,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
         selector.close()
         os.close(read_fd)
         returncode = _wait(proc)
+        process["lifetime_s"] = time.monotonic() - spawned
         Path(task_path).unlink(missing_ok=True)  # the worker removes it on start; not if it died first
     if finished:
         return len(shapes) if outcome.import_status != "ok" else next_index

@@ -117,7 +117,7 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
     entry.update(library_version=outcome.library_version, import_status=outcome.import_status,
                  import_detail=outcome.import_detail,
                  import_ms=outcome.import_ms, timer=outcome.timer, kernel_record=outcome.kernel_record,
-                 processes_started=outcome.processes_started,
+                 processes_started=outcome.processes_started, processes=outcome.processes,
                  wall_s=time.perf_counter() - started, log_tail=outcome.log_tail)
     return entry
 

@@ -243,8 +243,8 @@ class Runner:
         del blocks
 
     def call(self, shape: Shape, state, given: dict, audited: bool = False) -> tuple[object, CallTiming, CallWindow | None]:
-        """With `audited`, the counters are read during the call (its timing is then not kept: kernel replay)."""
-        """One call of the solution, the same for every kind of call (module docstring)."""
+        """One call of the solution, the same for every kind of call (module docstring). With `audited`, the
+        counters are read during the call (its timing is then not kept: kernel replay)."""
         residency = self.timer.residency_detail()  # before the reset, which leaves these settings in force
         if residency:
             raise L2ResidencyError(residency)
@@ -526,6 +526,17 @@ def scrub_environment(expected_names: list[str] | None) -> None:
 
 
 def main(argv: list[str]) -> int:
+    # Where a worker's start-up goes before its first shape (issue 17): each step's wall seconds, sent with
+    # "imported"; the supervisor adds the interpreter's start and this module's imports (scoring/isolation.py).
+    startup_s: dict[str, float] = {}
+    step_start = time.perf_counter()
+
+    def step_done(name: str) -> None:
+        nonlocal step_start
+        now = time.perf_counter()
+        startup_s[name] = now - step_start
+        step_start = now
+
     interpreter_fixes.apply()  # CPU profile only: Triton's interpreter gets bf16 dots wrong without it
     task_path = Path(argv[0])
     task = json.loads(task_path.read_text())
@@ -533,12 +544,15 @@ def main(argv: list[str]) -> int:
     channel = Channel(int(argv[1]))
     # On for the whole process, before CUDA starts, so every call is recorded alike (scoring/kernel_record.py).
     recorder = KernelRecorder() if task["device"] != "cpu" and task.get("watch", True) else None
+    step_done("kernel_recorder")
     # Loaded in every GPU worker alike (its libraries show in the process's map whether or not it profiles).
     counters = CounterReader() if task["device"] != "cpu" and task.get("watch", True) else None
+    step_done("counter_reader")
     if task["device"] == "cpu":
         poison_uninitialised_memory_everywhere()
     runner = Runner(task, recorder, counters)
     scrub_environment(task.get("environment_names"))
+    step_done("runner")  # the device, the timer (L2 flush buffer, launch gate), the guard
     try:
         import_ms = runner.import_solution()
     except BaseException as exc:  # SystemExit from the solution's import is an import failure too
@@ -549,7 +563,8 @@ def main(argv: list[str]) -> int:
                      detail=f"{classes}{type(exc).__name__}: {exc}\n" + "".join(traceback.format_exception(exc)[-8:]))
         return 0
     version = getattr(runner.solution, "library_version", None)  # reference lines name their library
-    channel.send("imported", import_ms=import_ms, timer=runner.timer.describe(),
+    step_done("solution_import")
+    channel.send("imported", import_ms=import_ms, startup_s=startup_s, timer=runner.timer.describe(),
                  kernel_record=runner.recorder_note,
                  library_version=str(version()) if callable(version) else None)
     for offset, raw in enumerate(task["shapes"]):

@@ -1,4 +1,5 @@
-"""Every shape says where its wall time went (issue 17: measure before making anything faster)."""
+"""Every shape, and every worker process's start-up, says where its wall time went (issue 17: measure before
+making anything faster)."""
 
 import json
 import subprocess
@@ -14,7 +15,8 @@ def test_a_timed_shape_splits_its_wall_time_into_phases(tmp_path):
                            "warmup_s=0", "progress=false", f"out={tmp_path}"],
                           cwd=REPO, capture_output=True, text=True, timeout=600)
     path = [line[len("result: "):] for line in done.stdout.splitlines() if line.startswith("result: ")][-1]
-    shapes = json.loads(Path(path.strip()).read_text())["systems"][0]["shapes"]
+    system = json.loads(Path(path.strip()).read_text())["systems"][0]
+    shapes = system["shapes"]
     timed = [shape for shape in shapes if "timing" in shape]
     checked_only = [shape for shape in shapes if "timing" not in shape]
     assert timed and checked_only  # visible/held-out shapes are timed, property shapes only checked
@@ -26,3 +28,13 @@ def test_a_timed_shape_splits_its_wall_time_into_phases(tmp_path):
         assert sum(phases.values()) <= shape["wall_s"] + 1e-6  # phases are parts of the shape's wall time
     for shape in checked_only:
         assert set(shape["phases_s"]) == {"checks"}
+
+    # One worker ran every shape; its start-up is split into steps, which are parts of spawn-to-imported
+    # (the rest is the interpreter's start and the scorer's imports), itself part of the process's life.
+    (process,) = system["processes"]
+    assert system["processes_started"] == 1 and process["first_shape"] == 0
+    steps = process["worker_startup_s"]
+    assert set(steps) == {"kernel_recorder", "counter_reader", "runner", "solution_import"}
+    assert all(seconds >= 0 for seconds in steps.values()) and steps["solution_import"] > 0
+    assert sum(steps.values()) < process["spawn_to_imported_s"] < process["lifetime_s"] <= system["wall_s"]
+    assert sum(shape["wall_s"] for shape in timed) < process["lifetime_s"]
