@@ -59,6 +59,23 @@ def shape_class(shape: dict, normwise_bound: float | None) -> str | None:
     return _STATUS_CLASS.get(status)
 
 
+def headline(detail: str, limit: int = 300) -> str:
+    """The line of a failure's detail a reader needs. Usually its first line; but a compiler error that
+    starts with a location and quotes the source (Triton's CompilationError: "at 73:37:", the source, a
+    caret line) says what went wrong only after the caret, so that message line is appended."""
+    lines = (detail or "").splitlines()
+    if not lines:
+        return ""
+    first = lines[0].strip()
+    if first.endswith(":"):
+        caret = next((i for i, line in enumerate(lines[1:], 1) if line.strip() and set(line.strip()) == {"^"}),
+                     None)
+        message = next((line.strip() for line in lines[caret + 1:] if line.strip()), "") if caret else ""
+        if message and not message.startswith(("File \"", "Traceback")):  # an empty message: a traceback follows
+            first = f"{first} {message}"
+    return first[:limit]
+
+
 def classify(system: dict, normwise_bound: float | None) -> dict | None:
     """{class, label, shapes, unseen_only, detail} for a system that did not pass; None for one that did."""
     if system.get("status") == "passed":
@@ -81,4 +98,4 @@ def classify(system: dict, normwise_bound: float | None) -> dict | None:
     detail = details[0] if details else (system.get("import_detail") or
                                          next((a["outcome"] for a in audit_failed), ""))
     return {"class": first, "label": LABELS[first], "shapes": sorted(n for n, c in failing.items() if c == first),
-            "unseen_only": unseen_only, "detail": (detail or "").splitlines()[0][:300] if detail else ""}
+            "unseen_only": unseen_only, "detail": headline(detail)}

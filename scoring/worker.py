@@ -509,8 +509,16 @@ def _classify(exc: BaseException) -> tuple[str, str, bool]:
         # The settings stay in force, so every later timed shape is refused too: no fresh process needed.
         return "integrity", str(exc), False
     tail = "".join(traceback.format_exception(exc)[-6:])
+    # What raised it, when the exception was raised from another (Triton's CompilationError can carry an
+    # empty message of its own and the reason, e.g. a shape that is not a power of 2, in its cause).
+    causes, cause = [], exc.__cause__
+    while cause is not None and len(causes) < 3:
+        last_line = (str(cause).strip().splitlines() or [""])[-1]
+        causes.append(f"caused by {type(cause).__name__}: {last_line}"[:300])
+        cause = cause.__cause__
+    caused = "".join(f"\n{line}" for line in causes)
     # A CUDA error leaves the context unusable: every later shape needs a fresh process.
-    return "runtime_error", f"{type(exc).__name__}: {exc}\n{tail}", True
+    return "runtime_error", f"{type(exc).__name__}: {exc}{caused}\n{tail}", True
 
 
 def scrub_environment(expected_names: list[str] | None) -> None:

@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from harnesses.import_kernelbench import RESCORED_FROM
+from scoring.failure_class import classify
 
 
 def rescored_results(results: Path) -> dict[str, dict]:
@@ -48,7 +49,10 @@ def problem_table(runs: list[dict]) -> list[str]:
         agent, system = data["agent"], data["systems"][0]
         published = agent.get("published") or {}
         theirs = _fraction(published.get("peak_fraction")) if published.get("correct") else "failed"
-        failure = system.get("failure") or {}
+        # Classified again from the shapes (scoring/failure_class.py), so that results scored before a
+        # better headline existed read as well as new ones; the verdict itself is the result's.
+        failure = classify(system, (data["problem"].get("tolerance") or {}).get("normwise")) or \
+            system.get("failure") or {}
         why = ""
         if failure:
             unseen = ", only on unseen shapes" if failure.get("unseen_only") else ""

@@ -1,6 +1,12 @@
 """Failure classes: each class from the statuses and check statistics that define it."""
 
-from scoring.failure_class import NEAR_MISS_MAX_SHARE, classify
+import subprocess
+import sys
+from pathlib import Path
+
+from scoring.failure_class import NEAR_MISS_MAX_SHARE, classify, headline
+
+REPO = Path(__file__).resolve().parents[2]
 
 BOUND = 5e-3
 
@@ -57,3 +63,54 @@ def test_an_audit_verdict_alone_names_the_system_and_a_line_that_never_ran_has_n
     failure = classify(system(shape("a"), status="integrity", audits=[audit]), BOUND)
     assert failure["class"] == "integrity" and failure["detail"] == "failed (X20: bf16 path)"
     assert classify(system(shape("a", "not_available"), status="not_available"), BOUND) is None
+
+
+# Triton's CompilationError as the worker records it: a location, the quoted source, a caret, then the reason
+# (kimi-k2.7-code's paged-attention file on Triton 3.6), or no reason and the traceback (deepseek-v4-pro's).
+COMPILER_DETAIL = ("CompilationError: at 73:37:\n        l = l * alpha + tl.sum(probs, axis=1)\n"
+                   "        acc = acc * alpha[:, None] + tl.dot(probs, v)\n                                     ^\n"
+                   "Both operands must be same dtype. Got fp32 and bf16\n"
+                   "  File \"/x/triton/runtime/jit.py\", line 370\n")
+SILENT_COMPILER_DETAIL = ("CompilationError: at 40:12:\n"
+                          "    q_all = tl.zeros((GROUP_SIZE, HEAD_DIM), dtype=tl.float32)\n"
+                          "            ^\n  File \"/x/triton/runtime/jit.py\", line 370, in <lambda>\n")
+REASON = "Both operands must be same dtype. Got fp32 and bf16"
+
+
+def test_a_compiler_errors_headline_carries_its_reason_not_only_its_location():
+    assert headline(COMPILER_DETAIL) == f"CompilationError: at 73:37: {REASON}"
+    assert headline(SILENT_COMPILER_DETAIL) == "CompilationError: at 40:12:"  # no reason given: no traceback line
+    assert headline("RuntimeError: unsupported k\n  File ...") == "RuntimeError: unsupported k"
+    assert headline("") == ""
+    failure = classify(system(shape("a", "runtime_error", detail=COMPILER_DETAIL)), BOUND)
+    assert failure["detail"].endswith(REASON)
+
+
+def test_the_worker_records_what_a_compiler_error_was_raised_from():
+    """A real Triton error (the interpreter's, on the CPU) raised from another: the cause is recorded (on the
+    GPU a CompilationError's own message can be empty, and the cause line then follows its caret)."""
+    program = """
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+from scoring.worker import _classify
+from scoring.failure_class import headline
+
+@triton.jit
+def kernel(x, GROUP: tl.constexpr):
+    tl.store(x + tl.arange(0, 16), tl.sum(tl.zeros((GROUP, 16), dtype=tl.float32), 0))
+
+try:
+    kernel[(1,)](torch.zeros(16), 7)
+except Exception as exc:
+    status, detail, fresh = _classify(exc)
+    print(status, fresh)
+    print(headline(detail))
+    print(detail.replace("\\n", " | "))
+"""
+    done = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    status_line, headline_line, detail = done.stdout.strip().splitlines()[:3]
+    assert status_line == "runtime_error True"
+    assert "Shape element 0 must be a power of 2" in headline_line
+    assert "caused by ValueError: Shape element 0 must be a power of 2" in detail
