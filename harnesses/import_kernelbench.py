@@ -62,6 +62,13 @@ class ImportConfig:
     start_before_s: float = opt(0.0, "start no new run once this many seconds have passed since scoring began "
                                      "(a lent GPU's call limit: a run cut off part-way is lost work); 0 = no limit",
                                 allowed=at_least(0, "seconds"))
+    deadline_s: float = opt(0.0, "finish within this many seconds of scoring's start: a run starts only if its "
+                                 "problem's longest run so far (the results root's and this call's, x1.25 + 15 s; "
+                                 "unknown_run_s when there is none) fits in what is left, else it is passed over "
+                                 "and a shorter problem's run may still start; 0 = no deadline",
+                            allowed=at_least(0, "seconds"))
+    unknown_run_s: float = opt(120.0, "with deadline_s: the time assumed for a problem with no run scored yet",
+                               allowed=above(0, "seconds"))
 
 
 def load_adapter_facts(problem: str) -> dict:
@@ -242,14 +249,41 @@ def indexed_runs(config: ImportConfig) -> list[dict]:
             and (not substrings or any(s in e["run_id"] for s in substrings))]
 
 
+# A run's expected length from the longest seen: a margin for run-to-run spread, and the scorer process's own
+# start (hardware probe, imports) which a result's wall_s leaves out.
+RUN_MARGIN, RUN_START_S = 1.25, 15.0
+
+
+def longest_runs_s(results: Path) -> dict[str, float]:
+    """Per problem, the longest scoring of a re-scored file recorded under `results` (the solution's wall_s)."""
+    longest: dict[str, float] = {}
+    for path in results.glob("*/*.json"):
+        try:
+            data = json.loads(path.read_text())
+            if (data.get("agent") or {}).get("rescored_from") != RESCORED_FROM:
+                continue
+            problem, wall_s = data["problem"]["name"], float(data["systems"][0]["wall_s"])
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError, KeyError, IndexError,
+                TypeError, ValueError):
+            continue
+        longest[problem] = max(longest.get(problem, 0.0), wall_s)
+    return longest
+
+
 def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
     """Score each folder in turn; 0 when every one was scored or skipped as done, 1 when some could not be."""
     unscored, started = 0, time.monotonic()
+    longest = longest_runs_s(Path(config.results)) if config.deadline_s else {}
     for index, entry in enumerate(entries):
         folder = Path(config.out) / entry["folder"]
         done = None if config.rescore else existing_result(Path(config.results), *_shas(folder))
+        left_s = config.deadline_s - (time.monotonic() - started)
+        needed_s = RUN_MARGIN * longest.get(entry["problem"], config.unknown_run_s) + RUN_START_S
         if done:
             outcome = f"already scored: {done}"
+        elif config.deadline_s and needed_s > left_s:
+            outcome = f"not started: needs about {needed_s:.0f} s, {max(left_s, 0):.0f} s left (deadline_s)"
+            unscored += 1
         elif config.start_before_s and time.monotonic() - started >= config.start_before_s:
             left = sum(1 for later in entries[index:] if config.rescore
                        or not existing_result(Path(config.results), *_shas(Path(config.out) / later["folder"])))
@@ -257,8 +291,11 @@ def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
                  flush=True)
             return 1
         else:
+            run_started = time.monotonic()
             code, outcome = score_folder(config, folder, entry["problem"])
             unscored += outcome.startswith("not scored")
+            # This call's runs count too (timed here, the scorer's process start included).
+            longest[entry["problem"]] = max(longest.get(entry["problem"], 0.0), time.monotonic() - run_started)
         echo(f"{entry['problem']:<16} {entry['run_id']:<62} {outcome}", flush=True)
     return 1 if unscored else 0
 

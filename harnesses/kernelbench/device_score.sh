@@ -1,7 +1,9 @@
 #!/bin/bash
 # One call on a lent GPU (the device tool, `carry: [".kernelbench"]`): score the imported kernelbench.com runs
-# of the problems in $1 (a problems= list), starting no run after S seconds (default 400) so that the call's
-# cap (T, default 560 s) never cuts one off. The CUTLASS headers travel as .kernelbench/cutlass-4.2.0.tgz
+# of the problems in $1 (a problems= list) within T seconds (default 560, under the call's cap): a run starts
+# only if its problem's longest run so far fits in what is left (deadline_s = T - 15; a fixed cut-off after S
+# seconds, the earlier rule, cut kda and moe runs off part-way and left 170 s unused in another call).
+# Copy each call's result files into results/ before the next call: runs already scored there are skipped. The CUTLASS headers travel as .kernelbench/cutlass-4.2.0.tgz
 # (PyPI's nvidia-cutlass 4.2.0.0 wheel: cutlass_library/source/include and tools/util/include, tarred under
 # source/). What comes back under $OUT: score_log.txt (the command's output), results.tgz (new result files),
 # logs.tgz (their per-system logs), score_logs.tgz (each run folder's score.log).
@@ -12,7 +14,7 @@ mkdir -p .kernelbench/cutlass-src && tar xzf .kernelbench/cutlass-4.2.0.tgz -C .
 marker=$(mktemp)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/score_log.txt"
 timeout "${T:-560}" python -m harnesses.import_kernelbench score=true problems="$1" results=results device=cuda \
-  cutlass=.kernelbench/cutlass-src/source score_args="shape_timeout_s=180" start_before_s="${S:-400}" \
+  cutlass=.kernelbench/cutlass-src/source score_args="shape_timeout_s=180" deadline_s=$(( ${T:-560} - 15 )) \
   >> "$OUT/score_log.txt" 2>&1
 echo "rc=$?" >> "$OUT/score_log.txt"
 find results -newer "$marker" -name "*.json" | tar czf "$OUT/results.tgz" -T - 2>/dev/null

@@ -100,6 +100,29 @@ def test_no_run_starts_once_start_before_s_has_passed(tmp_path, adapters):
         importer.parse(importer.ImportConfig, ["score=true", "start_before_s=-1"], "t")
 
 
+def test_a_run_that_would_not_finish_by_the_deadline_is_not_started(tmp_path, adapters):
+    """deadline_s: a problem's longest re-scored run so far (here a recorded 1000 s fp8 run) decides whether
+    its next run can finish; a problem with none is assumed to take unknown_run_s."""
+    clone = make_clone(tmp_path / "clone", RUNS)
+    out, results, lines = tmp_path / "out", tmp_path / "results", []
+    earlier = results / "h100_sxm" / "earlier.json"
+    earlier.parent.mkdir(parents=True)
+    earlier.write_text(json.dumps({"agent": {"rescored_from": importer.RESCORED_FROM}, "problem": {"name": "fp8_gemm"},
+                                   "systems": [{"wall_s": 1000.0}]}))
+    (results / "h100_sxm" / "house.json").write_text(json.dumps({"agent": None, "problem": {"name": "topk"},
+                                                                 "systems": [{"wall_s": 5000.0}]}))  # not re-scored
+    assert importer.longest_runs_s(results) == {"fp8_gemm": 1000.0}
+    config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
+                                                    "score=true", "deadline_s=600", "unknown_run_s=1000"], "t")
+    assert importer.run_import(config, echo=lambda text, **_: lines.append(text)) == 1
+    passed_over = [line for line in lines if "not started" in line]
+    assert len(passed_over) == 2 and all("needs about 1265 s" in line and "(deadline_s)" in line
+                                         for line in passed_over)
+    assert sorted(p.name for p in results.glob("*/*.json")) == ["earlier.json", "house.json"]  # nothing started
+    with pytest.raises(OptionError, match="unknown_run_s"):
+        importer.parse(importer.ImportConfig, ["score=true", "unknown_run_s=0"], "t")
+
+
 def test_selection_by_problem_and_run_and_clear_errors(tmp_path, adapters):
     clone = make_clone(tmp_path / "clone", RUNS)
     chosen, _ = importer.selected_runs(importer.ImportConfig(path=str(clone), runs="codex"), published_runs(clone))
