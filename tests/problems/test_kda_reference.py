@@ -55,3 +55,16 @@ def test_reference_is_the_chunked_form():
     inputs = _inputs(SHAPES[1], seed=3)
     (o_step, _), _ = _both(inputs)
     assert (reference({}, inputs) - o_step).abs().max() <= 1e-12 * o_step.abs().max()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [dict(B=1, T=4096, H=16, K=128, V=128), dict(B=8, T=700, H=32, K=128, V=128)],
+                         ids=["b1_t4k_h16", "b8_t700_h32"])
+def test_the_chunked_form_equals_the_recurrence_on_the_gpu(shape):
+    """On the GPU's fp64 (cuBLAS products, the batched triangular solve) at the problem's head dims, with a
+    partial last chunk in the second shape and the largest batch x heads of the deck (256 pairs)."""
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    inputs = make_inputs(shape, make_weights(shape, gen, "cuda"), gen, "cuda")
+    (o_step, state_step), (o_chunk, state_chunk) = _both(inputs)
+    assert (o_chunk - o_step).abs().max() <= 1e-10 * o_step.abs().max()
+    assert (state_chunk - state_step).abs().max() <= 1e-10 * state_step.abs().max()
