@@ -6,8 +6,9 @@ Scores each problem's house kernel with its reference lines and audits (`python 
 defaults, one process per problem as a user runs it) twice into one fresh results folder: first cold
 (`fresh_lines=true`: every line measured), then warm (the lines reused from the cold run's results,
 scoring/line_cache.py). Records each run's wall time from process start to exit, whether the warm run's
-lines were really reused (`cached_from`), and how far the warm run's per-shape medians of the house kernel
-are from the cold run's on shapes of at least 50 us (the repeat-agreement target is 1%). Writes
+lines were really reused (`cached_from`), where each run's seconds went (worker starts until the solution was
+imported, each shape phase, the rest: `seconds`), and how far the warm run's per-shape medians of the house
+kernel are from the cold run's on shapes of at least 50 us (the repeat-agreement target is 1%). Writes
 <out>/<hardware>/<UTC time>-deck.json (hardware, versions, commit and command in it, as a result file has)
 and prints a table. The runs' own result files go to a temporary folder, deleted afterwards, or to `results=DIR`
 where they are kept (their per-shape `phases_s` say where each shape's seconds went; the cold run's score is a
@@ -48,7 +49,26 @@ def score(problem: str, results: Path, device: str, extra: list[str], fresh: boo
         return {"wall_s": wall_s, "exit": done.returncode, "error": tail, "command": shlex.join(argv[1:])}
     result = json.loads(Path(paths[-1]).read_text())
     return {"wall_s": wall_s, "exit": done.returncode, "result": str(Path(paths[-1]).relative_to(results)),
-            "command": shlex.join(argv[1:]), "hardware": result["hardware"], "systems": result["systems"]}
+            "command": shlex.join(argv[1:]), "hardware": result["hardware"], "systems": result["systems"],
+            "seconds": where_the_seconds_went(result["systems"])}
+
+
+def where_the_seconds_went(systems: list[dict]) -> dict:
+    """The run's wall time by kind, summed over the systems it measured (a reused line measured nothing):
+    worker processes' start until the solution was imported, each shape phase (`phases_s`), the rest."""
+    measured = [system for system in systems if not system.get("cached_from")]
+    seconds = {"systems_s": sum(system.get("wall_s") or 0.0 for system in measured), "worker_starts": 0,
+               "spawn_to_imported_s": 0.0}
+    for system in measured:
+        for process in system.get("processes") or []:
+            seconds["worker_starts"] += 1
+            seconds["spawn_to_imported_s"] += process.get("spawn_to_imported_s") or 0.0
+        for shape in system.get("shapes", []):
+            for phase, phase_s in (shape.get("phases_s") or {}).items():
+                seconds[f"{phase}_s"] = seconds.get(f"{phase}_s", 0.0) + phase_s
+    seconds["other_s"] = seconds["systems_s"] - sum(v for k, v in seconds.items()
+                                                    if k.endswith("_s") and k != "systems_s")
+    return seconds
 
 
 def house_medians_ms(run: dict) -> dict[str, float]:
@@ -111,11 +131,12 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{summary['created_utc'].replace(':', '').replace('-', '')[:15]}Z-deck.json"
     path.write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"\n{'problem':16} {'cold s':>8} {'warm s':>8} {'reused':>7} {'max rel diff':>13}")
+    print(f"\n{'problem':16} {'cold s':>8} {'warm s':>8} {'reused':>7} {'max rel diff':>13} {'cold starts s':>14}")
     for problem, row in summary["problems"].items():
         diff = row["repeat_agreement"]["max_rel_diff"]
+        starts = row["cold"].get("seconds", {}).get("spawn_to_imported_s")
         print(f"{problem:16} {row['cold_s']:8.1f} {row['warm_s']:8.1f} {row['warm_lines_reused']:>7} "
-              f"{'-' if diff is None else f'{diff:.2%}':>13}")
+              f"{'-' if diff is None else f'{diff:.2%}':>13} {'-' if starts is None else f'{starts:.1f}':>14}")
     print(f"{'deck':16} {summary['deck_cold_s']:8.1f} {summary['deck_warm_s']:8.1f}   (targets: cold < "
           f"{TARGETS_S['deck_cold']} s, warm < {TARGETS_S['deck_warm']} s)\nwritten: {path}")
     return 0 if all("error" not in run[phase] for run in runs.values() for phase in run) else 1

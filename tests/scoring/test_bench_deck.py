@@ -31,6 +31,11 @@ def test_the_warm_run_reuses_the_cold_runs_line_and_the_summary_says_so(tmp_path
     assert set(row["repeat_agreement"]) == {"shapes", "max_rel_diff", "worst_shape"}
     kept = [tmp_path / "runs" / row[phase]["result"] for phase in ("cold", "warm")]
     assert all(path.is_file() for path in kept) and kept[0] != kept[1]  # results= keeps both runs' files
+    cold, warm = row["cold"]["seconds"], row["warm"]["seconds"]
+    assert cold["worker_starts"] == 2 and warm["worker_starts"] == 1  # house + line cold; the line reused warm
+    assert 0 < cold["spawn_to_imported_s"] < cold["systems_s"] and cold["checks_s"] > 0
+    parts = sum(v for k, v in cold.items() if k.endswith("_s") and k not in ("systems_s", "other_s"))
+    assert abs(parts + cold["other_s"] - cold["systems_s"]) < 1e-6
 
 
 def test_unknown_options_print_the_usage():
