@@ -19,6 +19,8 @@ kernel tuned to, or only correct on, the shapes it was shown.
 
 from __future__ import annotations
 
+import itertools
+
 # At most one element in ten thousand beyond the element-wise bound, with the normwise error in bound: the
 # signature of fp8 accumulation without promotion or a borderline rounding path, not of a wrong kernel.
 NEAR_MISS_MAX_SHARE = 1e-4
@@ -59,6 +61,9 @@ def shape_class(shape: dict, normwise_bound: float | None) -> str | None:
     return _STATUS_CLASS.get(status)
 
 
+TRACEBACK_STARTS = ('File "', "Traceback (most recent call last)", "The above exception")
+
+
 def headline(detail: str, limit: int = 300) -> str:
     """The line of a failure's detail a reader needs. Usually its first line; but a compiler error that
     starts with a location and quotes the source (Triton's CompilationError: "at 73:37:", the source, a
@@ -68,10 +73,11 @@ def headline(detail: str, limit: int = 300) -> str:
         return ""
     first = lines[0].strip()
     if first.endswith(":"):
-        caret = next((i for i, line in enumerate(lines[1:], 1) if line.strip() and set(line.strip()) == {"^"}),
-                     None)
-        message = next((line.strip() for line in lines[caret + 1:] if line.strip()), "") if caret else ""
-        if message and not message.startswith(("File \"", "Traceback")):  # an empty message: a traceback follows
+        # Only the message's own lines: a traceback after it has caret lines under its code lines too.
+        own = list(itertools.takewhile(lambda line: not line.lstrip().startswith(TRACEBACK_STARTS), lines[1:]))
+        caret = next((i for i, line in enumerate(own) if line.strip() and set(line.strip()) == {"^"}), None)
+        message = next((line.strip() for line in own[caret + 1:] if line.strip()), "") if caret is not None else ""
+        if message:  # none when the compiler's message was empty and the traceback follows the caret
             first = f"{first} {message}"
     return first[:limit]
 

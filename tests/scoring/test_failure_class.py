@@ -82,6 +82,8 @@ def test_a_compiler_errors_headline_carries_its_reason_not_only_its_location():
     assert headline(SILENT_COMPILER_DETAIL) == "CompilationError: at 40:12:"  # no reason given: no traceback line
     assert headline("RuntimeError: unsupported k\n  File ...") == "RuntimeError: unsupported k"
     assert headline("") == ""
+    traceback_after = "ValueError: bad input:\n  File \"x.py\", line 3, in f\n    g(x)\n    ^^^^\n    h(y)\n"
+    assert headline(traceback_after) == "ValueError: bad input:"  # a traceback's carets are not a message's
     failure = classify(system(shape("a", "runtime_error", detail=COMPILER_DETAIL)), BOUND)
     assert failure["detail"].endswith(REASON)
 
