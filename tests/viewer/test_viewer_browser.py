@@ -256,9 +256,9 @@ def test_lazy_page_search_covers_events_not_yet_rendered(browser, lazy_page):
     page.fill("#search", "python bench.py --n 9")
     expect(page.locator("#search-status")).to_contain_text("match")
     page.mouse.wheel(0, 200_000)  # matching chunks render as they come on screen, filtered
-    page.wait_for_timeout(500)
     shown = page.locator("#timeline .ev.match:visible")
-    assert shown.count() > 0 and all("--n 9" in text for text in shown.all_text_contents())
+    expect(shown.first).to_be_visible()  # waited for, not slept on: a fixed 500 ms failed on a loaded machine
+    assert all("--n 9" in text for text in shown.all_text_contents())
     page.fill("#search", "")
     expect(page.locator("#search-status")).to_have_text("")
     page.close()
