@@ -234,8 +234,8 @@ def test_lazy_page_renders_chunks_as_the_reader_scrolls(browser, lazy_page):
     rendered = page.locator("#timeline .ev").count()
     assert waiting > 5 and rendered > 0
     page.mouse.wheel(0, 30_000)
-    page.wait_for_timeout(300)
-    assert page.locator("#timeline .lazy").count() < waiting
+    # Polled, not slept on (a fixed wait is a race on a loaded machine): fails after the default 30 s.
+    page.wait_for_function(f"document.querySelectorAll('#timeline .lazy').length < {waiting}")
     assert page.locator("#timeline .ev").count() > rendered
     page.close()
     assert errors == []
@@ -271,12 +271,10 @@ def test_lazy_page_link_to_an_unrendered_event_renders_and_shows_it(browser, laz
     last = page.evaluate("document.getElementById('timeline').dataset.lastEvent")
     page.close()
     page, more = open_page(browser, lazy_page, f"#{last}")
-    page.wait_for_timeout(300)
-    assert page.locator(f"#{last}").is_visible()
-    assert page.locator(f"#{last}").evaluate("e => e.getBoundingClientRect().top < innerHeight")
+    expect(page.locator(f"#{last}")).to_be_visible()
+    page.wait_for_function("id => document.getElementById(id).getBoundingClientRect().top < innerHeight", arg=last)
     page.click("#expand-all")
     page.mouse.wheel(0, -3000)
-    page.wait_for_timeout(300)
-    assert page.evaluate("[...document.querySelectorAll('#timeline details')].every(d => d.open)")
+    page.wait_for_function("[...document.querySelectorAll('#timeline details')].every(d => d.open)")
     page.close()
     assert errors == [] and more == []
