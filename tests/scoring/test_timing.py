@@ -24,3 +24,11 @@ def test_work_that_outlives_the_timed_stream_is_refused():
     assert honest.outlived_detail(idle_tail_ms) is None
     side_stream = summarise([CallTiming(0.01, 0.9, 0.6)] * 5, "converged")
     assert side_stream.outlived_detail(idle_tail_ms).startswith("X10")
+
+
+def test_deciles_stay_within_the_calls_however_few_and_spread():
+    """Three spread calls (a loaded CPU): the exclusive default method put p10 at -3.4 ms, below every call."""
+    stats = summarise([CallTiming(0.6, 0.6, 0.0, 0.6), CallTiming(21.4, 21.4, 0.0, 21.4),
+                       CallTiming(35.5, 35.5, 0.0, 35.5)], "max_calls")
+    assert 0.6 <= stats.p10_ms <= stats.median_ms <= stats.p90_ms <= 35.5
+    assert 0.6 <= stats.launch_p90_ms <= 35.5
