@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -170,8 +171,10 @@ def offer_cutlass(root: Path, folder: Path, env: dict) -> dict:
                        "CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE"}
 
 
-def score_folder(config: ImportConfig, folder: Path, problem: str) -> tuple[int, str]:
-    """Score one folder in a fresh process; (exit code, the result path or why there is none)."""
+def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: float | None = None) -> tuple[int, str]:
+    """Score one folder in a fresh process; (exit code, the result path or why there is none). The scorer's
+    output goes to <folder>/score.log as it is written, so a run cut off (limit_s, or the caller's own limit)
+    leaves what it did; past limit_s the scorer and its workers are killed."""
     out = Path(config.results).resolve()
     argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"solution={folder / 'solution.py'}",
             f"agent={folder / 'agent.json'}", f"out={out}", "lines=none", f"device={config.device}",
@@ -187,13 +190,48 @@ def score_folder(config: ImportConfig, folder: Path, problem: str) -> tuple[int,
     agent["environment"] = offer_cutlass(Path(config.cutlass), folder, env) if config.cutlass else \
         {"cutlass": "none offered"}
     agent_file.write_text(json.dumps(agent, indent=1, sort_keys=True) + "\n")
-    proc = subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, text=True, env=env)
-    (folder / "score.log").write_text(f"$ {' '.join(argv)}\n{proc.stdout}\n--- stderr ---\n{proc.stderr}")
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("result: ")]
+    log_path = folder / "score.log"
+    started = time.monotonic()
+    with open(log_path, "w") as log:
+        log.write(f"$ {' '.join(argv)}\n")
+        log.flush()
+        proc = subprocess.Popen(argv, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+        try:
+            returncode = proc.wait(timeout=limit_s)
+        except subprocess.TimeoutExpired:
+            kill_tree(proc.pid)
+            proc.wait()
+            return proc.returncode, (f"not scored: cut off after {time.monotonic() - started:.0f} s (the deadline); "
+                                     f"its output so far: {log_path}")
+    output = log_path.read_text(errors="replace")
+    lines = [line for line in output.splitlines() if line.startswith("result: ")]
     if not lines:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        return proc.returncode, f"not scored: {tail}"
-    return proc.returncode, lines[-1][len("result: "):].strip()
+        tail = (output.strip().splitlines() or ["no output"])[-1]
+        return returncode, f"not scored: {tail}"
+    return returncode, lines[-1][len("result: "):].strip()
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL a process and every descendant. The scorer starts each worker in its own session (so a
+    shape's timeout can kill that worker's group): killing the scorer's group alone would leave them holding
+    the GPU. Linux: children found through /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # exited meanwhile
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    doomed, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        doomed.append(current)
+        todo.extend(children.get(current, []))
+    for victim in doomed:
+        try:
+            os.kill(victim, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def import_runs(config: ImportConfig, echo=print) -> list[dict]:
@@ -292,7 +330,8 @@ def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
             return 1
         else:
             run_started = time.monotonic()
-            code, outcome = score_folder(config, folder, entry["problem"])
+            code, outcome = score_folder(config, folder, entry["problem"],
+                                         limit_s=max(left_s, 1.0) if config.deadline_s else None)
             unscored += outcome.startswith("not scored")
             # This call's runs count too (timed here, the scorer's process start included).
             longest[entry["problem"]] = max(longest.get(entry["problem"], 0.0), time.monotonic() - run_started)

@@ -51,6 +51,9 @@ class RunConfig:
     import_timeout_s: float = opt(600.0, "limit for importing the solution (seconds)", allowed=above(0, "seconds"))
     shape_timeout_s: float = opt(600.0, "limit for one shape: checks, compilation, warm-up and timing (seconds)",
                                  allowed=above(0, "seconds"))
+    max_timed_out_shapes: int = opt(2, "stop a system after this many shapes ran out of time (the rest are "
+                                       "recorded as not run; it has failed already); 0 = run every shape",
+                                    allowed=at_least(0))
     peak_tflops: float | None = opt(None, "override the dense peak TFLOPS of the problem's precision",
                                     allowed=above(0, "TFLOPS"))
     peak_gbps: float | None = opt(None, "override the peak memory bandwidth (GB/s)", allowed=above(0, "GB/s"))

@@ -84,11 +84,16 @@ def outcome_without_a_worker(shapes: list[Shape], import_status: str, import_det
 
 
 def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_timeout_s: float,
-               shape_timeout_s: float, on_progress: Callable[[int, dict], None] = lambda i, r: None) -> SystemOutcome:
-    """Score `shapes` for the solution named in base_task; never raises for anything the solution does."""
+               shape_timeout_s: float, on_progress: Callable[[int, dict], None] = lambda i, r: None,
+               max_timed_out_shapes: int = 0) -> SystemOutcome:
+    """Score `shapes` for the solution named in base_task; never raises for anything the solution does.
+
+    After `max_timed_out_shapes` shapes ran out of time (0: no limit) the rest are not run: each timeout costs
+    shape_timeout_s, and the system has already failed (a score needs every shape to pass)."""
     outcome = SystemOutcome(shapes=[None] * len(shapes))  # type: ignore[list-item]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     next_index = 0
+    not_run_detail = "not run"
     with open(log_path, "ab") as log:
         while next_index < len(shapes):
             task = dict(base_task, first_index=next_index,
@@ -98,11 +103,17 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
                                     on_progress)
             if outcome.import_status != "ok":
                 break
+            timed_out = sum(1 for s in outcome.shapes if s is not None and s["status"] == "timeout")
+            if max_timed_out_shapes and timed_out >= max_timed_out_shapes and next_index < len(shapes):
+                not_run_detail = (f"not run: {timed_out} shapes had already run out of time "
+                                  f"(max_timed_out_shapes={max_timed_out_shapes}; 0 runs every shape)")
+                log.write(f"\n=== stopped: {not_run_detail} ===\n".encode())
+                break
     outcome.log_tail = _log_tail(log_path)
     for i, shape in enumerate(shapes):
         if outcome.shapes[i] is None:
             status = outcome.import_status if outcome.import_status != "ok" else "not_run"
-            outcome.shapes[i] = _unfinished(shape, status, outcome.import_detail or "not run")
+            outcome.shapes[i] = _unfinished(shape, status, outcome.import_detail or not_run_detail)
     return outcome
 
 

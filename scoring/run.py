@@ -107,7 +107,8 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
         outcome = outcome_without_a_worker(shapes, "import_error", unreadable)
     else:
         outcome = run_system(task, shapes, log_dir / f"{name}.log", import_timeout_s=config.import_timeout_s,
-                             shape_timeout_s=config.shape_timeout_s, on_progress=progress)
+                             shape_timeout_s=config.shape_timeout_s, on_progress=progress,
+                             max_timed_out_shapes=config.max_timed_out_shapes)
     if role != "solution" and outcome.import_status == "import_error":
         # A reference line whose library is absent from this machine is not available, not broken.
         outcome.import_status = "not_available"

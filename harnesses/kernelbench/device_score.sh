@@ -7,6 +7,9 @@
 # (PyPI's nvidia-cutlass 4.2.0.0 wheel: cutlass_library/source/include and tools/util/include, tarred under
 # source/). What comes back under $OUT: score_log.txt (the command's output), results.tgz (new result files),
 # logs.tgz (their per-system logs), score_logs.tgz (each run folder's score.log).
+# A system stops at its first timed-out shape (max_timed_out_shapes=1: it has failed; a torch.compile that
+# unrolls a loop over 512 chunks took the whole of a call otherwise), and a run still going at the deadline is
+# killed with its workers (its score.log keeps its output).
 #     bash harnesses/kernelbench/device_score.sh moe_swiglu,kda
 export PYTHONUNBUFFERED=1 MAX_JOBS=16
 OUT=${OUT:?the device tool sets OUT}
@@ -14,7 +17,7 @@ mkdir -p .kernelbench/cutlass-src && tar xzf .kernelbench/cutlass-4.2.0.tgz -C .
 marker=$(mktemp)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/score_log.txt"
 timeout "${T:-560}" python -m harnesses.import_kernelbench score=true problems="$1" results=results device=cuda \
-  cutlass=.kernelbench/cutlass-src/source score_args="shape_timeout_s=180" deadline_s=$(( ${T:-560} - 15 )) \
+  cutlass=.kernelbench/cutlass-src/source score_args="shape_timeout_s=180 max_timed_out_shapes=1" deadline_s=$(( ${T:-560} - 15 )) \
   >> "$OUT/score_log.txt" 2>&1
 echo "rc=$?" >> "$OUT/score_log.txt"
 find results -newer "$marker" -name "*.json" | tar czf "$OUT/results.tgz" -T - 2>/dev/null

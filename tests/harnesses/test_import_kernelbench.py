@@ -2,6 +2,8 @@
 
 import hashlib
 import json
+import time
+from pathlib import Path
 
 import pytest
 
@@ -206,3 +208,32 @@ def test_the_report_sets_their_verdict_beside_ours_and_counts_their_passes(tmp_p
     assert "2 scored; of their 1 passes, 0 pass here; not passed here: near_miss 1." in text
     assert "| codex / new [xhigh] | 0.200 | incorrect 0.000 | near miss, only on unseen shapes: 3 of 10 elements |" in text
     assert "| codex / b [xhigh] | failed | passed 0.100 |  |" in text and "/ old " not in text  # newest per file
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"  # exited, not yet reaped
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
+def test_a_run_past_its_deadline_is_killed_with_its_workers_and_keeps_its_log(tmp_path, adapters):
+    """A scorer still running at the deadline is cut off: it and the worker it started in a session of its own
+    are killed (they would hold the GPU through the next run), and score.log keeps what it wrote."""
+    clone = make_clone(tmp_path / "clone", RUNS[:1])
+    out, results = tmp_path / "out", tmp_path / "results"
+    config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
+                                                    "device=cpu"], "t")
+    assert importer.run_import(config, echo=lambda text, **_: None) == 0
+    folder = out / "fp8_gemm" / RUNS[0][4]
+    pid_file = tmp_path / "worker.pid"
+    (folder / "solution.py").write_text(f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+                                        "while True:\n    time.sleep(1)\n")
+    code, outcome = importer.score_folder(config, folder, "fp8_gemm", limit_s=20)
+    assert outcome.startswith("not scored: cut off after 2") and "(the deadline)" in outcome, outcome
+    assert pid_file.exists(), (folder / "score.log").read_text()  # the worker had imported the hanging file
+    deadline = time.monotonic() + 10
+    while not _gone(int(pid_file.read_text())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _gone(int(pid_file.read_text()))
+    assert (folder / "score.log").read_text().startswith("$ ")

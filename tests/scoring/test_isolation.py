@@ -60,3 +60,15 @@ def test_a_gpu_worker_compiles_triton_even_when_the_caller_set_the_interpreter(m
     assert child_env("cpu")["TRITON_INTERPRET"] == "1"
     monkeypatch.delenv("TRITON_INTERPRET")
     assert child_env("cpu")["TRITON_INTERPRET"] == "1"
+
+
+def test_a_system_stops_after_max_timed_out_shapes(tmp_path):
+    """A timeout costs shape_timeout_s and fails the system already: past the limit the rest are not run,
+    and say why; the shapes before it keep their results."""
+    result = score(CASES["robustness_hangs_on_unaligned_k"], tmp_path, shapes="visible", shape_timeout_s=5,
+                   max_timed_out_shapes=1)
+    shapes = {s["name"]: s for s in result["systems"][0]["shapes"]}
+    assert [shapes[n]["status"] for n in ("square_64", "k_unaligned_112", "decode_m4")] == \
+        ["passed", "timeout", "not_run"]
+    assert "max_timed_out_shapes=1" in shapes["decode_m4"]["detail"]
+    assert result["status"] == "timeout" and result["score"]["fraction"] == 0.0
