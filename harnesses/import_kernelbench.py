@@ -21,6 +21,7 @@ import json
 import os
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -64,9 +65,10 @@ class ImportConfig:
                                      "(a lent GPU's call limit: a run cut off part-way is lost work); 0 = no limit",
                                 allowed=at_least(0, "seconds"))
     deadline_s: float = opt(0.0, "finish within this many seconds of scoring's start: a run starts only if its "
-                                 "problem's longest run so far (the results root's and this call's, x1.25 + 15 s; "
+                                 "problem's median run so far (the results root's and this call's, x1.25 + 15 s; "
                                  "unknown_run_s when there is none) fits in what is left, else it is passed over "
-                                 "and a shorter problem's run may still start; 0 = no deadline",
+                                 "and a shorter problem's run may still start; a run still going at the deadline "
+                                 "is killed; 0 = no deadline",
                             allowed=at_least(0, "seconds"))
     unknown_run_s: float = opt(120.0, "with deadline_s: the time assumed for a problem with no run scored yet",
                                allowed=above(0, "seconds"))
@@ -287,14 +289,16 @@ def indexed_runs(config: ImportConfig) -> list[dict]:
             and (not substrings or any(s in e["run_id"] for s in substrings))]
 
 
-# A run's expected length from the longest seen: a margin for run-to-run spread, and the scorer process's own
-# start (hardware probe, imports) which a result's wall_s leaves out.
+# A run's expected length from the problem's median run: a margin for run-to-run spread, and the scorer
+# process's own start (hardware probe, imports) which a result's wall_s leaves out. The median, not the longest:
+# since a run past the deadline is killed, a wrong guess costs the time it ran; the longest (one file's 195 s
+# timeout among kda's 60-170 s runs) left 212 s of a call unused.
 RUN_MARGIN, RUN_START_S = 1.25, 15.0
 
 
-def longest_runs_s(results: Path) -> dict[str, float]:
-    """Per problem, the longest scoring of a re-scored file recorded under `results` (the solution's wall_s)."""
-    longest: dict[str, float] = {}
+def run_times_s(results: Path) -> dict[str, list[float]]:
+    """Per problem, the wall_s of each re-scored file's scoring recorded under `results`."""
+    times: dict[str, list[float]] = {}
     for path in results.glob("*/*.json"):
         try:
             data = json.loads(path.read_text())
@@ -304,19 +308,20 @@ def longest_runs_s(results: Path) -> dict[str, float]:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError, KeyError, IndexError,
                 TypeError, ValueError):
             continue
-        longest[problem] = max(longest.get(problem, 0.0), wall_s)
-    return longest
+        times.setdefault(problem, []).append(wall_s)
+    return times
 
 
 def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
     """Score each folder in turn; 0 when every one was scored or skipped as done, 1 when some could not be."""
     unscored, started = 0, time.monotonic()
-    longest = longest_runs_s(Path(config.results)) if config.deadline_s else {}
+    times = run_times_s(Path(config.results)) if config.deadline_s else {}
     for index, entry in enumerate(entries):
         folder = Path(config.out) / entry["folder"]
         done = None if config.rescore else existing_result(Path(config.results), *_shas(folder))
         left_s = config.deadline_s - (time.monotonic() - started)
-        needed_s = RUN_MARGIN * longest.get(entry["problem"], config.unknown_run_s) + RUN_START_S
+        seen = times.get(entry["problem"])
+        needed_s = RUN_MARGIN * (statistics.median(seen) if seen else config.unknown_run_s) + RUN_START_S
         if done:
             outcome = f"already scored: {done}"
         elif config.deadline_s and needed_s > left_s:
@@ -334,7 +339,7 @@ def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
                                          limit_s=max(left_s, 1.0) if config.deadline_s else None)
             unscored += outcome.startswith("not scored")
             # This call's runs count too (timed here, the scorer's process start included).
-            longest[entry["problem"]] = max(longest.get(entry["problem"], 0.0), time.monotonic() - run_started)
+            times.setdefault(entry["problem"], []).append(time.monotonic() - run_started)
         echo(f"{entry['problem']:<16} {entry['run_id']:<62} {outcome}", flush=True)
     return 1 if unscored else 0
 

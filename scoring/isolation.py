@@ -105,7 +105,8 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
                 break
             timed_out = sum(1 for s in outcome.shapes if s is not None and s["status"] == "timeout")
             if max_timed_out_shapes and timed_out >= max_timed_out_shapes and next_index < len(shapes):
-                not_run_detail = (f"not run: {timed_out} shapes had already run out of time "
+                shapes_word = "shape" if timed_out == 1 else "shapes"
+                not_run_detail = (f"not run: {timed_out} {shapes_word} had already run out of time "
                                   f"(max_timed_out_shapes={max_timed_out_shapes}; 0 runs every shape)")
                 log.write(f"\n=== stopped: {not_run_detail} ===\n".encode())
                 break

@@ -1,7 +1,7 @@
 #!/bin/bash
 # One call on a lent GPU (the device tool, `carry: [".kernelbench"]`): score the imported kernelbench.com runs
 # of the problems in $1 (a problems= list) within T seconds (default 560, under the call's cap): a run starts
-# only if its problem's longest run so far fits in what is left (deadline_s = T - 15; a fixed cut-off after S
+# only if its problem's median run so far fits in what is left (deadline_s = T - 15; a fixed cut-off after S
 # seconds, the earlier rule, cut kda and moe runs off part-way and left 170 s unused in another call).
 # Copy each call's result files into results/ before the next call: runs already scored there are skipped. The CUTLASS headers travel as .kernelbench/cutlass-4.2.0.tgz
 # (PyPI's nvidia-cutlass 4.2.0.0 wheel: cutlass_library/source/include and tools/util/include, tarred under
