@@ -9,8 +9,8 @@ For each published run of a problem with a faithful adapter (harnesses/kernelben
 agent.json with the agent's metadata, the file's provenance (repository, commit, path, sha256) and their
 published verdict. Their files stay out of the committed tree: `out` defaults to a git-ignored folder.
 With score=true each folder is scored by `python -m scoring.run` (solution only, all shape sets, audits
-on), one at a time; a run whose result for the same file and adapter already exists under `results` is
-skipped unless rescore=true. Without path, score=true scores the folders listed in <out>/index.json (an
+on), one at a time on each GPU that `gpus=` names (one GPU: one run after another); a run whose result for
+the same file and adapter already exists under `results` is skipped unless rescore=true. Without path, score=true scores the folders listed in <out>/index.json (an
 import made elsewhere: the clone need not travel to the GPU machine). docs/kernelbench.md has the adapters
 and what the results say.
 """
@@ -24,6 +24,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from harnesses.kernelbench.catalog import (
     clone_commit,
     published_runs,
 )
+from harnesses.executors import local_gpus
 from harnesses.kernelbench.layout import adapter_path, sha256_hex, write_solution_folder
 from scoring.options import OptionError, above, at_least, help_text, opt, parse
 
@@ -54,16 +56,16 @@ class ImportConfig:
     score: bool = opt(False, "score each imported folder with python -m scoring.run")
     rescore: bool = opt(False, "score again a run whose result for the same file and adapter exists")
     results: str = opt("results", "results root for score=true: <results>/<hardware>/<run_id>.json")
-    device: str = opt("auto", "scorer device: auto, cpu, cuda or cuda:N")
+    device: str = opt("auto", "scorer device: auto, cpu, cuda or cuda:N (with gpus=: auto or cuda, the pinned GPU)")
+    gpus: str = opt("", "GPU indices to share the runs out among, one run on each at a time, each scorer pinned "
+                        "with CUDA_VISIBLE_DEVICES: a comma list, auto (all that nvidia-smi lists) or empty "
+                        "(one run at a time on `device`)")
     score_args: str = opt("", "extra scorer key=value options, space-separated")
     cutlass: str = opt("", "a CUTLASS source tree (holding include/cutlass/cutlass.h) offered to the agents' builds, "
                            "as their workspaces had one: CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE and a `cutlass` link in "
                            "each run folder and at /tmp/cutlass; empty = none (a build that needs it fails)")
     import_timeout_s: float = opt(900.0, "the scorer's import limit: an adapter builds the agent's C++/CUDA "
                                          "extension while importing it (seconds)", allowed=above(0, "seconds"))
-    start_before_s: float = opt(0.0, "start no new run once this many seconds have passed since scoring began "
-                                     "(a lent GPU's call limit: a run cut off part-way is lost work); 0 = no limit",
-                                allowed=at_least(0, "seconds"))
     deadline_s: float = opt(0.0, "finish within this many seconds of scoring's start: a run starts only if its "
                                  "problem's median run so far (the results root's and this call's, x1.25 + 15 s; "
                                  "unknown_run_s when there is none) fits in what is left, else it is passed over "
@@ -173,15 +175,26 @@ def offer_cutlass(root: Path, folder: Path, env: dict) -> dict:
                        "CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE"}
 
 
-def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: float | None = None) -> tuple[int, str]:
+@dataclass(frozen=True)
+class GpuSlot:
+    """One GPU the runs are shared out to: its index on this host and how many share the work."""
+    index: str
+    of: int
+
+
+def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: float | None = None,
+                 gpu: GpuSlot | None = None) -> tuple[int, str]:
     """Score one folder in a fresh process; (exit code, the result path or why there is none). The scorer's
     output goes to <folder>/score.log as it is written, so a run cut off (limit_s, or the caller's own limit)
-    leaves what it did; past limit_s the scorer and its workers are killed."""
+    leaves what it did; past limit_s the scorer and its workers are killed. With `gpu` the scorer sees that
+    GPU alone (CUDA_VISIBLE_DEVICES): the agents' files allocate on `cuda`, whatever device we name."""
     out = Path(config.results).resolve()
     argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"solution={folder / 'solution.py'}",
             f"agent={folder / 'agent.json'}", f"out={out}", "lines=none", f"device={config.device}",
             f"import_timeout_s={config.import_timeout_s:g}", *config.score_args.split()]
     env = dict(os.environ)
+    if gpu:
+        env["CUDA_VISIBLE_DEVICES"] = gpu.index
     # Extensions the agents build are kept beside their folders, not in the user's home cache.
     env.setdefault("TORCH_EXTENSIONS_DIR", str(Path(config.out).resolve() / "torch_extensions"))
     # Made here: torch creates its default folder itself, but some agents' builds write into the named one
@@ -191,6 +204,9 @@ def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: floa
     agent = json.loads(agent_file.read_text())
     agent["environment"] = offer_cutlass(Path(config.cutlass), folder, env) if config.cutlass else \
         {"cutlass": "none offered"}
+    if gpu and gpu.of > 1:  # a reader comparing runs should know the host scored others meanwhile
+        agent["environment"]["gpu"] = (f"GPU {gpu.index} of {gpu.of} on this host scoring at once, one run each "
+                                       "(CUDA_VISIBLE_DEVICES)")
     agent_file.write_text(json.dumps(agent, indent=1, sort_keys=True) + "\n")
     log_path = folder / "score.log"
     started = time.monotonic()
@@ -312,35 +328,74 @@ def run_times_s(results: Path) -> dict[str, list[float]]:
     return times
 
 
+def gpu_slots(config: ImportConfig) -> list[GpuSlot | None]:
+    """Where runs go at once: one slot per GPU of gpus=, or a single unpinned slot (device= alone)."""
+    indices = local_gpus(config.gpus) if config.gpus else []
+    if indices and config.device not in ("auto", "cuda"):
+        raise OptionError(f"gpus={config.gpus} with device={config.device}: each scorer is pinned to one GPU, "
+                          "which it sees as cuda; leave device=auto or give device=cuda")
+    return [GpuSlot(index, len(indices)) for index in indices] or [None]
+
+
+def expected_run_s(config: ImportConfig, times: dict[str, list[float]], problem: str) -> float:
+    seen = times.get(problem)
+    return RUN_MARGIN * (statistics.median(seen) if seen else config.unknown_run_s) + RUN_START_S
+
+
 def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
-    """Score each folder in turn; 0 when every one was scored or skipped as done, 1 when some could not be."""
-    unscored, started = 0, time.monotonic()
-    times = run_times_s(Path(config.results)) if config.deadline_s else {}
-    for index, entry in enumerate(entries):
-        folder = Path(config.out) / entry["folder"]
-        done = None if config.rescore else existing_result(Path(config.results), *_shas(folder))
-        left_s = config.deadline_s - (time.monotonic() - started)
-        seen = times.get(entry["problem"])
-        needed_s = RUN_MARGIN * (statistics.median(seen) if seen else config.unknown_run_s) + RUN_START_S
+    """Score the folders not scored before, one at a time on each GPU slot; 0 when every one was scored or
+    skipped as done, 1 when some could not be."""
+    slots, results, pending = gpu_slots(config), Path(config.results), []
+    for entry in entries:
+        done = None if config.rescore else existing_result(results, *_shas(Path(config.out) / entry["folder"]))
         if done:
-            outcome = f"already scored: {done}"
-        elif config.deadline_s and needed_s > left_s:
-            outcome = f"not started: needs about {needed_s:.0f} s, {max(left_s, 0):.0f} s left (deadline_s)"
-            unscored += 1
-        elif config.start_before_s and time.monotonic() - started >= config.start_before_s:
-            left = sum(1 for later in entries[index:] if config.rescore
-                       or not existing_result(Path(config.results), *_shas(Path(config.out) / later["folder"])))
-            echo(f"stopped: {config.start_before_s:g} s passed (start_before_s); {left} runs left unscored",
-                 flush=True)
-            return 1
+            echo(f"{entry['problem']:<16} {entry['run_id']:<62} already scored: {done}", flush=True)
         else:
+            pending.append(entry)
+    times = run_times_s(results)
+    # Longest expected first (stable): with several GPUs, a long run left for last would keep one GPU busy
+    # while the others idle, and under a deadline it is the run most likely not to fit.
+    pending.sort(key=lambda entry: -expected_run_s(config, times, entry["problem"]))
+    lock, todo, started, unscored = threading.Lock(), iter(pending), time.monotonic(), []
+
+    def next_run(where: str) -> dict | None:
+        """The next run that fits before the deadline; those that do not are passed over (under the lock)."""
+        for entry in todo:
+            left_s = config.deadline_s - (time.monotonic() - started)
+            needed_s = expected_run_s(config, times, entry["problem"])
+            if not config.deadline_s or needed_s <= left_s:
+                return entry
+            unscored.append(entry["run_id"])
+            echo(f"{entry['problem']:<16} {entry['run_id']:<62} {where}not started: needs about {needed_s:.0f} s, "
+                 f"{max(left_s, 0):.0f} s left (deadline_s)", flush=True)
+        return None
+
+    def work(gpu: GpuSlot | None) -> None:
+        where = f"[GPU {gpu.index}] " if gpu and gpu.of > 1 else ""
+        while True:
+            with lock:
+                entry = next_run(where)
+            if entry is None:
+                return
             run_started = time.monotonic()
-            code, outcome = score_folder(config, folder, entry["problem"],
-                                         limit_s=max(left_s, 1.0) if config.deadline_s else None)
-            unscored += outcome.startswith("not scored")
-            # This call's runs count too (timed here, the scorer's process start included).
-            times.setdefault(entry["problem"], []).append(time.monotonic() - run_started)
-        echo(f"{entry['problem']:<16} {entry['run_id']:<62} {outcome}", flush=True)
+            left_s = config.deadline_s - (run_started - started)
+            try:
+                _, outcome = score_folder(config, Path(config.out) / entry["folder"], entry["problem"],
+                                          limit_s=max(left_s, 1.0) if config.deadline_s else None, gpu=gpu)
+            except (OSError, ValueError) as exc:  # e.g. an unreadable agent.json: the other runs go on
+                outcome = f"not scored: {type(exc).__name__}: {exc}"
+            with lock:
+                if outcome.startswith("not scored"):
+                    unscored.append(entry["run_id"])
+                # This call's runs count too (timed here, the scorer's process start included).
+                times.setdefault(entry["problem"], []).append(time.monotonic() - run_started)
+                echo(f"{entry['problem']:<16} {entry['run_id']:<62} {where}{outcome}", flush=True)
+
+    threads = [threading.Thread(target=work, args=(slot,)) for slot in slots]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     return 1 if unscored else 0
 
 

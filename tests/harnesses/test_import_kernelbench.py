@@ -90,16 +90,34 @@ def test_importing_one_problem_after_another_builds_up_one_index(tmp_path, adapt
     assert len(json.loads((out / "index.json").read_text())["runs"]) == 3
 
 
-def test_no_run_starts_once_start_before_s_has_passed(tmp_path, adapters):
+def test_runs_are_shared_out_one_per_gpu_at_a_time_each_scorer_pinned_to_its_gpu(tmp_path, adapters):
+    """gpus=0,1: two scorers at once, each seeing one GPU (CUDA_VISIBLE_DEVICES, since agents' files allocate on
+    `cuda`), and agent.json saying the host scored others meanwhile. Each solution records its GPU and when it
+    was imported, then holds its import for 3 s: the two imports overlap only if the runs ran at once."""
     clone = make_clone(tmp_path / "clone", RUNS)
     out, results, lines = tmp_path / "out", tmp_path / "results", []
     config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
-                                                    "score=true", "start_before_s=1e-9"], "t")
-    assert importer.run_import(config, echo=lambda text, **_: lines.append(text)) == 1
-    assert lines[-1] == "stopped: 1e-09 s passed (start_before_s); 2 runs left unscored"
-    assert not results.exists()  # nothing was started, so nothing was cut off part-way
-    with pytest.raises(OptionError, match="start_before_s"):
-        importer.parse(importer.ImportConfig, ["score=true", "start_before_s=-1"], "t")
+                                                    "gpus=0,1"], "t")
+    assert importer.run_import(config, echo=lambda text, **_: None) == 0
+    for run in RUNS[:2]:
+        record = tmp_path / f"{run[4]}.seen"
+        (out / "fp8_gemm" / run[4] / "solution.py").write_text(
+            f"import os, time\nstarted = time.time()\ntime.sleep(3)\n"
+            f"open({str(record)!r}, 'w').write(f\"{{os.environ.get('CUDA_VISIBLE_DEVICES')}} {{started}} "
+            f"{{time.time()}}\")\nraise ImportError('a stand-in file')\n")
+    config = importer.parse(importer.ImportConfig, [f"out={out}", f"results={results}", "score=true",
+                                                    "gpus=0,1"], "t")
+    importer.run_import(config, echo=lambda text, **_: lines.append(text))
+    seen = [(tmp_path / f"{run[4]}.seen").read_text().split() for run in RUNS[:2]]
+    assert sorted(gpu for gpu, _, _ in seen) == ["0", "1"], lines
+    (_, start_a, end_a), (_, start_b, end_b) = seen
+    assert float(start_a) < float(end_b) and float(start_b) < float(end_a), "the two runs did not overlap"
+    assert sorted(line.split("] ")[0].split("[")[-1] for line in lines) == ["GPU 0", "GPU 1"], lines
+    for run in RUNS[:2]:
+        environment = json.loads((out / "fp8_gemm" / run[4] / "agent.json").read_text())["environment"]
+        assert environment["gpu"].endswith("of 2 on this host scoring at once, one run each (CUDA_VISIBLE_DEVICES)")
+    with pytest.raises(OptionError, match="pinned to one GPU"):
+        importer.score_runs(importer.ImportConfig(score=True, gpus="0,1", device="cuda:1"), [])
 
 
 def test_a_run_that_would_not_finish_by_the_deadline_is_not_started(tmp_path, adapters):
