@@ -20,6 +20,7 @@ kernel tuned to, or only correct on, the shapes it was shown.
 from __future__ import annotations
 
 import itertools
+import re
 
 # At most one element in ten thousand beyond the element-wise bound, with the normwise error in bound: the
 # signature of fp8 accumulation without promotion or a borderline rounding path, not of a wrong kernel.
@@ -62,17 +63,37 @@ def shape_class(shape: dict, normwise_bound: float | None) -> str | None:
 
 
 TRACEBACK_STARTS = ('File "', "Traceback (most recent call last)", "The above exception")
+# An exception with no message of its own: its type and a colon, nothing after (a bare `assert`).
+EMPTY_MESSAGE = re.compile(r"^[A-Za-z_][\w.]*:$")
+FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+
+
+def raised_at(lines: list[str]) -> str:
+    """Where a traceback's exception was raised: "at FILE:LINE: code" of its innermost frame, or ""."""
+    for i in range(len(lines) - 1, -1, -1):
+        frame = FRAME.match(lines[i])
+        if frame:
+            code = lines[i + 1].strip() if i + 1 < len(lines) and not FRAME.match(lines[i + 1]) else ""
+            place = f"at {frame.group(1).rsplit('/', 1)[-1]}:{frame.group(2)}"
+            return f"{place}: {code}" if code else place
+    return ""
 
 
 def headline(detail: str, limit: int = 300) -> str:
     """The line of a failure's detail a reader needs. Usually its first line; but a compiler error that
     starts with a location and quotes the source (Triton's CompilationError: "at 73:37:", the source, a
-    caret line) says what went wrong only after the caret, so that message line is appended."""
+    caret line) says what went wrong only after the caret, so that message line is appended; and an
+    exception with no message (a bare `assert T % 64 == 0`) is told by where it was raised, the innermost
+    frame of the traceback after it."""
     lines = (detail or "").splitlines()
     if not lines:
         return ""
     first = lines[0].strip()
-    if first.endswith(":"):
+    if EMPTY_MESSAGE.match(first):
+        where = raised_at(lines[1:])
+        if where:
+            first = f"{first} {where}"
+    elif first.endswith(":"):
         # Only the message's own lines: a traceback after it has caret lines under its code lines too.
         own = list(itertools.takewhile(lambda line: not line.lstrip().startswith(TRACEBACK_STARTS), lines[1:]))
         caret = next((i for i, line in enumerate(own) if line.strip() and set(line.strip()) == {"^"}), None)

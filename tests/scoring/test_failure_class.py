@@ -88,6 +88,23 @@ def test_a_compiler_errors_headline_carries_its_reason_not_only_its_location():
     assert failure["detail"].endswith(REASON)
 
 
+# A bare `assert` in an agent's file, as the worker records it (claude-opus-4-8's KDA file at T = 10000).
+BARE_ASSERT_DETAIL = ("AssertionError: \n"
+                      '  File "/k/kda/run/solution.py", line 88, in run\n    return model(q, k, v, g, beta)\n'
+                      "           ^^^^^^^^^^^^^^^^^^^^^^^\n"
+                      '  File "/k/kda/run/agent_solution.py", line 189, in _kda_forward\n    assert T % BT == 0\n'
+                      "           ^^^^^^^^^^^\nAssertionError\n")
+
+
+def test_an_exception_without_a_message_is_told_by_where_it_was_raised():
+    assert headline(BARE_ASSERT_DETAIL) == "AssertionError: at agent_solution.py:189: assert T % BT == 0"
+    assert headline("AssertionError: \n") == "AssertionError:"  # no traceback: nothing to add
+    assert headline('KeyError: 50\n  File "a.py", line 3, in f\n    x[50]\n') == "KeyError: 50"  # a message
+    assert headline(SILENT_COMPILER_DETAIL) == "CompilationError: at 40:12:"  # a location, not an empty message
+    failure = classify(system(shape("a", "runtime_error", detail=BARE_ASSERT_DETAIL)), BOUND)
+    assert failure["detail"].endswith("assert T % BT == 0")
+
+
 def test_the_worker_records_what_a_compiler_error_was_raised_from():
     """A real Triton error (the interpreter's, on the CPU) raised from another: the cause is recorded (on the
     GPU a CompilationError's own message can be empty, and the cause line then follows its caret)."""
