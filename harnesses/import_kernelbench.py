@@ -219,8 +219,12 @@ def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: floa
         except subprocess.TimeoutExpired:
             kill_tree(proc.pid)
             proc.wait()
-            return proc.returncode, (f"not scored: cut off after {time.monotonic() - started:.0f} s (the deadline); "
-                                     f"its output so far: {log_path}")
+            ran_s = time.monotonic() - started
+            # Remembered (the longest cut so far) so that the next call starts this run first, with the time it
+            # is known to need.
+            longest_s = max(ran_s, cut_off_s(folder))
+            (folder / CUT_OFF_FILE).write_text(json.dumps({"ran_s": round(longest_s, 1)}) + "\n")
+            return proc.returncode, f"not scored: cut off after {ran_s:.0f} s (the deadline); its output so far: {log_path}"
     output = log_path.read_text(errors="replace")
     lines = [line for line in output.splitlines() if line.startswith("result: ")]
     if not lines:
@@ -310,6 +314,7 @@ def indexed_runs(config: ImportConfig) -> list[dict]:
 # since a run past the deadline is killed, a wrong guess costs the time it ran; the longest (one file's 195 s
 # timeout among kda's 60-170 s runs) left 212 s of a call unused.
 RUN_MARGIN, RUN_START_S = 1.25, 15.0
+CUT_OFF_FILE = "cut_off.json"  # in a run's folder: how long it ran before a deadline cut it off
 
 
 def run_times_s(results: Path) -> dict[str, list[float]]:
@@ -337,9 +342,21 @@ def gpu_slots(config: ImportConfig) -> list[GpuSlot | None]:
     return [GpuSlot(index, len(indices)) for index in indices] or [None]
 
 
-def expected_run_s(config: ImportConfig, times: dict[str, list[float]], problem: str) -> float:
-    seen = times.get(problem)
-    return RUN_MARGIN * (statistics.median(seen) if seen else config.unknown_run_s) + RUN_START_S
+def expected_run_s(config: ImportConfig, times: dict[str, list[float]], entry: dict) -> float:
+    """A run's expected seconds: its problem's median run so far (with the margin), and, for a run cut off at an
+    earlier deadline, that much more than it ran then (a file building a large extension, say, runs far past
+    its problem's median; guessed at the median alone it would start late and be cut off again)."""
+    seen = times.get(entry["problem"])
+    expected_s = RUN_MARGIN * (statistics.median(seen) if seen else config.unknown_run_s) + RUN_START_S
+    return cut_off_s(Path(config.out) / entry["folder"]) + expected_s
+
+
+def cut_off_s(folder: Path) -> float:
+    """How long the run of this folder ran before a deadline cut it off (the longest such cut); 0 if never."""
+    try:
+        return float(json.loads((folder / CUT_OFF_FILE).read_text())["ran_s"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
 
 
 def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
@@ -355,14 +372,14 @@ def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
     times = run_times_s(results)
     # Longest expected first (stable): with several GPUs, a long run left for last would keep one GPU busy
     # while the others idle, and under a deadline it is the run most likely not to fit.
-    pending.sort(key=lambda entry: -expected_run_s(config, times, entry["problem"]))
+    pending.sort(key=lambda entry: -expected_run_s(config, times, entry))
     lock, todo, started, unscored = threading.Lock(), iter(pending), time.monotonic(), []
 
     def next_run(where: str) -> dict | None:
         """The next run that fits before the deadline; those that do not are passed over (under the lock)."""
         for entry in todo:
             left_s = config.deadline_s - (time.monotonic() - started)
-            needed_s = expected_run_s(config, times, entry["problem"])
+            needed_s = expected_run_s(config, times, entry)
             if not config.deadline_s or needed_s <= left_s:
                 return entry
             unscored.append(entry["run_id"])

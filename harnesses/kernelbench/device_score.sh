@@ -24,5 +24,5 @@ timeout "${T:-560}" python -m harnesses.import_kernelbench score=true problems="
 echo "rc=$?" >> "$OUT/score_log.txt"
 find results -newer "$marker" -name "*.json" | tar czf "$OUT/results.tgz" -T - 2>/dev/null
 find results -newer "$marker" -type d -name '*.logs' | tar czf "$OUT/logs.tgz" -T - 2>/dev/null
-find .kernelbench -name score.log -newer "$marker" | tar czf "$OUT/score_logs.tgz" -T - 2>/dev/null
+find .kernelbench \( -name score.log -o -name cut_off.json \) -newer "$marker" | tar czf "$OUT/score_logs.tgz" -T - 2>/dev/null
 tail -25 "$OUT/score_log.txt"

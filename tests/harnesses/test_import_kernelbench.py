@@ -255,3 +255,8 @@ def test_a_run_past_its_deadline_is_killed_with_its_workers_and_keeps_its_log(tm
         time.sleep(0.2)
     assert _gone(int(pid_file.read_text()))
     assert (folder / "score.log").read_text().startswith("$ ")
+    # The next call knows it needs more than it ran: its problem's guess (no run yet: unknown_run_s, 120 s,
+    # x1.25 + 15 s = 165 s) plus the 20 s it was cut off after, so it is started first and not late.
+    assert importer.cut_off_s(folder) >= 20
+    entry = {"problem": "fp8_gemm", "folder": f"fp8_gemm/{RUNS[0][4]}"}
+    assert importer.expected_run_s(config, {}, entry) == pytest.approx(165 + importer.cut_off_s(folder))
