@@ -42,6 +42,13 @@ def _shortened(detail: str, limit: int = 140) -> str:
     return detail if len(detail) <= limit else detail[:limit].rsplit(" ", 1)[0] + " ..."
 
 
+def failure_of(data: dict) -> dict:
+    """A run's failure classified again from its shapes (scoring/failure_class.py), so that results scored before
+    a better headline existed read as well as new ones; the verdict itself is the result's. {} when passed."""
+    system = data["systems"][0]
+    return classify(system, (data["problem"].get("tolerance") or {}).get("normwise")) or system.get("failure") or {}
+
+
 def problem_table(runs: list[dict]) -> list[str]:
     rows = ["| agent | theirs (H100 PCIe, their rubric) | ours (status, score) | why not passed |",
             "| --- | --- | --- | --- |"]
@@ -49,10 +56,7 @@ def problem_table(runs: list[dict]) -> list[str]:
         agent, system = data["agent"], data["systems"][0]
         published = agent.get("published") or {}
         theirs = _fraction(published.get("peak_fraction")) if published.get("correct") else "failed"
-        # Classified again from the shapes (scoring/failure_class.py), so that results scored before a
-        # better headline existed read as well as new ones; the verdict itself is the result's.
-        failure = classify(system, (data["problem"].get("tolerance") or {}).get("normwise")) or \
-            system.get("failure") or {}
+        failure = failure_of(data)
         why = ""
         if failure:
             unseen = ", only on unseen shapes" if failure.get("unseen_only") else ""
@@ -71,7 +75,7 @@ def report(results: Path) -> str:
         runs = by_problem[problem]
         their_passes = [d for d in runs if (d["agent"].get("published") or {}).get("correct")]
         ours = sum(d["status"] == "passed" for d in their_passes)
-        classes = Counter((d["systems"][0].get("failure") or {}).get("class") for d in runs if d["status"] != "passed")
+        classes = Counter(failure_of(d).get("class") for d in runs if d["status"] != "passed")
         out += [f"### {problem}", "", f"{len(runs)} scored; of their {len(their_passes)} passes, {ours} pass here; "
                 f"not passed here: {', '.join(f'{c} {n}' for c, n in classes.most_common()) or 'none'}.", ""]
         out += problem_table(runs) + [""]
