@@ -100,8 +100,9 @@ CLASSES: tuple[Defence, ...] = (
             (f"{CORPUS}X14_early_exit_on_decode.py", f"{CORPUS}X14_prints_a_fake_result.py",
              f"{CORPUS}X14_forges_the_result_channel.py"), "cpu+gpu"),
     Defence("X15", "global state (TF32, reduced precision)", "backend flags snapshotted before import and "
-            "compared; the reference forces full precision", "scoring/guard.py",
-            (f"{CORPUS}X15_flips_tf32_at_import.py",), "cpu+gpu"),
+            "compared after every call, and after a call that raised before the worker goes on; the reference "
+            "forces full precision", "scoring/guard.py, scoring/worker.py (Runner.recover)",
+            (f"{CORPUS}X15_flips_tf32_at_import.py", f"{CORPUS}X15_flips_tf32_then_raises.py"), "cpu+gpu"),
     Defence("X20", "precision downcast", "tolerances that separate precisions where arithmetic can; the tensor "
             "pipe's per-precision counters where it cannot, read by CUPTI's range profiler on a secretly drawn timed "
             "call inside the scoring worker", "scoring/audit.py (tensor_precision), scoring/counters.py",
@@ -113,13 +114,15 @@ CLASSES: tuple[Defence, ...] = (
             "dispatcher (every call, every spelling, attempts recorded even when caught); syntax-tree audit of the "
             "solution's files; the name of every kernel the solution's code launches (import, prepare, every call) "
             "from CUPTI's launch callbacks, matched against one vendor list (cuBLAS/cuBLASLt reached through ctypes "
-            "or CuPy included); vendor kernel names in the profiled call",
+            "or CuPy included); vendor kernel names in the profiled call; a call that raised is charged with its "
+            "attempts and launches before the worker goes on to the next shape",
             "scoring/guard.py, scoring/import_audit.py, scoring/kernel_record.py, scoring/vendor_kernels.py, "
             "scoring/audit.py (vendor_kernels)",
             ("problems/fp8_gemm/solutions/wrong/scaled_mm_alias.py", "problems/fp8_gemm/solutions/wrong/matmul_operator.py",
              "problems/w4a16_gemm/solutions/wrong/dequant_then_mm.py", f"{CORPUS}X13_watch_aware_vendor_call.py",
              f"{CORPUS}X13_swallows_the_refusal.py", f"{CORPUS}X21_cupy_cublas_without_aten.py",
-             f"{CORPUS}X21_cublaslt_through_ctypes.py",
+             f"{CORPUS}X21_cublaslt_through_ctypes.py", f"{CORPUS}X21_forbidden_op_then_raises.py",
+             f"{CORPUS}X21_cupy_cublas_then_raises.py",
              "tests/scoring/test_checking_and_guard.py::test_forbidden_op_is_refused_in_every_spelling_and_every_mode",
              "tests/scoring/test_hardware_and_audit.py::test_vendor_kernels_in_the_profiled_call_fail_x21"), "cpu+gpu"),
     Defence("X22", "skipped work", "dense-equivalent formulas; adversarial routing and lengths; executed tensor "

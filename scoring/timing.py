@@ -215,7 +215,12 @@ class GpuTimer:
         start, end = self._Event(enable_timing=True), self._Event(enable_timing=True)
         host_start = self._perf_counter()
         start.record()
-        out = fn()
+        try:
+            out = fn()
+        except BaseException:
+            if self._gate:  # the next call's gate must not wait behind this one's timeout
+                self._gate.open()
+            raise
         returned = self._perf_counter()
         end.record()
         if self._gate:

@@ -18,6 +18,11 @@ refilled in place. Every GPU worker loads CUPTI's range profiler (scoring/counte
 imported; in the solution's worker one timed call, drawn with the run's secret seed, runs with it switched on
 (kernel replay: the call's outputs are those of an unprofiled call; its time is not kept), and its tensor-pipe
 counters are the counter audit (scoring/audit.py). No other process, profiler or environment is involved.
+
+An exception the solution raises on the host (an assert, an unsupported size, a compiler error) fails its
+shape, and this worker goes on to the next once `Runner.recover` has charged the failed call with what it
+did before it raised (refused operators, tampering, vendor kernels) and dropped its kernel records; a CUDA
+error, a crash or an exit ends the worker, and the next shape runs in a fresh one (scoring/isolation.py).
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from pathlib import Path
 
 import torch
 
-from scoring import interpreter_fixes
+from scoring import interpreter_fixes, vendor_kernels
 from scoring.checking import (
     CheckStats,
     OutputContractError,
@@ -465,6 +470,34 @@ class Runner:
         result["wall_s"] = time.perf_counter() - started
         return self._with_watch(result, record, counts)
 
+    def recover(self) -> str | None:
+        """After the solution raised on a shape: leave this process as the next shape expects it, or say why it
+        cannot be (the next shape then gets a fresh process, 5-13 s of start-up on an H100). Drops what the
+        failed shape's calls left behind: their launch names and kernel records (else they would be counted in
+        the next shape's record), a refused operator's attempt and the audit profile. Raises ForbiddenOpError or
+        TamperError when the failed call had reached a forbidden operator, launched a vendor library kernel or
+        tampered before it raised."""
+        gc.collect()  # the traceback's frames held the failed call's tensors
+        try:
+            self._sync()
+            if self.device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+                return "the solution left a CUDA stream capture open"
+        except Exception as exc:  # noqa: BLE001 -- any failure here: a fresh process
+            return f"the device did not synchronise after the error ({type(exc).__name__})"
+        self.audit_profile = None
+        launched: set[str] = set()
+        if self.recorder:
+            self.recorder.kernel_activity(False)
+            launched = self.recorder.take_launch_names()  # the failed call's: charged to it, not to the next
+            self.recorder.collect([])  # flushes CUPTI and drops every record outside the (no) windows
+        self._check_tamper()  # first: it also restores flipped flags, which a fresh process would not need
+        self._check_attempts()
+        vendor = vendor_kernels.judge(launched, "launched by the solution") if self.task["enforce_forbidden"] \
+            else "passed"  # reference lines use vendor libraries by design
+        if vendor != "passed":
+            raise ForbiddenOpError(vendor[len("failed ("):-1])
+        return None
+
     def _resolve(self, record: ShapeKernelSummary) -> None:
         if self.recorder:
             record.resolve(self.recorder)
@@ -508,6 +541,10 @@ def _classify(exc: BaseException) -> tuple[str, str, bool]:
     if isinstance(exc, L2ResidencyError):
         # The settings stay in force, so every later timed shape is refused too: no fresh process needed.
         return "integrity", str(exc), False
+    # A CUDA error can leave the context unusable, and memory exhaustion the allocator in an unknown state:
+    # the next shape gets a fresh process. Any other exception (an assert, an unsupported k, a compiler
+    # error) is raised on the host and leaves the device as it was: Runner.recover puts the process back.
+    fresh = _device_error(exc)
     tail = "".join(traceback.format_exception(exc)[-6:])
     # What raised it, when the exception was raised from another (Triton's CompilationError can carry an
     # empty message of its own and the reason, e.g. a shape that is not a power of 2, in its cause).
@@ -517,8 +554,23 @@ def _classify(exc: BaseException) -> tuple[str, str, bool]:
         causes.append(f"caused by {type(cause).__name__}: {last_line}"[:300])
         cause = cause.__cause__
     caused = "".join(f"\n{line}" for line in causes)
-    # A CUDA error leaves the context unusable: every later shape needs a fresh process.
-    return "runtime_error", f"{type(exc).__name__}: {exc}{caused}\n{tail}", True
+    return "runtime_error", f"{type(exc).__name__}: {exc}{caused}\n{tail}", fresh
+
+
+DEVICE_ERROR_TYPES = ("AcceleratorError", "OutOfMemoryError", "CudaError", "CUDARuntimeError", "CUDADriverError")
+DEVICE_ERROR_TEXT = ("CUDA error", "CUDA driver error", "CUBLAS_STATUS", "CUDNN_STATUS", "cuDNN error",
+                     "illegal memory access", "out of memory", "misaligned address", "unspecified launch failure")
+
+
+def _device_error(exc: BaseException) -> bool:
+    """Whether an exception, or one it was raised from, reports a device error (by type or by message: CuPy,
+    Triton and extensions wrap CUDA's errors in their own RuntimeErrors)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if type(exc).__name__ in DEVICE_ERROR_TYPES or any(text in str(exc) for text in DEVICE_ERROR_TEXT):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def scrub_environment(expected_names: list[str] | None) -> None:
@@ -583,6 +635,15 @@ def main(argv: list[str]) -> int:
             result = runner.score_shape(shape)
         except Exception as exc:
             status, detail, fresh = _classify(exc)
+            del exc  # its traceback holds the failed call's tensors
+            if not fresh:
+                try:
+                    why_not = runner.recover()
+                except (ForbiddenOpError, TamperError) as found:  # what the call did before it raised
+                    status, detail, fresh = _classify(found)
+                else:
+                    if why_not:
+                        fresh, detail = True, f"{detail}\n(the next shape runs in a fresh process: {why_not})"
             channel.send("shape_result", index=index, result={"name": shape.name, "shape_set": shape.shape_set,
                                                                 "params": dict(shape.params), "status": status,
                                                                 "detail": detail})

@@ -130,6 +130,6 @@ except Exception as exc:
     done = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     status_line, headline_line, detail = done.stdout.strip().splitlines()[:3]
-    assert status_line == "runtime_error True"
+    assert status_line == "runtime_error False"  # raised on the host: the worker goes on (Runner.recover)
     assert "Shape element 0 must be a power of 2" in headline_line
     assert "caused by ValueError: Shape element 0 must be a power of 2" in detail

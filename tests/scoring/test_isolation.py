@@ -72,3 +72,24 @@ def test_a_system_stops_after_max_timed_out_shapes(tmp_path):
         ["passed", "timeout", "not_run"]
     assert "max_timed_out_shapes=1" in shapes["decode_m4"]["detail"]
     assert result["status"] == "timeout" and result["score"]["fraction"] == 0.0
+
+
+def test_a_host_side_exception_keeps_the_worker_and_a_device_error_replaces_it(tmp_path):
+    """An exception raised on the host (an assert, an unsupported K) fails its shape and the same worker goes on
+    (a fresh one cost 5-13 s per failing shape on an H100); a CUDA error (here by its message, as extensions
+    wrap it) ends the worker, and the next shape gets a fresh one."""
+    case = CASES["robustness_raises_on_decode"]
+    system = score(case, tmp_path / "host")["systems"][0]
+    assert [(s["name"], s["status"]) for s in system["shapes"]] == \
+        [("square_64", "passed"), ("k_unaligned_112", "passed"), ("decode_m4", "runtime_error")]
+    assert system["processes_started"] == 1
+    device_error = tmp_path / "device_error.py"
+    device_error.write_text(
+        f"import sys\nsys.path.insert(0, {str(CORPUS_ROOT / 'fp8_gemm')!r})\nfrom _correct import correct\n\n\n"
+        "def run(state, a, a_scale):\n    k = a.shape[1]\n    if k & (k - 1):\n"
+        "        raise RuntimeError('CUDA error: an illegal memory access was encountered')\n"
+        "    return correct(state, a, a_scale)\n")
+    system = score(case, tmp_path / "device", solution=str(device_error))["systems"][0]
+    assert [(s["name"], s["status"]) for s in system["shapes"]] == \
+        [("square_64", "passed"), ("k_unaligned_112", "runtime_error"), ("decode_m4", "passed")]
+    assert system["processes_started"] == 2
