@@ -10,9 +10,9 @@ agent.json with the agent's metadata, the file's provenance (repository, commit,
 published verdict. Their files stay out of the committed tree: `out` defaults to a git-ignored folder.
 With score=true each folder is scored by `python -m scoring.run` (solution only, all shape sets, audits
 on), one at a time on each GPU that `gpus=` names (one GPU: one run after another); a run whose result for
-the same file and adapter already exists under `results` is skipped unless rescore=true. Without path, score=true scores the folders listed in <out>/index.json (an
-import made elsewhere: the clone need not travel to the GPU machine). docs/kernelbench.md has the adapters
-and what the results say.
+the same file and adapter already exists under `results` is skipped unless rescore=true. Without path,
+score=true scores the folders listed in <out>/index.json (an import made elsewhere: the clone need not
+travel to the GPU machine). docs/kernelbench.md has the adapters and what the results say.
 """
 
 from __future__ import annotations
@@ -224,7 +224,8 @@ def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: floa
             # is known to need.
             longest_s = max(ran_s, cut_off_s(folder))
             (folder / CUT_OFF_FILE).write_text(json.dumps({"ran_s": round(longest_s, 1)}) + "\n")
-            return proc.returncode, f"not scored: cut off after {ran_s:.0f} s (the deadline); its output so far: {log_path}"
+            return proc.returncode, (f"not scored: cut off after {ran_s:.0f} s (the deadline); "
+                                     f"its output so far: {log_path}")
     output = log_path.read_text(errors="replace")
     lines = [line for line in output.splitlines() if line.startswith("result: ")]
     if not lines:

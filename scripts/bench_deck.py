@@ -77,11 +77,16 @@ def house_medians_ms(run: dict) -> dict[str, float]:
             if shape.get("status") == "passed" and shape.get("timing")}
 
 
+def relative_diffs(baseline: dict, run: dict) -> dict[str, float]:
+    """Per shape of at least 50 us in `baseline`, the house kernel's median in `run` relative to it, signed."""
+    before, after = house_medians_ms(baseline), house_medians_ms(run)
+    return {name: (after[name] - before[name]) / before[name] for name in before
+            if name in after and before[name] >= AGREEMENT_MIN_MS}
+
+
 def agreement(cold: dict, warm: dict) -> dict:
     """Relative difference of the house kernel's per-shape medians, warm against cold (shapes >= 50 us)."""
-    before, after = house_medians_ms(cold), house_medians_ms(warm)
-    diffs = {name: abs(after[name] - before[name]) / before[name] for name in before
-             if name in after and before[name] >= AGREEMENT_MIN_MS}
+    diffs = {name: abs(diff) for name, diff in relative_diffs(cold, warm).items()}
     return {"shapes": len(diffs), "max_rel_diff": max(diffs.values(), default=None),
             "worst_shape": max(diffs, key=diffs.get) if diffs else None}
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from harnesses.executors import local_gpus  # noqa: E402  (after the path: runnable from anywhere)
 from scoring.run import git_state  # noqa: E402
-from scripts.bench_deck import AGREEMENT_MIN_MS, house_medians_ms  # noqa: E402
+from scripts.bench_deck import AGREEMENT_MIN_MS, house_medians_ms, relative_diffs  # noqa: E402
 
 KEYS = {"problem", "solution", "gpus", "device", "out", "score_args"}
 
@@ -57,10 +57,9 @@ def score_at_once(problem: str, solution: str, gpus: list[str], results: Path, e
     return [finish(proc, started) for proc in procs]
 
 
-def relative_diffs(baseline: dict, run: dict) -> dict:
-    before, after = house_medians_ms(baseline), house_medians_ms(run)
-    diffs = {name: (after[name] - before[name]) / before[name] for name in before
-             if name in after and before[name] >= AGREEMENT_MIN_MS}
+def spread(baseline: dict, run: dict) -> dict:
+    """How far a run's per-shape medians are from the baseline's: the largest and the median relative difference."""
+    diffs = relative_diffs(baseline, run)
     worst = max(diffs, key=lambda name: abs(diffs[name])) if diffs else None
     return {"shapes": len(diffs), "max_abs_rel_diff": abs(diffs[worst]) if worst else None, "worst_shape": worst,
             "median_rel_diff": sorted(diffs.values())[len(diffs) // 2] if diffs else None}
@@ -73,7 +72,8 @@ def main(argv: list[str]) -> int:
         return 2
     problem, solution = options.get("problem", "softmax"), options.get("solution", "")
     gpus = local_gpus(options.get("gpus", "auto"))
-    extra = [f"device={options.get('device', 'cuda')}", *shlex.split(options.get("score_args", "lines=none audits=false"))]
+    extra = [f"device={options.get('device', 'cuda')}",
+             *shlex.split(options.get("score_args", "lines=none audits=false"))]
     if not gpus:
         print("no GPU listed by nvidia-smi (or gpus=none): nothing to compare", file=sys.stderr)
         return 2
@@ -90,8 +90,8 @@ def main(argv: list[str]) -> int:
         "command": shlex.join([sys.executable, *sys.argv]), "ceiling": git_state(), "hardware": hardware,
         "problem": problem, "solution": solution or "house", "gpus": gpus,
         "agreement_min_ms": AGREEMENT_MIN_MS,
-        "repeat_alone": relative_diffs(alone, alone_again),
-        "together": {gpu: relative_diffs(alone, run) for gpu, run in zip(gpus, together)},
+        "repeat_alone": spread(alone, alone_again),
+        "together": {gpu: spread(alone, run) for gpu, run in zip(gpus, together)},
         "runs": {"alone": _kept(alone), "together": {gpu: _kept(run) for gpu, run in zip(gpus, together)},
                  "alone_again": _kept(alone_again)},
     }
