@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from scoring.failure_class import reread
+
 from . import figures
 from .code import markdown
 from .downloads import RunDownload, run_download, write_downloads
@@ -136,8 +138,9 @@ def _render_run(run: Run) -> dict:
     systems = []
     for i, system in enumerate(run.data["systems"]):
         _key, _kind, label, slug = row_identity(run, i, system)
+        failure = reread(system, ((run.data.get("problem") or {}).get("tolerance") or {}).get("normwise"))
         systems.append(dict(system, row_label=label, slug=slug, label=system.get("label") or system["name"],
-                            failure_label=failure_label(system.get("failure")),
+                            failure=failure, failure_label=failure_label(failure),
                             cached_run_id=_cached_run_id(system.get("cached_from"))))
     source, source_path, note = solution_source(run, REPO)
     try:

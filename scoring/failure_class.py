@@ -126,3 +126,21 @@ def classify(system: dict, normwise_bound: float | None) -> dict | None:
                                          next((a["outcome"] for a in audit_failed), ""))
     return {"class": first, "label": LABELS[first], "shapes": sorted(n for n, c in failing.items() if c == first),
             "unseen_only": unseen_only, "detail": headline(detail)}
+
+
+def reread(system: dict, normwise_bound: float | None) -> dict | None:
+    """A finished system's recorded failure with its headline read again from its shapes' details: how a detail
+    is read improves (a compiler error's reason, where a bare assert was raised) while result files are never
+    edited. Only a headline that carries the recorded one further replaces it, under the recorded class; any
+    other failure is returned as it was recorded, and so is one without shapes to read."""
+    recorded = system.get("failure")
+    if not isinstance(recorded, dict):
+        return recorded
+    try:
+        derived = classify(system, normwise_bound)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return recorded
+    before = str(recorded.get("detail") or "")
+    if derived and derived["class"] == recorded.get("class") and derived["detail"].startswith(before):
+        return dict(recorded, detail=derived["detail"])
+    return recorded

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from harnesses.import_kernelbench import RESCORED_FROM
-from scoring.failure_class import classify
+from scoring.failure_class import reread
 
 
 def rescored_results(results: Path) -> dict[str, dict]:
@@ -43,10 +43,10 @@ def _shortened(detail: str, limit: int = 140) -> str:
 
 
 def failure_of(data: dict) -> dict:
-    """A run's failure classified again from its shapes (scoring/failure_class.py), so that results scored before
-    a better headline existed read as well as new ones; the verdict itself is the result's. {} when passed."""
-    system = data["systems"][0]
-    return classify(system, (data["problem"].get("tolerance") or {}).get("normwise")) or system.get("failure") or {}
+    """A run's recorded failure with its headline read again from its shapes (scoring/failure_class.py), so
+    that results scored before a better headline existed read as well as new ones, as on the site. {} when
+    it passed."""
+    return reread(data["systems"][0], (data["problem"].get("tolerance") or {}).get("normwise")) or {}
 
 
 def problem_table(runs: list[dict]) -> list[str]:

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from scoring.failure_class import NEAR_MISS_MAX_SHARE, classify, headline
+from scoring.failure_class import NEAR_MISS_MAX_SHARE, classify, headline, reread
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -103,6 +103,18 @@ def test_an_exception_without_a_message_is_told_by_where_it_was_raised():
     assert headline(SILENT_COMPILER_DETAIL) == "CompilationError: at 40:12:"  # a location, not an empty message
     failure = classify(system(shape("a", "runtime_error", detail=BARE_ASSERT_DETAIL)), BOUND)
     assert failure["detail"].endswith("assert T % BT == 0")
+
+
+def test_a_recorded_failure_is_read_again_only_where_the_new_headline_carries_the_old_one_further():
+    failed = system(shape("a", "runtime_error", detail=BARE_ASSERT_DETAIL), status="runtime_error")
+    recorded = {"class": "runtime_error", "label": "runtime error", "shapes": ["a"], "unseen_only": False,
+                "detail": "AssertionError:"}
+    assert reread(dict(failed, failure=recorded), BOUND)["detail"].endswith("assert T % BT == 0")
+    other = dict(recorded, detail="written by hand")  # not a prefix of what the shapes say: kept
+    assert reread(dict(failed, failure=other), BOUND) == other
+    elsewhere = dict(recorded, **{"class": "timeout"})  # the shapes tell another class: kept as recorded
+    assert reread(dict(failed, failure=elsewhere), BOUND) == elsewhere
+    assert reread(dict(failed, failure=None), BOUND) is None and reread({"failure": recorded}, BOUND) == recorded
 
 
 def test_the_worker_records_what_a_compiler_error_was_raised_from():

@@ -7,6 +7,7 @@ known-wrong demonstrations are on their problem's page, never in a ranking table
 """
 
 import html
+import json
 import re
 
 import pytest
@@ -219,3 +220,23 @@ def test_a_rescored_file_with_a_bad_link_is_skipped_naming_file_and_field(tmp_pa
     assert any("rs-text.json: field 'agent.published.peak_fraction'" in line for line in lines)
     assert not (tmp_path / "site" / "run" / "rs-bad.html").exists()
     assert "javascript" not in "".join(p.read_text() for p in (tmp_path / "site").rglob("*.html"))
+
+
+def test_a_recorded_headline_is_read_again_from_the_shapes_on_the_run_page(tmp_path):
+    """Result files are never edited; a failure recorded as a bare "AssertionError:" (before headlines named where
+    an exception without a message was raised) shows the place, read again from its shape's detail."""
+    from board import BuildConfig, build
+    from tests.scoring.test_failure_class import BARE_ASSERT_DETAIL
+    from tests.site.fixtures import good_tree, make_failed, rescored_agent, write
+
+    results = good_tree(tmp_path / "results")
+    data = make_failed("rs-assert", "runtime_error", detail=BARE_ASSERT_DETAIL,
+                       agent=rescored_agent("claude", "claude-opus-4-8", "default", "20260621_000404_02_kda_cutlass"))
+    data["systems"][0]["failure"]["detail"] = "AssertionError:"  # as recorded before
+    write(results / "h100_sxm" / "rs-assert.json", data)
+    report = build(BuildConfig(results=str(results), out=str(tmp_path / "site"), transcripts=False), log=lambda _: None)
+    assert report.issues == (), [str(i) for i in report.issues]
+    page = html.unescape((tmp_path / "site" / "run" / "rs-assert.html").read_text())
+    assert "AssertionError: at agent_solution.py:189: assert T % BT == 0" in page
+    assert json.loads((results / "h100_sxm" / "rs-assert.json").read_text())["systems"][0]["failure"]["detail"] == \
+        "AssertionError:"  # the file itself is untouched
