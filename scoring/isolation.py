@@ -3,7 +3,8 @@
 The parent starts `python -m scoring.worker` with a private pipe for results and the solution's output
 sent to a log file. It enforces an import deadline and a per-shape deadline (killing the whole process
 group), and turns every way a child can end into a classified per-shape status: a crash, a CUDA error
-or an early exit ends only the shape in flight; the next shapes run in a fresh child.
+or an early exit ends only the shape in flight; the next shapes run in a fresh child. (An exception the
+solution raises on the host fails its shape inside the child, which goes on: scoring/worker.py.)
 """
 
 from __future__ import annotations
