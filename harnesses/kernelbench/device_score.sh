@@ -2,7 +2,7 @@
 # One call on a lent GPU machine (the device tool, `carry: [".kernelbench"]`): score the imported kernelbench.com
 # runs of the problems in $1 (a problems= list; empty = all) within T seconds (default 560, under the call's
 # cap), one run at a time on each of the host's GPUs (gpus=auto: a 4-GPU machine scores four at once, each
-# scorer pinned to its GPU): a run starts only if its problem's median run so far fits in what is left
+# scorer pinned to its GPU; GPUS=1,2,3 leaves GPU 0 to other work in the same call): a run starts only if its problem's median run so far fits in what is left
 # (deadline_s = T - 15; a fixed cut-off after S seconds, the earlier rule, cut kda and moe runs off part-way
 # and left 170 s unused in another call).
 # Copy each call's result files into results/ before the next call: runs already scored there are skipped. The CUTLASS headers travel as .kernelbench/cutlass-4.2.0.tgz
@@ -18,7 +18,7 @@ OUT=${OUT:?the device tool sets OUT}
 mkdir -p .kernelbench/cutlass-src && tar xzf .kernelbench/cutlass-4.2.0.tgz -C .kernelbench/cutlass-src
 marker=$(mktemp)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/score_log.txt"
-timeout "${T:-560}" python -m harnesses.import_kernelbench score=true problems="$1" results=results device=cuda gpus=auto \
+timeout "${T:-560}" python -m harnesses.import_kernelbench score=true problems="$1" results=results device=cuda gpus="${GPUS:-auto}" \
   cutlass=.kernelbench/cutlass-src/source score_args="shape_timeout_s=180 max_timed_out_shapes=1" deadline_s=$(( ${T:-560} - 15 )) \
   >> "$OUT/score_log.txt" 2>&1
 echo "rc=$?" >> "$OUT/score_log.txt"
