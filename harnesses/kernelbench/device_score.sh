@@ -2,13 +2,15 @@
 # One call on a lent GPU machine (the device tool, `carry: [".kernelbench"]`): score the imported kernelbench.com
 # runs of the problems in $1 (a problems= list; empty = all) within T seconds (default 560, under the call's
 # cap), one run at a time on each of the host's GPUs (gpus=auto: a 4-GPU machine scores four at once, each
-# scorer pinned to its GPU; GPUS=1,2,3 leaves GPU 0 to other work in the same call): a run starts only if its problem's median run so far fits in what is left
-# (deadline_s = T - 15; a fixed cut-off after S seconds, the earlier rule, cut kda and moe runs off part-way
-# and left 170 s unused in another call).
-# Copy each call's result files into results/ before the next call: runs already scored there are skipped. The CUTLASS headers travel as .kernelbench/cutlass-4.2.0.tgz
+# scorer pinned to its GPU; GPUS=1,2,3 leaves GPU 0 to other work in the same call). A run starts only if its
+# problem's median run so far fits in what is left (deadline_s = T - 15; a fixed cut-off after S seconds, the
+# earlier rule, cut kda and moe runs off part-way and left 170 s unused in another call), and a run cut off
+# at a deadline before starts first (its folder's cut_off.json).
+# Copy each call's result files into results/ before the next call: runs already scored there are skipped. The
+# CUTLASS headers travel as .kernelbench/cutlass-4.2.0.tgz
 # (PyPI's nvidia-cutlass 4.2.0.0 wheel: cutlass_library/source/include and tools/util/include, tarred under
 # source/). What comes back under $OUT: score_log.txt (the command's output), results.tgz (new result files),
-# logs.tgz (their per-system logs), score_logs.tgz (each run folder's score.log).
+# logs.tgz (their per-system logs), score_logs.tgz (each run folder's score.log and cut_off.json).
 # A system stops at its first timed-out shape (max_timed_out_shapes=1: it has failed; a torch.compile that
 # unrolls a loop over 512 chunks took the whole of a call otherwise), and a run still going at the deadline is
 # killed with its workers (its score.log keeps its output).
