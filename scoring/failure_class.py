@@ -128,6 +128,13 @@ def classify(system: dict, normwise_bound: float | None) -> dict | None:
             "unseen_only": unseen_only, "detail": headline(detail)}
 
 
+def tolerance_normwise(problem) -> float | None:
+    """The normwise tolerance a result's `problem` records, or None where it records none (or not as a number)."""
+    tolerance = problem.get("tolerance") if isinstance(problem, dict) else None
+    bound = tolerance.get("normwise") if isinstance(tolerance, dict) else None
+    return bound if isinstance(bound, (int, float)) and not isinstance(bound, bool) else None
+
+
 def reread(system: dict, normwise_bound: float | None) -> dict | None:
     """A finished system's recorded failure with its headline read again from its shapes' details: how a detail
     is read improves (a compiler error's reason, where a bare assert was raised) while result files are never

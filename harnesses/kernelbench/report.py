@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from harnesses.import_kernelbench import RESCORED_FROM
-from scoring.failure_class import reread
+from scoring.failure_class import reread, tolerance_normwise
 
 
 def rescored_results(results: Path) -> dict[str, dict]:
@@ -46,7 +46,7 @@ def failure_of(data: dict) -> dict:
     """A run's recorded failure with its headline read again from its shapes (scoring/failure_class.py), so
     that results scored before a better headline existed read as well as new ones, as on the site. {} when
     it passed."""
-    return reread(data["systems"][0], (data["problem"].get("tolerance") or {}).get("normwise")) or {}
+    return reread(data["systems"][0], tolerance_normwise(data["problem"])) or {}
 
 
 def problem_table(runs: list[dict]) -> list[str]:
