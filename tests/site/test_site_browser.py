@@ -52,7 +52,7 @@ def test_page_loads_clean_from_file_with_no_outside_request(browser, built, name
     page, errors = open_page(browser, out / PAGES[name])
     assert page.locator("h1").first.is_visible()
     if name == "problem":
-        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === 4")
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length === 4")
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
     page.close()
     assert errors == []
@@ -62,7 +62,7 @@ def test_page_loads_clean_from_file_with_no_outside_request(browser, built, name
 def test_plots_render_with_data(browser, built):
     _, out, _ = built
     page, errors = open_page(browser, out / PAGES["problem"])
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length === 4")
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length === 4")
     traces = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map(d => d.data.length)")
     assert len(traces) == 4 and all(n >= 2 for n in traces)
     assert page.locator("#plot-roofline-h100_sxm .scatterlayer .point").count() >= 7 * 2  # shapes x systems
@@ -150,7 +150,7 @@ def test_rescored_pages_load_clean_and_the_badge_names_the_published_file(browse
     before = len(browser.outside_requests)
     page, errors = open_page(browser, rescored_site / rel)
     if rel.startswith("problem"):
-        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2")
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2")
     name = rel.replace("/", "_").removesuffix(".html")
     page.screenshot(path=str(ARTIFACTS / f"rescored_{name}.png"), full_page=True)
     badges = page.locator("a.badge.rescored")
