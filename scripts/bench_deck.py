@@ -91,6 +91,16 @@ def agreement(cold: dict, warm: dict) -> dict:
             "worst_shape": max(diffs, key=diffs.get) if diffs else None}
 
 
+def write_summary(summary: dict, hardware: dict | None, out_root: str | Path, name: str) -> Path:
+    """<out_root>/<hardware's peak row>/<UTC time>-<name>.json: where the scorer's benchmarks keep their output."""
+    key = (hardware or {}).get("peak", {}).get("key") or (hardware or {}).get("profile") or "unknown"
+    out = Path(out_root) / key
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{summary['created_utc'].replace(':', '').replace('-', '')[:15]}Z-{name}.json"
+    path.write_text(json.dumps(summary, indent=1) + "\n")
+    return path
+
+
 def lines_reused(run: dict) -> str:
     lines = [system for system in run.get("systems", [])[1:]]
     reused = sum(1 for system in lines if system.get("cached_from"))
@@ -131,11 +141,7 @@ def main(argv: list[str]) -> int:
                                "warm": {k: v for k, v in run["warm"].items() if k not in ("systems", "hardware")}}
                      for problem, run in runs.items()},
     }
-    key = (hardware or {}).get("peak", {}).get("key") or (hardware or {}).get("profile") or "unknown"
-    out = Path(options.get("out", REPO / "results" / "speed")) / key
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{summary['created_utc'].replace(':', '').replace('-', '')[:15]}Z-deck.json"
-    path.write_text(json.dumps(summary, indent=1) + "\n")
+    path = write_summary(summary, hardware, options.get("out", REPO / "results" / "speed"), "deck")
     print(f"\n{'problem':16} {'cold s':>8} {'warm s':>8} {'reused':>7} {'max rel diff':>13} {'cold starts s':>14}")
     for problem, row in summary["problems"].items():
         diff = row["repeat_agreement"]["max_rel_diff"]

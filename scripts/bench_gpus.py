@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from harnesses.executors import local_gpus  # noqa: E402  (after the path: runnable from anywhere)
 from scoring.run import git_state  # noqa: E402
-from scripts.bench_deck import AGREEMENT_MIN_MS, house_medians_ms, relative_diffs  # noqa: E402
+from scripts.bench_deck import AGREEMENT_MIN_MS, house_medians_ms, relative_diffs, write_summary  # noqa: E402
 
 KEYS = {"problem", "solution", "gpus", "device", "out", "score_args"}
 
@@ -95,11 +95,7 @@ def main(argv: list[str]) -> int:
         "runs": {"alone": _kept(alone), "together": {gpu: _kept(run) for gpu, run in zip(gpus, together)},
                  "alone_again": _kept(alone_again)},
     }
-    key = (hardware or {}).get("peak", {}).get("key") or "unknown"
-    out = Path(options.get("out", REPO / "results" / "speed")) / key
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{summary['created_utc'].replace(':', '').replace('-', '')[:15]}Z-gpus.json"
-    path.write_text(json.dumps(summary, indent=1) + "\n")
+    path = write_summary(summary, hardware, options.get("out", REPO / "results" / "speed"), "gpus")
     print(f"\n{'run':22} {'wall s':>7} {'shapes':>6} {'max |diff|':>10} {'median diff':>11}  worst shape")
     rows = [("alone again (GPU %s)" % gpus[0], alone_again, summary["repeat_alone"])]
     rows += [(f"together, GPU {gpu}", run, summary["together"][gpu]) for gpu, run in zip(gpus, together)]

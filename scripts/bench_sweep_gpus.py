@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from harnesses import fake  # noqa: E402  (after the path: runnable from anywhere)
 from harnesses.executors import local_gpus  # noqa: E402
 from scoring.run import git_state  # noqa: E402
-from scripts.bench_deck import AGREEMENT_MIN_MS, house_medians_ms  # noqa: E402
+from scripts.bench_deck import AGREEMENT_MIN_MS, house_medians_ms, write_summary  # noqa: E402
 
 KEYS = {"problem", "cells_per_gpu", "gpus", "device", "out", "score_args"}
 PROGRESS = re.compile(r"\] (\S+) on (?:GPU (\S+)|this host): ")
@@ -97,8 +97,8 @@ def main(argv: list[str]) -> int:
     shapes = {name for cell in one["cells"].values() for name in cell["medians_ms"]}
     reference = {name: statistics.median(cell["medians_ms"][name] for cell in one["cells"].values()
                                          if name in cell["medians_ms"]) for name in shapes}
-    hardware = one.pop("hardware") or every.pop("hardware", None)
-    every.pop("hardware", None)
+    first, second = (run.pop("hardware") for run in (one, every))
+    hardware = first or second
     summary = {
         "schema": "ceiling.sweep-gpus-bench/1",
         "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -109,11 +109,7 @@ def main(argv: list[str]) -> int:
         "max_rel_diff_one_gpu": agreement(one["cells"], reference),
         "max_rel_diff_every_gpu": agreement(every["cells"], reference),
     }
-    key = (hardware or {}).get("peak", {}).get("key") or "unknown"
-    out = Path(options.get("out", REPO / "results" / "speed")) / key
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{summary['created_utc'].replace(':', '').replace('-', '')[:15]}Z-sweep-gpus.json"
-    path.write_text(json.dumps(summary, indent=1) + "\n")
+    path = write_summary(summary, hardware, options.get("out", REPO / "results" / "speed"), "sweep-gpus")
     print(f"{'sweep':12} {'cells':>5} {'wall s':>8}  per-cell max |diff| (GPU)")
     for label, run, diffs in (("one GPU", one, summary["max_rel_diff_one_gpu"]),
                               ("every GPU", every, summary["max_rel_diff_every_gpu"])):
