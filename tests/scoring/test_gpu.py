@@ -85,11 +85,30 @@ def test_a_fraction_above_the_peak_is_rejected_on_the_gpu(tmp_path):
     assert result["score"]["fraction"] == 0.0
 
 
+def _compile_the_launch_gate_for_the_gpu() -> None:
+    """CPU test modules collected in the same pytest process set TRITON_INTERPRET=1 at import, and triton.jit
+    decides at decoration whether a kernel is interpreted: imported under it, the gate cannot be built and the
+    timer falls back to its fixed pause (both timer tests then failed on an H200). The scorer's workers never
+    inherit the variable (scoring/isolation.py); here the gate's module is (re)loaded without it."""
+    import importlib
+    import os
+
+    saved = os.environ.pop("TRITON_INTERPRET", None)
+    try:
+        import scoring.launch_gate
+
+        importlib.reload(scoring.launch_gate)
+    finally:
+        if saved is not None:
+            os.environ["TRITON_INTERPRET"] = saved
+
+
 def _gpu_timer():
     import torch
 
     from scoring.timing import GpuTimer
 
+    _compile_the_launch_gate_for_the_gpu()
     device = torch.device("cuda", 0)
     return GpuTimer(device, torch.cuda.get_device_properties(device).L2_cache_size), device
 
