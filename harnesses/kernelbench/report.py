@@ -5,6 +5,9 @@
 Reads every result under RESULTS/<hardware>/ whose agent was re-scored from kernelbench.com (the newest
 per published file), prints one table per problem and a line of counts: how many of their passes pass
 here, and the failure classes of the others (scoring/failure_class.py).
+
+Their fractions are of an H100 PCIe's peaks under their rubric; ours are of the peaks of the GPU that scored
+the run (H100 SXM unless the cell names another, e.g. "passed 0.560 (H200 SXM)"). Neither is converted.
 """
 
 from __future__ import annotations
@@ -17,11 +20,14 @@ from pathlib import Path
 from harnesses.import_kernelbench import RESCORED_FROM
 from scoring.failure_class import reread, tolerance_normwise
 
+USUAL_HARDWARE = "h100_sxm"  # the peak row most re-scored runs were measured on; others are named in the cell
+
 
 def rescored_results(results: Path) -> dict[str, dict]:
     """The newest result per published file (their sha256), read from results/<hardware>/*.json."""
     newest: dict[str, dict] = {}
-    for path in sorted(results.glob("*/*.json")):  # run ids start with the UTC time: later files win
+    # Run ids start with the UTC time, so the later file wins whichever hardware folder holds it.
+    for path in sorted(results.glob("*/*.json"), key=lambda p: (p.name, str(p))):
         try:
             data = json.loads(path.read_text())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
@@ -34,6 +40,15 @@ def rescored_results(results: Path) -> dict[str, dict]:
 
 def _fraction(value) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def hardware_note(data: dict) -> str:
+    """" (H200 SXM)" when the run was measured on other than the usual GPU, else "": its fraction is of that
+    GPU's peaks (hardware.peak in the result) and is shown as measured."""
+    peak = (data.get("hardware") or {}).get("peak") or {}
+    if peak.get("key", USUAL_HARDWARE) == USUAL_HARDWARE:
+        return ""
+    return f" ({peak.get('label') or peak['key']})"
 
 
 def _shortened(detail: str, limit: int = 140) -> str:
@@ -50,7 +65,7 @@ def failure_of(data: dict) -> dict:
 
 
 def problem_table(runs: list[dict]) -> list[str]:
-    rows = ["| agent | theirs (H100 PCIe, their rubric) | ours (status, score) | why not passed |",
+    rows = ["| agent | theirs (H100 PCIe, their rubric) | ours (status, score; H100 SXM unless named) | why not passed |",
             "| --- | --- | --- | --- |"]
     for data in sorted(runs, key=lambda d: -(d["score"]["fraction"] or 0)):
         agent, system = data["agent"], data["systems"][0]
@@ -62,7 +77,7 @@ def problem_table(runs: list[dict]) -> list[str]:
             unseen = ", only on unseen shapes" if failure.get("unseen_only") else ""
             why = f"{failure['label']}{unseen}: {_shortened(failure.get('detail', ''))}".replace("|", "/")
         rows.append(f"| {agent['harness']} / {agent['model']} [{agent.get('effort') or 'default'}] | {theirs} | "
-                    f"{system['status']} {_fraction(data['score']['fraction'])} | {why} |")
+                    f"{system['status']} {_fraction(data['score']['fraction'])}{hardware_note(data)} | {why} |")
     return rows
 
 
@@ -76,7 +91,10 @@ def report(results: Path) -> str:
         their_passes = [d for d in runs if (d["agent"].get("published") or {}).get("correct")]
         ours = sum(d["status"] == "passed" for d in their_passes)
         classes = Counter(failure_of(d).get("class") for d in runs if d["status"] != "passed")
-        out += [f"### {problem}", "", f"{len(runs)} scored; of their {len(their_passes)} passes, {ours} pass here; "
+        elsewhere = Counter(hardware_note(d).strip(" ()") for d in runs if hardware_note(d))
+        scored = f"{len(runs)} scored" + (f" ({', '.join(f'{n} on {hw}' for hw, n in sorted(elsewhere.items()))})"
+                                          if elsewhere else "")
+        out += [f"### {problem}", "", f"{scored}; of their {len(their_passes)} passes, {ours} pass here; "
                 f"not passed here: {', '.join(f'{c} {n}' for c, n in classes.most_common()) or 'none'}.", ""]
         out += problem_table(runs) + [""]
     return "\n".join(out) if out else "no re-scored results found"

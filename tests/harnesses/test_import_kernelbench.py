@@ -228,6 +228,32 @@ def test_the_report_sets_their_verdict_beside_ours_and_counts_their_passes(tmp_p
     assert "| codex / b [xhigh] | failed | passed 0.100 |  |" in text and "/ old " not in text  # newest per file
 
 
+def test_the_report_names_the_gpu_of_a_run_not_measured_on_an_h100_sxm_and_never_converts_its_fraction(tmp_path):
+    from harnesses.kernelbench.report import report
+
+    def result(name, sha, hardware, label, ours):
+        agent = {"harness": "codex", "model": name, "effort": "xhigh", "rescored_from": "kernelbench.com",
+                 "source": {"sha256": sha}, "published": {"correct": True, "peak_fraction": 0.07}}
+        return {"agent": agent, "problem": {"name": "moe_swiglu"}, "status": "passed", "score": {"fraction": ours},
+                "hardware": {"peak": {"key": hardware, "label": label}},
+                "systems": [{"status": "passed", "failure": None}]}
+
+    for hardware, run_id, data in [
+            ("h100_sxm", "20260101T000000Z-a", result("sxm", "s1", "h100_sxm", "H100 SXM", 0.5)),
+            ("h200_sxm", "20260101T000001Z-b", result("h200", "s2", "h200_sxm", "H200 SXM", 0.621)),
+            # The same file scored again later on an H100 SXM: the later run wins though its folder sorts first.
+            ("h200_sxm", "20260101T000002Z-c", result("first", "s3", "h200_sxm", "H200 SXM", 0.3)),
+            ("h100_sxm", "20260101T000003Z-c", result("again", "s3", "h100_sxm", "H100 SXM", 0.4))]:
+        (tmp_path / hardware).mkdir(exist_ok=True)
+        (tmp_path / hardware / f"{run_id}.json").write_text(json.dumps(data))
+    text = report(tmp_path)
+    assert "3 scored (1 on H200 SXM); of their 3 passes, 3 pass here; not passed here: none." in text
+    assert "| codex / h200 [xhigh] | 0.070 | passed 0.621 (H200 SXM) |  |" in text  # as measured, of the H200's peaks
+    assert "| codex / sxm [xhigh] | 0.070 | passed 0.500 |  |" in text
+    assert "| codex / again [xhigh] | 0.070 | passed 0.400 |  |" in text and "/ first " not in text
+    assert "H100 SXM unless named" in text
+
+
 def _gone(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"  # exited, not yet reaped
