@@ -54,6 +54,8 @@ class RunConfig:
     max_timed_out_shapes: int = opt(2, "stop a system after this many shapes ran out of time (the rest are "
                                        "recorded as not run; it has failed already); 0 = run every shape",
                                     allowed=at_least(0))
+    prestart: bool = opt(True, "start the next worker process while the current system runs (its interpreter "
+                               "and imports only, no GPU work: scoring/standby.py); false = each when needed")
     peak_tflops: float | None = opt(None, "override the dense peak TFLOPS of the problem's precision",
                                     allowed=above(0, "TFLOPS"))
     peak_gbps: float | None = opt(None, "override the peak memory bandwidth (GB/s)", allowed=above(0, "GB/s"))

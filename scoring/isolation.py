@@ -1,7 +1,7 @@
 """Run one solution in child processes, surviving whatever it does.
 
-The parent starts `python -m scoring.worker` with a private pipe for results and the solution's output
-sent to a log file. It enforces an import deadline and a per-shape deadline (killing the whole process
+The parent gives a `python -m scoring.worker` process (started for it, or ahead of it: scoring/standby.py)
+its order: the task, a private pipe for results, and the log file for the solution's output. It enforces an import deadline and a per-shape deadline (killing the whole process
 group), and turns every way a child can end into a classified per-shape status: a crash, a CUDA error
 or an early exit ends only the shape in flight; the next shapes run in a fresh child. (An exception the
 solution raises on the host fails its shape inside the child, which goes on: scoring/worker.py.)
@@ -14,7 +14,6 @@ import os
 import selectors
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from scoring.spec import Shape
+from scoring.standby import STANDBY, WorkerProcess
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LOG_TAIL_BYTES = 4000
@@ -86,11 +86,12 @@ def outcome_without_a_worker(shapes: list[Shape], import_status: str, import_det
 
 def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_timeout_s: float,
                shape_timeout_s: float, on_progress: Callable[[int, dict], None] = lambda i, r: None,
-               max_timed_out_shapes: int = 0) -> SystemOutcome:
+               max_timed_out_shapes: int = 0, prestart: bool = True) -> SystemOutcome:
     """Score `shapes` for the solution named in base_task; never raises for anything the solution does.
 
     After `max_timed_out_shapes` shapes ran out of time (0: no limit) the rest are not run: each timeout costs
-    shape_timeout_s, and the system has already failed (a score needs every shape to pass)."""
+    shape_timeout_s, and the system has already failed (a score needs every shape to pass). With `prestart` the
+    next worker is started while this one runs (scoring/standby.py)."""
     outcome = SystemOutcome(shapes=[None] * len(shapes))  # type: ignore[list-item]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     next_index = 0
@@ -100,8 +101,8 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
             task = dict(base_task, first_index=next_index,
                         shapes=[{"name": s.name, "shape_set": s.shape_set, "params": dict(s.params)}
                                 for s in shapes[next_index:]])
-            next_index = _one_child(task, shapes, next_index, log, outcome, import_timeout_s, shape_timeout_s,
-                                    on_progress)
+            next_index = _one_child(task, shapes, next_index, log, log_path, outcome, import_timeout_s,
+                                    shape_timeout_s, on_progress, prestart)
             if outcome.import_status != "ok":
                 break
             timed_out = sum(1 for s in outcome.shapes if s is not None and s["status"] == "timeout")
@@ -119,8 +120,8 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
     return outcome
 
 
-def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: SystemOutcome, import_timeout_s: float,
-               shape_timeout_s: float, on_progress) -> int:
+def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path, outcome: SystemOutcome,
+               import_timeout_s: float, shape_timeout_s: float, on_progress, prestart: bool) -> int:
     """Run one child from shape `first`; return the index the next child should start at."""
     env = child_env(task["device"])
     # Every worker reduces os.environ to these names before the solution is imported, so variables a
@@ -129,16 +130,18 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="ceiling-task-", delete=False) as f:
         json.dump(task, f)
         task_path = f.name
-    read_fd, write_fd = os.pipe()
-    log.write(f"\n=== worker start at shape {first} ({time.strftime('%H:%M:%S')}) ===\n".encode())
+    worker, started_ahead = STANDBY.take(env, REPO_ROOT) if prestart else (WorkerProcess(env, REPO_ROOT), False)
+    log.write(f"\n=== worker start at shape {first} ({time.strftime('%H:%M:%S')}"
+              f"{', started ahead' if started_ahead else ''}) ===\n".encode())
     log.flush()
-    proc = subprocess.Popen([sys.executable, "-m", "scoring.worker", task_path, str(write_fd)],
-                            pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            cwd=REPO_ROOT, env=env, start_new_session=True)
-    os.close(write_fd)
+    worker.give(task_path, log_path, log)
+    proc, read_fd = worker.proc, worker.read_fd
     outcome.processes_started += 1
-    spawned = time.monotonic()
-    process = {"first_shape": first, "spawn_to_imported_s": None, "worker_startup_s": None, "lifetime_s": None}
+    ordered = time.monotonic()
+    # spawn_to_imported_s: from the order (what the run waits for); started_ahead_s: how long the process had
+    # been started and imported before it (scoring/standby.py), 0 for one started for this order.
+    process = {"first_shape": first, "spawn_to_imported_s": None, "worker_startup_s": None, "lifetime_s": None,
+               "started_ahead_s": round(worker.waited_s(), 3) if started_ahead else 0.0}
     outcome.processes.append(process)
     selector = selectors.DefaultSelector()
     selector.register(read_fd, selectors.EVENT_READ)
@@ -181,7 +184,9 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
                     return index + 1
                 if event == "imported":
                     imported = True
-                    process["spawn_to_imported_s"] = time.monotonic() - spawned
+                    process["spawn_to_imported_s"] = time.monotonic() - ordered
+                    if prestart:  # the next worker starts and imports while this one times its shapes
+                        STANDBY.prepare(env, REPO_ROOT)
                     process["worker_startup_s"] = message.get("startup_s")
                     outcome.import_ms = message["import_ms"]
                     outcome.timer = message["timer"]
@@ -205,7 +210,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, outcome: System
         selector.close()
         os.close(read_fd)
         returncode = _wait(proc)
-        process["lifetime_s"] = time.monotonic() - spawned
+        process["lifetime_s"] = time.monotonic() - ordered
         Path(task_path).unlink(missing_ok=True)  # the worker removes it on start; not if it died first
     if finished:
         return len(shapes) if outcome.import_status != "ok" else next_index

@@ -108,7 +108,7 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
     else:
         outcome = run_system(task, shapes, log_dir / f"{name}.log", import_timeout_s=config.import_timeout_s,
                              shape_timeout_s=config.shape_timeout_s, on_progress=progress,
-                             max_timed_out_shapes=config.max_timed_out_shapes)
+                             max_timed_out_shapes=config.max_timed_out_shapes, prestart=config.prestart)
     if role != "solution" and outcome.import_status == "import_error":
         # A reference line whose library is absent from this machine is not available, not broken.
         outcome.import_status = "not_available"

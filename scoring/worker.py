@@ -1,8 +1,9 @@
-"""The child process that runs one solution: `python -m scoring.worker TASK.json RESULT_FD`.
+"""The child process that runs one solution: `python -m scoring.worker RESULT_FD`, its order on stdin.
 
-The parent (scoring/isolation.py) starts one of these per solution and restarts it after a crash.
-Messages go back as JSON lines on RESULT_FD, a pipe the parent made; the solution's stdout and stderr
-go to a log file, so nothing it prints can pass for a result. Everything the grader relies on (the
+The parent (scoring/isolation.py) gives one of these each solution and a fresh one after a crash; it may
+have started it ahead, while the previous system was timed (scoring/standby.py): the order (the task file and
+the log) comes on stdin once the imports are done. Messages go back as JSON lines on RESULT_FD, a pipe the
+parent made; the solution's stdout and stderr go to the log file, so nothing it prints can pass for a result. Everything the grader relies on (the
 problem's input generator and reference, the timer, the checker) is loaded and captured before the
 solution is imported.
 
@@ -585,9 +586,28 @@ def scrub_environment(expected_names: list[str] | None) -> None:
         os.putenv(name, value)  # ... so put it back there, out of os.environ's sight
 
 
+def receive_order() -> Path:
+    """Wait on stdin for the supervisor's order (scoring/standby.py: a worker may be started ahead of need);
+    then stdin is /dev/null and stdout and stderr append to the system's log, as for every worker."""
+    line = sys.stdin.buffer.readline()
+    if not line:  # the supervisor ended, or discarded this worker, before giving it a system
+        sys.exit(0)
+    order = json.loads(line)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    log_fd = os.open(order["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    null_fd = os.open(os.devnull, os.O_RDONLY)
+    for target, source in ((0, null_fd), (1, log_fd), (2, log_fd)):
+        os.dup2(source, target)
+    os.close(log_fd)
+    os.close(null_fd)
+    return Path(order["task"])
+
+
 def main(argv: list[str]) -> int:
-    # Where a worker's start-up goes before its first shape (issue 17): each step's wall seconds, sent with
-    # "imported"; the supervisor adds the interpreter's start and this module's imports (scoring/isolation.py).
+    task_path = receive_order()
+    # Where a worker's start-up goes between its order and its first shape (issue 17): each step's wall
+    # seconds, sent with "imported" (the interpreter's start and this module's imports came before the order).
     startup_s: dict[str, float] = {}
     step_start = time.perf_counter()
 
@@ -598,10 +618,9 @@ def main(argv: list[str]) -> int:
         step_start = now
 
     interpreter_fixes.apply()  # CPU profile only: Triton's interpreter gets bf16 dots wrong without it
-    task_path = Path(argv[0])
     task = json.loads(task_path.read_text())
     task_path.unlink()  # the mixed seed is in it: gone before the solution is imported (X06)
-    channel = Channel(int(argv[1]))
+    channel = Channel(int(argv[0]))
     # On for the whole process, before CUDA starts, so every call is recorded alike (scoring/kernel_record.py).
     recorder = KernelRecorder() if task["device"] != "cpu" and task.get("watch", True) else None
     step_done("kernel_recorder")

@@ -55,13 +55,15 @@ def score(problem: str, results: Path, device: str, extra: list[str], fresh: boo
 
 def where_the_seconds_went(systems: list[dict]) -> dict:
     """The run's wall time by kind, summed over the systems it measured (a reused line measured nothing):
-    worker processes' start until the solution was imported, each shape phase (`phases_s`), the rest."""
+    each worker's order until its solution was imported (its start too, unless it was started ahead while the
+    previous system ran: scoring/standby.py), each shape phase (`phases_s`), the rest."""
     measured = [system for system in systems if not system.get("cached_from")]
     seconds = {"systems_s": sum(system.get("wall_s") or 0.0 for system in measured), "worker_starts": 0,
-               "spawn_to_imported_s": 0.0}
+               "workers_started_ahead": 0, "spawn_to_imported_s": 0.0}
     for system in measured:
         for process in system.get("processes") or []:
             seconds["worker_starts"] += 1
+            seconds["workers_started_ahead"] += bool(process.get("started_ahead_s"))  # scoring/standby.py
             seconds["spawn_to_imported_s"] += process.get("spawn_to_imported_s") or 0.0
         for shape in system.get("shapes", []):
             for phase, phase_s in (shape.get("phases_s") or {}).items():

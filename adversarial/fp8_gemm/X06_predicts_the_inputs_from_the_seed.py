@@ -1,8 +1,8 @@
 """X06 seed prediction: regenerates the checker's inputs from a seed it finds or guesses, and answers
 for those instead of for its arguments.
 
-It looks where a careless grader would leave the run's seed (the task file named on its command line,
-environment variables named *SEED*) and otherwise guesses the public seed 0 without the per-run
+It looks where a careless grader would leave the run's seed (a task file named on its command line or
+left in the temporary folder, environment variables named *SEED*) and otherwise guesses the public seed 0 without the per-run
 secret. With the worker's own derivation (scoring/seeds.py) and the problem's generator, a leaked seed
 would make every checked call correct (calls after the check seeds are honest); the secret, and the
 task file deleted before the solution loads, make the prediction wrong at the first check.
@@ -11,6 +11,7 @@ task file deleted before the solution loads, make the prediction wrong at the fi
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import torch
@@ -31,9 +32,12 @@ _calls_per_shape: dict[tuple, int] = {}
 
 
 def found_seed() -> int:
-    task = Path(sys.argv[1]) if len(sys.argv) > 1 else None
-    if task is not None and task.is_file():
-        return int(json.loads(task.read_text())["seed"])
+    named = [Path(arg) for arg in sys.argv[1:]]
+    for task in [*named, *Path(tempfile.gettempdir()).glob("ceiling-task-*.json")]:
+        try:
+            return int(json.loads(task.read_text())["seed"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
     for name, value in os.environ.items():
         if "SEED" in name.upper() and value.strip().isdigit():
             return int(value)

@@ -1,0 +1,110 @@
+"""Worker processes started ahead of need, so the next one's start overlaps the current one's timing.
+
+A worker spends ~3.9 s in the interpreter's start and its imports (torch, Triton, the scorer) before it does
+anything with the GPU (median over a day of results' `processes` on the H100s, issue 17), and a run starts
+one per system, more when a shape crashes its process. Every worker is therefore started the same way: the
+interpreter and `scoring.worker`'s imports, then it waits on its stdin for its order (the task file and the
+system's log). Started at once, it gets its order at once; started while the previous system is being timed
+(a `Standby`), it waits, importing nothing more and touching no GPU, until the supervisor hands it the next
+system's order. From the order on, both run the same steps (kernel recorder, counter reader, runner, the
+solution's import), with stdin reset to /dev/null and their output appended to the system's log, so the
+solution finds the same process, argv and descriptors either way: only the process's start time says how
+long it waited. Never two timings on one GPU: a waiting worker has not created a CUDA context.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+
+class WorkerProcess:
+    """One `python -m scoring.worker` process, from its start to its order, then the supervisor's."""
+
+    def __init__(self, env: dict[str, str], cwd: Path):
+        self.env = env
+        read_fd, write_fd = os.pipe()
+        # What the interpreter prints before the order (import warnings) is kept, then copied into the log.
+        self._early_output = tempfile.NamedTemporaryFile("w+b", prefix="ceiling-worker-", suffix=".log",
+                                                         delete=False)
+        self.proc = subprocess.Popen([sys.executable, "-m", "scoring.worker", str(write_fd)], pass_fds=(write_fd,),
+                                     stdin=subprocess.PIPE, stdout=self._early_output, stderr=subprocess.STDOUT,
+                                     cwd=cwd, env=env, start_new_session=True)
+        os.close(write_fd)
+        self.read_fd = read_fd
+        self.started = time.monotonic()
+        self.ordered: float | None = None
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def give(self, task_path: str, log_path: Path, log) -> None:
+        """Hand over the system's order: its early output goes into the log first, then the order."""
+        self._early_output.seek(0)
+        log.write(self._early_output.read())
+        log.flush()
+        self._early_output.close()
+        Path(self._early_output.name).unlink(missing_ok=True)
+        order = json.dumps({"task": task_path, "log": str(log_path.resolve())}) + "\n"
+        self.ordered = time.monotonic()
+        try:
+            self.proc.stdin.write(order.encode())
+            self.proc.stdin.close()
+        except BrokenPipeError:  # it died waiting: the supervisor sees the pipe close and reports the exit
+            pass
+
+    def waited_s(self) -> float:
+        """Seconds between the process's start and its order (0 for one started for the order)."""
+        return (self.ordered or time.monotonic()) - self.started
+
+    def discard(self) -> None:
+        try:
+            os.killpg(self.proc.pid, 9)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+        os.close(self.read_fd)
+        self._early_output.close()
+        Path(self._early_output.name).unlink(missing_ok=True)
+
+
+class Standby:
+    """At most one worker waiting for its order, shared by the systems a process scores (threads included)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._waiting: WorkerProcess | None = None
+        atexit.register(self.close)
+
+    def take(self, env: dict[str, str], cwd: Path) -> tuple[WorkerProcess, bool]:
+        """(a worker for this environment, whether it was started ahead); never one started for another."""
+        with self._lock:
+            waiting, self._waiting = self._waiting, None
+        if waiting is not None and waiting.env == env and waiting.alive():
+            return waiting, True
+        if waiting is not None:
+            waiting.discard()
+        return WorkerProcess(env, cwd), False
+
+    def prepare(self, env: dict[str, str], cwd: Path) -> None:
+        """Start the next worker now, if none is waiting."""
+        with self._lock:
+            if self._waiting is not None:
+                return
+            self._waiting = WorkerProcess(env, cwd)
+
+    def close(self) -> None:
+        with self._lock:
+            waiting, self._waiting = self._waiting, None
+        if waiting is not None:
+            waiting.discard()
+
+
+STANDBY = Standby()

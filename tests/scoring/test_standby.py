@@ -1,0 +1,92 @@
+"""Worker processes started ahead of need (scoring/standby.py): the next system's worker starts and imports
+while the current one runs, and the solution finds the same process either way."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from scoring.config import RunConfig
+from scoring.corpus.cases import CORPUS_ROOT
+from scoring.isolation import child_env
+from scoring.run import run
+from scoring.standby import STANDBY, WorkerProcess
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Records, at import, what a solution can see of its process and its descriptors, then answers correctly.
+PROBE = f"""import fcntl, json, os, sys
+from pathlib import Path
+sys.path.insert(0, {str(CORPUS_ROOT / 'fp8_gemm')!r})
+from _correct import correct
+
+def _seen(fd):
+    return {{"target": Path(os.readlink(f"/proc/self/fd/{{fd}}")).name, "flags": fcntl.fcntl(fd, fcntl.F_GETFL)}}
+
+print("probe imported")
+with open(Path(__file__).with_suffix(".jsonl"), "a") as f:
+    f.write(json.dumps({{"argv": [Path(sys.argv[0]).name, len(sys.argv)], "stdin": sys.stdin.read(),
+                        "fds": [_seen(fd) for fd in (0, 1, 2)], "cwd": os.getcwd(),
+                        "environment": sorted(os.environ)}}) + "\\n")
+
+
+def run(state, a, a_scale):
+    return correct(state, a, a_scale)
+"""
+
+
+def _score_cpu(solution: Path, out: Path, **overrides) -> dict:
+    config = RunConfig(problem="fp8_gemm", solution=str(solution), device="cpu", lines="none", shapes="visible",
+                       audits=False, check_seeds=1, min_calls=2, max_calls=3, warmup_s=0.0, progress=False,
+                       out=str(out), **overrides)
+    return run(config, ["(test)"])[0]
+
+
+def test_the_solution_sees_the_same_process_whether_its_worker_was_started_ahead_or_not(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
+    STANDBY.close()  # nothing waiting: the first run's worker is started for it
+    first = _score_cpu(probe, tmp_path / "first")["systems"][0]
+    second = _score_cpu(probe, tmp_path / "second")["systems"][0]  # takes the worker the first one started
+    assert first["status"] == second["status"] == "passed"
+    assert first["processes"][0]["started_ahead_s"] == 0.0
+    assert second["processes"][0]["started_ahead_s"] > 0.0
+    fresh, ahead = [json.loads(line) for line in probe.with_suffix(".jsonl").read_text().splitlines()]
+    assert fresh == ahead
+    assert fresh["stdin"] == "" and fresh["fds"][0]["target"] == "null"
+    assert fresh["fds"][1]["target"] == fresh["fds"][2]["target"] == "probe.log"
+    log = (tmp_path / "second" / "cpu").glob("*.logs/probe.log")
+    text = next(log).read_text()
+    assert "started ahead" in text and "probe imported" in text  # the solution's output reached its log
+
+
+def test_a_run_starts_the_next_systems_worker_ahead_unless_told_not_to(tmp_path):
+    def processes(prestart: str) -> list[list[dict]]:
+        done = subprocess.run([sys.executable, "-m", "scoring.run", "problem=softmax", "device=cpu", "lines=eager",
+                               "audits=false", "shapes=visible", "check_seeds=1", "min_calls=2", "max_calls=3",
+                               "warmup_s=0", "progress=false", f"prestart={prestart}", f"out={tmp_path / prestart}"],
+                              cwd=REPO, capture_output=True, text=True, timeout=600)
+        path = [line[len("result: "):] for line in done.stdout.splitlines() if line.startswith("result: ")][-1]
+        return [system["processes"] for system in json.loads(Path(path.strip()).read_text())["systems"]]
+
+    (house,), (eager,) = processes("true")
+    assert house["started_ahead_s"] == 0.0 and eager["started_ahead_s"] > 0.0
+    assert all(p["started_ahead_s"] == 0.0 for system in processes("false") for p in system)
+
+
+def test_a_waiting_worker_leaves_when_its_supervisor_closes_the_order_pipe():
+    worker = WorkerProcess(child_env("cpu"), REPO)
+    worker.proc.stdin.close()
+    assert worker.proc.wait(timeout=120) == 0
+    worker.discard()
+
+
+def test_a_worker_started_for_another_environment_is_not_taken(monkeypatch):
+    STANDBY.close()
+    STANDBY.prepare(child_env("cpu"), REPO)
+    monkeypatch.setenv("CEILING_TEST_OTHER_ENVIRONMENT", "1")
+    worker, started_ahead = STANDBY.take(child_env("cpu"), REPO)
+    try:
+        assert not started_ahead and worker.env["CEILING_TEST_OTHER_ENVIRONMENT"] == "1"
+    finally:
+        worker.discard()
