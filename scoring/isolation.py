@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from scoring.spec import Shape
-from scoring.standby import STANDBY, WorkerProcess
+from scoring.standby import STANDBY
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LOG_TAIL_BYTES = 4000
@@ -86,12 +86,13 @@ def outcome_without_a_worker(shapes: list[Shape], import_status: str, import_det
 
 def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_timeout_s: float,
                shape_timeout_s: float, on_progress: Callable[[int, dict], None] = lambda i, r: None,
-               max_timed_out_shapes: int = 0, prestart: bool = True) -> SystemOutcome:
+               max_timed_out_shapes: int = 0, prestart: bool = False) -> SystemOutcome:
     """Score `shapes` for the solution named in base_task; never raises for anything the solution does.
 
     After `max_timed_out_shapes` shapes ran out of time (0: no limit) the rest are not run: each timeout costs
-    shape_timeout_s, and the system has already failed (a score needs every shape to pass). With `prestart` the
-    next worker is started while this one runs (scoring/standby.py)."""
+    shape_timeout_s, and the system has already failed (a score needs every shape to pass). With `prestart` a
+    worker for the next system is started while this one runs (scoring/standby.py), and this system takes one
+    started ahead for it, if any; without, it starts its own and leaves a waiting one for a later system."""
     outcome = SystemOutcome(shapes=[None] * len(shapes))  # type: ignore[list-item]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     next_index = 0
@@ -130,7 +131,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="ceiling-task-", delete=False) as f:
         json.dump(task, f)
         task_path = f.name
-    worker, started_ahead = STANDBY.take(env, REPO_ROOT) if prestart else (WorkerProcess(env, REPO_ROOT), False)
+    worker, started_ahead = STANDBY.take(env, REPO_ROOT)
     log.write(f"\n=== worker start at shape {first} ({time.strftime('%H:%M:%S')}"
               f"{', started ahead' if started_ahead else ''}) ===\n".encode())
     log.flush()

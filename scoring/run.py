@@ -14,6 +14,7 @@ import platform
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -77,7 +78,10 @@ def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, con
 
 
 def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], hardware: Hardware,
-                 config: RunConfig, mixed_seed: int, log_dir: Path, audited: tuple | None = None) -> dict:
+                 config: RunConfig, mixed_seed: int, log_dir: Path, audited: tuple | None = None,
+                 prestart: bool = False) -> dict:
+    """One system's result entry; with `prestart`, a worker for the next system is started while this one runs
+    (scoring/standby.py), so a run starts one only where a later system will take it."""
     name = path.stem if role == "solution" else role
     entry = {"role": role, "name": name, "path": _display_path(path), "label": "", "audits": []}
     if not path.is_file():
@@ -108,7 +112,7 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
     else:
         outcome = run_system(task, shapes, log_dir / f"{name}.log", import_timeout_s=config.import_timeout_s,
                              shape_timeout_s=config.shape_timeout_s, on_progress=progress,
-                             max_timed_out_shapes=config.max_timed_out_shapes, prestart=config.prestart)
+                             max_timed_out_shapes=config.max_timed_out_shapes, prestart=prestart)
     if role != "solution" and outcome.import_status == "import_error":
         # A reference line whose library is absent from this machine is not available, not broken.
         outcome.import_status = "not_available"
@@ -123,18 +127,38 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
     return entry
 
 
-def reference_line(role: str, problem: Problem, shapes: list[Shape], hardware: Hardware, config: RunConfig,
-                   mixed_seed: int, log_dir: Path, out_dir: Path) -> dict:
-    """A reference line: copied from the newest result that measured it under the same key, else measured."""
+@dataclass(frozen=True)
+class PlannedLine:
+    """A reference line before the run: its file, its cache key, and the result to reuse if one measured it."""
+    role: str
+    path: Path
+    key: dict
+    digest: str
+    cached: tuple | None
+
+    @property
+    def needs_a_worker(self) -> bool:
+        return self.cached is None and self.path.is_file()
+
+
+def plan_line(role: str, problem: Problem, shapes: list[Shape], hardware: Hardware, config: RunConfig,
+              out_dir: Path) -> PlannedLine:
     path = problem.spec.directory / "solutions" / "baselines" / f"{role}.py"
     file_sha256 = sha256_file(path) if path.is_file() else None
     key = line_key(problem, role, file_sha256, hardware, config, [s.name for s in shapes])
     digest = key_digest(key)
     cached = None if config.fresh_lines or not shapes else find_cached_line(out_dir, digest)
-    if cached:
-        return reuse(cached[1], cached[0], Path(config.out))
-    entry = score_system(role, path, problem, shapes, hardware, config, mixed_seed, log_dir)
-    entry.update(line_key=key, line_key_sha256=digest)
+    return PlannedLine(role, path, key, digest, cached)
+
+
+def reference_line(line: PlannedLine, problem: Problem, shapes: list[Shape], hardware: Hardware, config: RunConfig,
+                   mixed_seed: int, log_dir: Path, prestart: bool) -> dict:
+    """A reference line: copied from the newest result that measured it under the same key, else measured."""
+    if line.cached:
+        return reuse(line.cached[1], line.cached[0], Path(config.out))
+    entry = score_system(line.role, line.path, problem, shapes, hardware, config, mixed_seed, log_dir,
+                         prestart=prestart)
+    entry.update(line_key=line.key, line_key_sha256=line.digest)
     return entry
 
 
@@ -167,13 +191,19 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
 
     wants_audit = config.audits and config.watch and problem.spec.audits and hardware.profile != "cpu"
     audited = choose_audited_call(shapes, mixed_seed, config.min_calls) if wants_audit else None
+    line_shapes = [s for s in shapes if s.shape_set in LINE_SHAPE_SETS]  # scoring/line_cache.py says why
+    lines = [plan_line(role, problem, line_shapes, hardware, config, out_dir) for role in config.line_names()]
+
+    def a_later_system_needs_a_worker(after: int) -> bool:
+        return config.prestart and any(line.needs_a_worker for line in lines[after:])
+
     systems = [score_system("solution", solution_path, problem, shapes, hardware, config, mixed_seed, log_dir,
-                            audited)]
+                            audited, prestart=a_later_system_needs_a_worker(0))]
     if config.audits and systems[0]["shapes"] and all(s["status"] == "passed" for s in systems[0]["shapes"]):
         systems[0]["audits"] = run_audits(problem, systems[0]["shapes"], hardware.profile, audited)
-    line_shapes = [s for s in shapes if s.shape_set in LINE_SHAPE_SETS]  # scoring/line_cache.py says why
-    for line in config.line_names():
-        systems.append(reference_line(line, problem, line_shapes, hardware, config, mixed_seed, log_dir, out_dir))
+    for index, line in enumerate(lines):
+        systems.append(reference_line(line, problem, line_shapes, hardware, config, mixed_seed, log_dir,
+                                      prestart=a_later_system_needs_a_worker(index + 1)))
     systems = [finish_system(s, problem.spec.tolerance.normwise) for s in systems]
 
     result = {

@@ -5,8 +5,8 @@ anything with the GPU (median over a day of results' `processes` on the H100s, i
 one per system, more when a shape crashes its process. Every worker is therefore started the same way: the
 interpreter and `scoring.worker`'s imports, then it waits on its stdin for its order (the task file and the
 system's log). Started at once, it gets its order at once; started while the previous system is being timed
-(a `Standby`), it waits, importing nothing more and touching no GPU, until the supervisor hands it the next
-system's order. From the order on, both run the same steps (kernel recorder, counter reader, runner, the
+(a `Standby`, only where a later system of the run will need a worker: scoring/run.py), it waits,
+importing nothing more and touching no GPU, until the supervisor hands it the next system's order. From the order on, both run the same steps (kernel recorder, counter reader, runner, the
 solution's import), with stdin reset to /dev/null and their output appended to the system's log, so the
 solution finds the same process, argv and descriptors either way: only the process's start time says how
 long it waited. Never two timings on one GPU: a waiting worker has not created a CUDA context.
@@ -99,6 +99,9 @@ class Standby:
             if self._waiting is not None:
                 return
             self._waiting = WorkerProcess(env, cwd)
+
+    def waiting(self) -> bool:
+        return self._waiting is not None
 
     def close(self) -> None:
         with self._lock:

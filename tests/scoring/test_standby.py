@@ -47,7 +47,9 @@ def test_the_solution_sees_the_same_process_whether_its_worker_was_started_ahead
     probe.write_text(PROBE)
     STANDBY.close()  # nothing waiting: the first run's worker is started for it
     first = _score_cpu(probe, tmp_path / "first")["systems"][0]
-    second = _score_cpu(probe, tmp_path / "second")["systems"][0]  # takes the worker the first one started
+    assert not STANDBY.waiting()  # no later system in that run: no worker was started ahead for nothing
+    STANDBY.prepare(child_env("cpu"), REPO)  # as the system before it would have
+    second = _score_cpu(probe, tmp_path / "second")["systems"][0]
     assert first["status"] == second["status"] == "passed"
     assert first["processes"][0]["started_ahead_s"] == 0.0
     assert second["processes"][0]["started_ahead_s"] > 0.0
@@ -69,7 +71,7 @@ def test_a_run_starts_the_next_systems_worker_ahead_unless_told_not_to(tmp_path)
         path = [line[len("result: "):] for line in done.stdout.splitlines() if line.startswith("result: ")][-1]
         return [system["processes"] for system in json.loads(Path(path.strip()).read_text())["systems"]]
 
-    (house,), (eager,) = processes("true")
+    (house,), (eager,) = processes("true")  # the house starts the eager line's worker; the last line none
     assert house["started_ahead_s"] == 0.0 and eager["started_ahead_s"] > 0.0
     assert all(p["started_ahead_s"] == 0.0 for system in processes("false") for p in system)
 
