@@ -1,8 +1,8 @@
 """Run one solution in child processes, surviving whatever it does.
 
 The parent gives a `python -m scoring.worker` process (started for it, or ahead of it: scoring/standby.py)
-its order: the task, a private pipe for results, and the log file for the solution's output. It enforces an import deadline and a per-shape deadline (killing the whole process
-group), and turns every way a child can end into a classified per-shape status: a crash, a CUDA error
+its order: the task, a private pipe for results, and the log file for the solution's output. It enforces
+an import deadline and a per-shape deadline (killing the whole process group), and turns every way a child can end into a classified per-shape status: a crash, a CUDA error
 or an early exit ends only the shape in flight; the next shapes run in a fresh child. (An exception the
 solution raises on the host fails its shape inside the child, which goes on: scoring/worker.py.)
 """
@@ -90,9 +90,9 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
     """Score `shapes` for the solution named in base_task; never raises for anything the solution does.
 
     After `max_timed_out_shapes` shapes ran out of time (0: no limit) the rest are not run: each timeout costs
-    shape_timeout_s, and the system has already failed (a score needs every shape to pass). With `prestart` a
-    worker for the next system is started while this one runs (scoring/standby.py), and this system takes one
-    started ahead for it, if any; without, it starts its own and leaves a waiting one for a later system."""
+    shape_timeout_s, and the system has already failed (a score needs every shape to pass). Each process is
+    one started ahead, if one is waiting (scoring/standby.py), else started now; with `prestart` the next one
+    is started once this system's has imported, for a later system or a fresh process after a crash."""
     outcome = SystemOutcome(shapes=[None] * len(shapes))  # type: ignore[list-item]
     log_path.parent.mkdir(parents=True, exist_ok=True)
     next_index = 0
@@ -135,7 +135,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
     log.write(f"\n=== worker start at shape {first} ({time.strftime('%H:%M:%S')}"
               f"{', started ahead' if started_ahead else ''}) ===\n".encode())
     log.flush()
-    worker.give(task_path, log_path, log)
+    worker.give(task_path, log_path)
     proc, read_fd = worker.proc, worker.read_fd
     outcome.processes_started += 1
     ordered = time.monotonic()
@@ -211,6 +211,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
         selector.close()
         os.close(read_fd)
         returncode = _wait(proc)
+        worker.keep_early_output(log)
         process["lifetime_s"] = time.monotonic() - ordered
         Path(task_path).unlink(missing_ok=True)  # the worker removes it on start; not if it died first
     if finished:

@@ -45,20 +45,26 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def give(self, task_path: str, log_path: Path, log) -> None:
-        """Hand over the system's order: its early output goes into the log first, then the order."""
-        self._early_output.seek(0)
-        log.write(self._early_output.read())
-        log.flush()
-        self._early_output.close()
-        Path(self._early_output.name).unlink(missing_ok=True)
-        order = json.dumps({"task": task_path, "log": str(log_path.resolve())}) + "\n"
+    def give(self, task_path: str, log_path: Path) -> None:
+        """Hand over the system's order; the worker moves what it printed before it into the log itself."""
+        order = json.dumps({"task": task_path, "log": str(log_path.resolve()),
+                            "early_output": self._early_output.name}) + "\n"
         self.ordered = time.monotonic()
         try:
             self.proc.stdin.write(order.encode())
             self.proc.stdin.close()
         except BrokenPipeError:  # it died waiting: the supervisor sees the pipe close and reports the exit
             pass
+
+    def keep_early_output(self, log) -> None:
+        """After the process ended: what it printed before taking its order (a failed import of the scorer
+        itself, say) goes into the log, if the worker did not move it there."""
+        self._early_output.close()
+        early = Path(self._early_output.name)
+        if early.exists():
+            log.write(early.read_bytes())
+            log.flush()
+            early.unlink(missing_ok=True)
 
     def waited_s(self) -> float:
         """Seconds between the process's start and its order (0 for one started for the order)."""

@@ -3,9 +3,9 @@
 The parent (scoring/isolation.py) gives one of these each solution and a fresh one after a crash; it may
 have started it ahead, while the previous system was timed (scoring/standby.py): the order (the task file and
 the log) comes on stdin once the imports are done. Messages go back as JSON lines on RESULT_FD, a pipe the
-parent made; the solution's stdout and stderr go to the log file, so nothing it prints can pass for a result. Everything the grader relies on (the
-problem's input generator and reference, the timer, the checker) is loaded and captured before the
-solution is imported.
+parent made; the solution's stdout and stderr go to the log file, so nothing it prints can pass for a
+result. Everything the grader relies on (the problem's input generator and reference, the timer, the
+checker) is loaded and captured before the solution is imported.
 
 Every call of the solution (a correctness check, a warm-up, a timed or an audited call) takes the same
 path, so nothing it can observe tells them apart (INTEGRITY.md X13): fresh inputs made outside the timed
@@ -588,7 +588,8 @@ def scrub_environment(expected_names: list[str] | None) -> None:
 
 def receive_order() -> Path:
     """Wait on stdin for the supervisor's order (scoring/standby.py: a worker may be started ahead of need);
-    then stdin is /dev/null and stdout and stderr append to the system's log, as for every worker."""
+    then what was printed before it moves into the system's log, stdin is /dev/null and stdout and stderr
+    append to the log, as for every worker."""
     line = sys.stdin.buffer.readline()
     if not line:  # the supervisor ended, or discarded this worker, before giving it a system
         sys.exit(0)
@@ -596,6 +597,9 @@ def receive_order() -> Path:
     sys.stdout.flush()
     sys.stderr.flush()
     log_fd = os.open(order["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    early = Path(order["early_output"])  # what the interpreter and the imports printed before the order
+    os.write(log_fd, early.read_bytes())
+    early.unlink()
     null_fd = os.open(os.devnull, os.O_RDONLY)
     for target, source in ((0, null_fd), (1, log_fd), (2, log_fd)):
         os.dup2(source, target)

@@ -1,7 +1,9 @@
 """Worker processes started ahead of need (scoring/standby.py): the next system's worker starts and imports
 while the current one runs, and the solution finds the same process either way."""
 
+import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -92,3 +94,34 @@ def test_a_worker_started_for_another_environment_is_not_taken(monkeypatch):
         assert not started_ahead and worker.env["CEILING_TEST_OTHER_ENVIRONMENT"] == "1"
     finally:
         worker.discard()
+
+
+def _env_with(tmp_path: Path, module: str, text: str) -> dict[str, str]:
+    """The worker's environment with a module of ours first on its path."""
+    (tmp_path / f"{module}.py").write_text(text)
+    env = child_env("cpu")
+    env["PYTHONPATH"] = str(tmp_path) + os.pathsep + env["PYTHONPATH"]
+    return env
+
+
+def test_what_a_worker_prints_before_its_order_reaches_the_systems_log(tmp_path):
+    env = _env_with(tmp_path, "sitecustomize", "print('printed at interpreter start')\n")
+    worker = WorkerProcess(env, REPO)
+    log_path = tmp_path / "system.log"
+    worker.give(str(tmp_path / "no-such-task.json"), log_path)  # it moves its output, then fails on the task
+    assert worker.proc.wait(timeout=120) != 0
+    with open(log_path, "ab") as log:
+        worker.keep_early_output(log)
+    worker.discard()
+    text = log_path.read_text()
+    assert text.index("printed at interpreter start") < text.index("no-such-task.json")
+
+
+def test_a_worker_that_dies_before_its_order_leaves_its_output_in_the_log(tmp_path):
+    env = _env_with(tmp_path, "torch", "raise ImportError('a torch broken for this test')\n")
+    worker = WorkerProcess(env, REPO)
+    assert worker.proc.wait(timeout=120) != 0
+    log = io.BytesIO()
+    worker.keep_early_output(log)
+    worker.discard()
+    assert b"a torch broken for this test" in log.getvalue()
