@@ -2,9 +2,10 @@
 
 The parent gives a `python -m scoring.worker` process (started for it, or ahead of it: scoring/standby.py)
 its order: the task, a private pipe for results, and the log file for the solution's output. It enforces
-an import deadline and a per-shape deadline (killing the whole process group), and turns every way a child can end into a classified per-shape status: a crash, a CUDA error
-or an early exit ends only the shape in flight; the next shapes run in a fresh child. (An exception the
-solution raises on the host fails its shape inside the child, which goes on: scoring/worker.py.)
+an import deadline and a per-shape deadline (killing the whole process group), and turns every way a child
+can end into a classified per-shape status: a crash, a CUDA error or an early exit ends only the shape in
+flight; the next shapes run in a fresh child. (An exception the solution raises on the host fails its shape
+inside the child, which goes on: scoring/worker.py.)
 """
 
 from __future__ import annotations

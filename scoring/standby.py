@@ -6,10 +6,11 @@ one per system, more when a shape crashes its process. Every worker is therefore
 interpreter and `scoring.worker`'s imports, then it waits on its stdin for its order (the task file and the
 system's log). Started at once, it gets its order at once; started while the previous system is being timed
 (a `Standby`, only where a later system of the run will need a worker: scoring/run.py), it waits,
-importing nothing more and touching no GPU, until the supervisor hands it the next system's order. From the order on, both run the same steps (kernel recorder, counter reader, runner, the
-solution's import), with stdin reset to /dev/null and their output appended to the system's log, so the
-solution finds the same process, argv and descriptors either way: only the process's start time says how
-long it waited. Never two timings on one GPU: a waiting worker has not created a CUDA context.
+importing nothing more and touching no GPU, until the supervisor hands it the next system's order. From
+the order on, both run the same steps (kernel recorder, counter reader, runner, the solution's import),
+with stdin reset to /dev/null and their output appended to the system's log, so the solution finds the
+same process, argv and descriptors either way: only the process's start time says how long it waited.
+Never two timings on one GPU: a waiting worker has not created a CUDA context.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,7 +33,8 @@ class WorkerProcess:
     def __init__(self, env: dict[str, str], cwd: Path):
         self.env = env
         read_fd, write_fd = os.pipe()
-        # What the interpreter prints before the order (import warnings) is kept, then copied into the log.
+        # What the interpreter prints before the order (import warnings, a failed import) is kept here; the
+        # worker moves it into the system's log when the order comes, the supervisor if it ended before.
         self._early_output = tempfile.NamedTemporaryFile("w+b", prefix="ceiling-worker-", suffix=".log",
                                                          delete=False)
         self.proc = subprocess.Popen([sys.executable, "-m", "scoring.worker", str(write_fd)], pass_fds=(write_fd,),
@@ -72,7 +75,7 @@ class WorkerProcess:
 
     def discard(self) -> None:
         try:
-            os.killpg(self.proc.pid, 9)
+            os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
         self.proc.wait()
