@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from scoring.spec import Shape
-from scoring.standby import STANDBY
+from scoring.standby import STANDBY, kill_group
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LOG_TAIL_BYTES = 4000
@@ -157,7 +157,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                _kill(proc)
+                kill_group(proc)
                 if not imported:
                     outcome.import_status, outcome.import_detail = "timeout", f"import took over {import_timeout_s:g} s"
                     return len(shapes)
@@ -178,7 +178,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
                     message = json.loads(line)
                     event = message["event"]
                 except (ValueError, KeyError, TypeError):
-                    _kill(proc)
+                    kill_group(proc)
                     index = in_flight if in_flight is not None else next_index
                     if index < len(shapes):
                         outcome.shapes[index] = _unfinished(shapes[index], "integrity",
@@ -233,16 +233,9 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
     return next_index
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
 def _wait(proc: subprocess.Popen) -> int:
     try:
         return proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        kill_group(proc)
         return proc.wait()

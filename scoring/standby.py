@@ -27,6 +27,14 @@ import time
 from pathlib import Path
 
 
+def kill_group(proc: subprocess.Popen) -> None:
+    """Kill a worker and everything it started (its own session: start_new_session)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 class WorkerProcess:
     """One `python -m scoring.worker` process, from its start to its order, then the supervisor's."""
 
@@ -74,10 +82,7 @@ class WorkerProcess:
         return (self.ordered or time.monotonic()) - self.started
 
     def discard(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_group(self.proc)
         self.proc.wait()
         os.close(self.read_fd)
         self._early_output.close()
