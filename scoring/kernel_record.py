@@ -32,6 +32,7 @@ import os
 import statistics
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 
 from scoring import vendor_kernels
@@ -140,6 +141,7 @@ class KernelRecorder:
         self._spare: list[ctypes.Array] = [ctypes.create_string_buffer(BUFFER_BYTES + 8) for _ in range(SPARE_BUFFERS)]
         self._lock = threading.Lock()
         self.dropped_records = 0
+        self.last_collect = CollectCost()
         self._listening = False
         self._launch_names: set[str] = set()  # launched while listening, not yet taken
         self._subscriber = ctypes.c_void_p()
@@ -292,6 +294,7 @@ class KernelRecorder:
         synchronised the device) and drops every record outside the windows. Flushing after every call
         instead made each next call's first launch wait for a fresh buffer: about 100 us of host time
         inside the timed region (scripts/diag_launch_overhead.py on an H100)."""
+        started = time.perf_counter()
         self._lib.cuptiActivityFlushAll(FLUSH_FORCED)
         with self._lock:
             completed, self._completed = self._completed, []
@@ -299,26 +302,108 @@ class KernelRecorder:
             self._read(*buffer)
         api, self._api = self._api, []
         kernels, self._kernels = self._kernels, []
-        launched = {correlation: (stamp, thread) for stamp, correlation, thread in api}
-        stamps = sorted((stamp, correlation) for stamp, correlation, _ in api)
-        in_calls = set().union(*(_launched_between(stamps, w.start_ns, w.end_ns + 1) for w in windows))
-        calls = []
-        for window in windows:
-            inside = _launched_between(stamps, window.start_ns, window.end_ns + 1)
-            pad = _launched_between(stamps, window.pad_start_ns, window.start_ns)
-            pad_ends = [end for correlation, _, _, end, _ in kernels if correlation in pad]
-            own = [(correlation, name, start, end, stream) for correlation, name, start, end, stream in kernels
-                   if correlation in inside
-                   or (correlation not in launched and window.start_ns <= start <= window.end_ns)]
-            bounds = RecordBounds.after(window, kernels, own, launched, pad, in_calls)
-            bounded = [bounds.cut(*kernel) for kernel in own]
-            calls.append(CallKernels([kernel for kernel, _ in bounded], max(pad_ends) if pad_ends else None,
-                                     sum(1 for _, corrected in bounded if corrected)))
+        read = time.perf_counter()
+        flushed = FlushedRecords(api, kernels, windows)
+        calls = [flushed.call(window) for window in windows]
+        self.last_collect = CollectCost(len(api) + len(kernels), read - started, time.perf_counter() - read)
         return calls
 
     def take(self, window: tuple[int, int]) -> CallKernels:
         """One call's kernels at once, flushing CUPTI (probes; the worker defers with `collect`)."""
         return self.collect([CallWindow(window[0], window[0], window[1])])[0]
+
+
+@dataclass(frozen=True)
+class CollectCost:
+    """What reading one flush cost the grader (between calls, never inside a timed window)."""
+    records: int = 0  # API and kernel records read
+    read_s: float = 0.0  # flushing CUPTI and reading its buffers
+    resolve_s: float = 0.0  # finding each window's kernels among them
+
+
+class FlushedRecords:
+    """One flush's API and kernel records, indexed so that each window's kernels are found without reading
+    every record again: a shape of a host-bound reference line (paged attention's eager line: about 80
+    recorded calls of hundreds of kernels each) took 2-9 s per shape to resolve when every window scanned
+    every kernel (results/h100_sxm/20261126T113636Z-paged_attention-house-9f200b.json, `kernel_record`).
+
+    api: (start_ns, correlation id, thread id) per launch call; kernels: (correlation id, name, start_ns,
+    end_ns, stream) per kernel, in CUPTI's order, which each call's kernels keep."""
+
+    def __init__(self, api: list[tuple[int, int, int]], kernels: list[tuple[int, str, int, int, int]],
+                 windows: list[CallWindow]):
+        self.kernels = kernels
+        self.launched = {correlation: (stamp, thread) for stamp, correlation, thread in api}
+        self.launched_ns = {correlation: stamp for correlation, (stamp, _) in self.launched.items()}
+        self.stamps = sorted((stamp, correlation) for stamp, correlation, _ in api)
+        self.positions: dict[int, list[int]] = {}  # correlation id -> its kernels' positions in `kernels`
+        unlaunched = []  # kernels whose launch was not traced: (start_ns, position)
+        for position, (correlation, _, start, _, _) in enumerate(kernels):
+            if correlation in self.launched:
+                self.positions.setdefault(correlation, []).append(position)
+            else:
+                unlaunched.append((start, position))
+        self.unlaunched = sorted(unlaunched)
+        in_calls = set().union(*(_launched_between(self.stamps, w.start_ns, w.end_ns + 1) for w in windows))
+        # The grader's kernels (launched outside every call), per (stream, launching thread): launch stamps in
+        # order and, from each on, the earliest start among it and the later ones (RecordBounds).
+        later: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        for correlation, _, start, _, stream in kernels:
+            if correlation in self.launched and correlation not in in_calls:
+                stamp, thread = self.launched[correlation]
+                later.setdefault((stream, thread), []).append((stamp, start))
+        self.later_stamps: dict[tuple[int, int], list[int]] = {}
+        self.later_first_start: dict[tuple[int, int], list[int]] = {}
+        for group, entries in later.items():
+            entries.sort()
+            earliest, first_start = None, []
+            for _, start in reversed(entries):
+                earliest = start if earliest is None else min(earliest, start)
+                first_start.append(earliest)
+            self.later_stamps[group] = [stamp for stamp, _ in entries]
+            self.later_first_start[group] = first_start[::-1]
+
+    def _of(self, correlations: set[int]) -> list[int]:
+        return [position for correlation in correlations for position in self.positions.get(correlation, ())]
+
+    def call(self, window: CallWindow) -> CallKernels:
+        """The kernels of the call in `window`: those launched inside it, and those whose launch was not
+        traced that started running inside it; cut to what is physically possible (RecordBounds)."""
+        inside = self._of(_launched_between(self.stamps, window.start_ns, window.end_ns + 1))
+        low = bisect.bisect_left(self.unlaunched, (window.start_ns, -1))
+        high = bisect.bisect_right(self.unlaunched, (window.end_ns, len(self.kernels)))
+        inside += [position for _, position in self.unlaunched[low:high]]
+        own = [self.kernels[position] for position in sorted(inside)]
+        pad = _launched_between(self.stamps, window.pad_start_ns, window.start_ns)
+        pad_kernels = [self.kernels[position] for position in self._of(pad)]
+        bounds = self.bounds(window, own, pad, pad_kernels)
+        bounded = [bounds.cut(*kernel) for kernel in own]
+        return CallKernels([kernel for kernel, _ in bounded],
+                           max((end for _, _, _, end, _ in pad_kernels), default=None),
+                           sum(1 for _, corrected in bounded if corrected))
+
+    def bounds(self, window: CallWindow, own: list, pad: set[int], pad_kernels: list) -> RecordBounds:
+        """The bounds for the call in `window`, whose own records are `own`, after the timer's pad (the flush
+        and gate the grader launched just before the call: launch calls `pad`, kernels `pad_kernels`)."""
+        grader_threads = {self.launched[correlation][1] for correlation in pad}
+        timed_streams = {stream for *_, stream in pad_kernels}
+        free_ns: dict[int, int] = {}
+        for stream in timed_streams:
+            for thread in grader_threads:
+                stamps = self.later_stamps.get((stream, thread), [])
+                after_call = bisect.bisect_right(stamps, window.end_ns)
+                if after_call < len(stamps):
+                    start = self.later_first_start[(stream, thread)][after_call]
+                    free_ns[stream] = min(free_ns.get(stream, start), start)
+        bounds = RecordBounds(self.launched_ns, free_ns)
+        if window.timed and window.event_ms > 0:
+            for stream in timed_streams:
+                starts = [max(start, bounds.launched_ns.get(correlation, start))
+                          for correlation, _, start, _, kernel_stream in own if kernel_stream == stream]
+                if starts:
+                    event_end_ns = min(starts) + round(window.event_ms * 1e6)
+                    free_ns[stream] = min(free_ns.get(stream, event_end_ns), event_end_ns)
+        return bounds
 
 
 # A cut this small may be the two clocks' skew (CUPTI's against the events'): applied, but not reported.
@@ -340,28 +425,6 @@ class RecordBounds:
     while a kernel on another stream, where X10's hidden work runs, is never cut."""
     launched_ns: dict[int, int]
     timed_stream_free_ns: dict[int, int]  # timed stream -> the latest its call's kernels can have ended
-
-    @classmethod
-    def after(cls, window: CallWindow, kernels: list, own: list, launched: dict[int, tuple[int, int]],
-              pad: set[int], in_calls: set[int]) -> RecordBounds:
-        """The bounds for the call in `window`, whose own records are `own`, among all `kernels` flushed."""
-        grader_threads = {launched[correlation][1] for correlation in pad if correlation in launched}
-        timed_streams = {stream for correlation, _, _, _, stream in kernels if correlation in pad}
-        free_ns: dict[int, int] = {}
-        for correlation, _, start, _, stream in kernels:
-            stamp, thread = launched.get(correlation, (0, None))
-            if (stream in timed_streams and thread in grader_threads and stamp > window.end_ns
-                    and correlation not in in_calls and start < free_ns.get(stream, start + 1)):
-                free_ns[stream] = start
-        bounds = cls({correlation: stamp for correlation, (stamp, _) in launched.items()}, free_ns)
-        if window.timed and window.event_ms > 0:
-            for stream in timed_streams:
-                starts = [max(start, bounds.launched_ns.get(correlation, start))
-                          for correlation, _, start, _, kernel_stream in own if kernel_stream == stream]
-                if starts:
-                    event_end_ns = min(starts) + round(window.event_ms * 1e6)
-                    free_ns[stream] = min(free_ns.get(stream, event_end_ns), event_end_ns)
-        return bounds
 
     def cut(self, correlation: int, name: str, start: int, end: int, stream: int) -> tuple[tuple, bool]:
         """The record within the bounds, and whether it had to be cut by more than CUT_REPORTED_NS."""
@@ -402,6 +465,7 @@ class ShapeKernelSummary:
     pending: list[CallWindow] = field(default_factory=list)  # calls not yet resolved into their kernels
     launch_names: set[str] = field(default_factory=set)  # every call's, and the solution's prepare
     calls_named: int = 0
+    collect_cost: CollectCost = field(default_factory=CollectCost)  # reading the records, summed over flushes
 
     def note(self, window: CallWindow | None) -> None:
         """A call's window, resolved into its kernels by `resolve` once the shape's calls are done."""
@@ -419,6 +483,10 @@ class ShapeKernelSummary:
                 self.add(kernels, window.event_ms)
             else:
                 self.add_untimed(kernels)
+        cost = recorder.last_collect
+        self.collect_cost = CollectCost(self.collect_cost.records + cost.records,
+                                        self.collect_cost.read_s + cost.read_s,
+                                        self.collect_cost.resolve_s + cost.resolve_s)
 
     def add(self, kernels: CallKernels | None, event_ms: float) -> None:
         """A timed call."""
@@ -475,6 +543,9 @@ class ShapeKernelSummary:
                                        "p10": ratios[len(ratios) // 10], "p90": ratios[(9 * len(ratios)) // 10]}
             if ratios else None,
             # Host launch time beyond the timer's launch pad, charged to the call (scoring/timing.py).
+            "records_read": self.collect_cost.records,
+            "read_s": round(self.collect_cost.read_s, 3),
+            "resolve_s": round(self.collect_cost.resolve_s, 3),
             "gpu_idle_after_launch_pad_us": {"median": statistics.median(waits_us), "p90": waits_us[(9 * len(waits_us)) // 10],
                                              "max": waits_us[-1]} if waits_us else None,
         }

@@ -11,7 +11,8 @@ import pytest
 
 from scoring import vendor_kernels
 from scoring.audit import choose_audited_call
-from scoring.kernel_record import CallKernels, CallWindow, KernelRecorder, ShapeKernelSummary, _launched_between
+from scoring.kernel_record import (CallKernels, CallWindow, CollectCost, KernelRecorder, ShapeKernelSummary,
+                                   _launched_between)
 from scoring.spec import Shape, SpecError, load_spec
 from scoring.worker import scrub_environment
 
@@ -80,6 +81,7 @@ class _RecordedKernels:
     def __init__(self, kernels_by_start_ns: dict[int, CallKernels]):
         self.kernels_by_start_ns = kernels_by_start_ns
         self.asked: list[int] = []
+        self.last_collect = CollectCost(records=3, read_s=0.5, resolve_s=0.25)
 
     def collect(self, windows):
         self.asked += [w.start_ns for w in windows]
@@ -98,6 +100,7 @@ def test_launch_names_judge_calls_whose_kernel_activity_was_not_recorded():
     assert (record["calls_named"], record["calls_with_kernel_activity"]) == (2, 1)
     assert record["vendor_kernels"].startswith("failed (X21")
     assert record["gpu_idle_after_launch_pad_us"]["median"] == pytest.approx(0.001)
+    assert (record["records_read"], record["read_s"], record["resolve_s"]) == (3, 0.5, 0.25)
 
 
 def test_a_kernel_belongs_to_the_call_whose_window_its_launch_started_in():
@@ -168,6 +171,91 @@ def test_work_on_another_stream_is_never_cut_by_a_later_kernel_there():
     for _ in range(5):
         summary.add(call, event_ms=0.04)
     assert summary.outside_timed_interval([0.04] * 5).startswith("X10")
+
+
+def _windows_by_scanning_every_record(api: list, kernels: list, windows: list[CallWindow]) -> list[CallKernels]:
+    """The rules of KernelRecorder.collect read as plainly as possible, one scan of every record per window
+    (what collect did before FlushedRecords indexed them): the oracle for the indexed version."""
+    launched = {correlation: (stamp, thread) for stamp, correlation, thread in api}
+    stamps = sorted((stamp, correlation) for stamp, correlation, _ in api)
+    in_calls = set().union(*(_launched_between(stamps, w.start_ns, w.end_ns + 1) for w in windows))
+    calls = []
+    for window in windows:
+        inside = _launched_between(stamps, window.start_ns, window.end_ns + 1)
+        pad = _launched_between(stamps, window.pad_start_ns, window.start_ns)
+        own = [kernel for kernel in kernels if kernel[0] in inside
+               or (kernel[0] not in launched and window.start_ns <= kernel[2] <= window.end_ns)]
+        grader_threads = {launched[correlation][1] for correlation in pad}
+        timed_streams = {stream for correlation, *_, stream in kernels if correlation in pad}
+        free_ns = {}
+        for correlation, _, start, _, stream in kernels:  # the grader's first kernel after the call, per stream
+            stamp, thread = launched.get(correlation, (0, None))
+            if (stream in timed_streams and thread in grader_threads and stamp > window.end_ns
+                    and correlation not in in_calls):
+                free_ns[stream] = min(free_ns.get(stream, start), start)
+        if window.timed and window.event_ms > 0:
+            for stream in timed_streams:
+                starts = [max(start, launched.get(correlation, (start,))[0])
+                          for correlation, _, start, _, kernel_stream in own if kernel_stream == stream]
+                if starts:
+                    free_ns[stream] = min(free_ns.get(stream, 10**30), min(starts) + round(window.event_ms * 1e6))
+        cut, corrected = [], 0
+        for correlation, name, start, end, stream in own:
+            bounded_start = max(start, launched.get(correlation, (start,))[0])
+            bounded_end = max(bounded_start, min(end, free_ns.get(stream, end)))
+            cut.append((name, bounded_start, bounded_end, stream))
+            corrected += (bounded_start - start) + (end - bounded_end) > 1_000
+        pad_ends = [end for correlation, _, _, end, _ in kernels if correlation in pad]
+        calls.append(CallKernels(cut, max(pad_ends) if pad_ends else None, corrected))
+    return calls
+
+
+def _recorded_shape(rng) -> tuple[list, list, list[CallWindow]]:
+    """A shape's flushed records as the worker leaves them: per recorded call, the timer's pad (grader thread
+    1, timed stream), the solution's launches (threads 1 or 2; timed stream, a side stream, graph replays of
+    several kernels under one correlation id, launches CUPTI did not trace, corrupt end stamps), and grader
+    checks between calls."""
+    api, kernels, windows = [], [], []
+    clock, correlation = 1_000, 0
+
+    def launch(thread, stream, name, duration_ns, untraced=False, count=1):
+        nonlocal clock, correlation
+        correlation += 1
+        clock += rng.randrange(1, 400)
+        if not untraced:
+            api.append((clock, correlation, thread))
+        for _ in range(count):
+            start = clock + rng.randrange(-2_000, 5_000)
+            end = start + (duration_ns if rng.random() > 0.03 else rng.randrange(10**6, 10**8))
+            kernels.append((correlation, name, start, end, stream))
+
+    for _ in range(rng.randrange(1, 25)):
+        pad_start = clock + 1
+        launch(1, TIMED, "flush", 3_000)
+        launch(1, TIMED, "_hold_until", 1_000)
+        start = clock + 1
+        for _ in range(rng.randrange(0, 30)):
+            launch(rng.choice((1, 1, 2)), rng.choice((TIMED, TIMED, SIDE)), rng.choice(("a", "b", "c")),
+                   rng.randrange(500, 20_000), untraced=rng.random() < 0.1, count=rng.choice((1, 1, 3)))
+        clock += rng.randrange(1, 200)
+        windows.append(CallWindow(pad_start, start, clock, timed=rng.random() < 0.7,
+                                  event_ms=rng.choice((0.0, 0.01, 0.05, 0.2))))
+        for _ in range(rng.randrange(0, 4)):
+            launch(1, rng.choice((TIMED, SIDE)), "grader_check", 2_000)
+    rng.shuffle(kernels)  # CUPTI's order is its own: the calls' kernels keep whichever order it gave
+    return api, kernels, windows
+
+
+def test_indexed_records_resolve_every_window_as_a_scan_of_every_record_would():
+    import random
+
+    corrected = 0
+    for seed in range(300):
+        api, kernels, windows = _recorded_shape(random.Random(seed))
+        expected = _windows_by_scanning_every_record(api, kernels, windows)
+        assert _recorder_holding(api, kernels).collect(windows) == expected, f"seed {seed}"
+        corrected += sum(call.records_corrected for call in expected)
+    assert corrected > 100  # the draws reach the cuts, not only the plain path
 
 
 def test_a_machine_without_cupti_says_why_instead_of_passing(monkeypatch):
