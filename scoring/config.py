@@ -48,6 +48,13 @@ class RunConfig:
     target_rse: float = opt(0.005, "stop timing once the median's relative standard error is below this",
                             allowed=above(0))
     budget_s: float = opt(15.0, "timing budget per shape (seconds)", allowed=above(0, "seconds"))
+    # The reference lines' own stop rule. Host-bound lines (eager paged attention, MoE and KDA) move by more
+    # between two runs than their medians' standard error, so calls past a 1% error buy no agreement and
+    # cost most of a cold run (docs/results.md, "Wall time of a run").
+    line_target_rse: float = opt(0.01, "for the reference lines: stop timing once the median's relative "
+                                       "standard error is below this", allowed=above(0))
+    line_budget_s: float = opt(5.0, "for the reference lines: timing budget per shape (seconds)",
+                               allowed=above(0, "seconds"))
     import_timeout_s: float = opt(600.0, "limit for importing the solution (seconds)", allowed=above(0, "seconds"))
     shape_timeout_s: float = opt(600.0, "limit for one shape: checks, compilation, warm-up and timing (seconds)",
                                  allowed=above(0, "seconds"))

@@ -14,19 +14,22 @@ whichever run makes it. Only a line that passed is reused; a failure may be tran
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
 
 LINE_SHAPE_SETS = ("visible", "held_out")
-TIMING_KEYS = ("check_seeds", "warmup_s", "min_calls", "max_calls", "target_rse", "budget_s", "watch")
+CHECK_KEYS = ("check_seeds", "watch")
 HARDWARE_KEYS = ("profile", "name", "sm_count", "driver", "cuda", "torch", "triton")
 
 
-def line_key(problem, role: str, file_sha256: str | None, hardware, config, shape_names: list[str]) -> dict:
-    """What a reference line's measurement depends on (`hardware`: scoring.hardware.Hardware). The peaks are
-    the ones its fractions were computed with; the CPU profile measures its own each run unless both are
-    given, so there a line is reused only under given peaks."""
+def line_key(problem, role: str, file_sha256: str | None, hardware, config, shape_names: list[str],
+             policy) -> dict:
+    """What a reference line's measurement depends on (`hardware`: scoring.hardware.Hardware; `policy`: the
+    line's scoring.timing.TimingPolicy, its own stop rule). The peaks are the ones its fractions were computed
+    with; the CPU profile measures its own each run unless both are given, so there a line is reused only
+    under given peaks."""
     facts = hardware.as_dict()
     return {
         "problem": problem.name, "content_sha256": problem.spec.content_sha256, "line": role,
@@ -34,7 +37,7 @@ def line_key(problem, role: str, file_sha256: str | None, hardware, config, shap
         "hardware": {key: facts.get(key) for key in HARDWARE_KEYS},
         "peak": {"tflops": hardware.peak.tflops_for(problem.spec.precision),
                  "bandwidth_gbps": hardware.peak.bandwidth_gbps},
-        "timing": {key: getattr(config, key) for key in TIMING_KEYS},
+        "timing": {**{key: getattr(config, key) for key in CHECK_KEYS}, **dataclasses.asdict(policy)},
         "shapes": sorted(shape_names),
     }
 

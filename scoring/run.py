@@ -64,12 +64,22 @@ def _read_agent(path_text: str) -> dict:
     return agent
 
 
+def timing_policy(role: str, config: RunConfig) -> TimingPolicy:
+    """The solution's stop rule, or the reference lines' (`line_target_rse`, `line_budget_s`), which is never
+    stricter than the solution's: a run asking for a short budget gets it for every system."""
+    if role == "solution":
+        target_rse, budget_s = config.target_rse, config.budget_s
+    else:
+        target_rse, budget_s = max(config.line_target_rse, config.target_rse), min(config.line_budget_s, config.budget_s)
+    return TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls, max_calls=config.max_calls,
+                        target_rse=target_rse, budget_s=budget_s)
+
+
 def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, config: RunConfig,
                 mixed_seed: int, audited: tuple | None = None) -> dict:
     """What a scoring worker is told (scoring/worker.py); `audited` (shape, timed-call index) is the call
     whose counters the solution's worker reads for the counter audit."""
-    policy = TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls, max_calls=config.max_calls,
-                          target_rse=config.target_rse, budget_s=config.budget_s)
+    policy = timing_policy(role, config)
     return {"problem_dir": str(problem.spec.directory), "solution_path": str(path.resolve()), "device": hardware.device,
             "l2_bytes": hardware.l2_bytes, "seed": mixed_seed, "check_seeds": config.check_seeds,
             "timed_check_rate": config.timed_check_rate, "timed_sets": list(TIMED_SETS),
@@ -145,7 +155,7 @@ def plan_line(role: str, problem: Problem, shapes: list[Shape], hardware: Hardwa
               out_dir: Path) -> PlannedLine:
     path = problem.spec.directory / "solutions" / "baselines" / f"{role}.py"
     file_sha256 = sha256_file(path) if path.is_file() else None
-    key = line_key(problem, role, file_sha256, hardware, config, [s.name for s in shapes])
+    key = line_key(problem, role, file_sha256, hardware, config, [s.name for s in shapes], timing_policy(role, config))
     digest = key_digest(key)
     cached = None if config.fresh_lines or not shapes else find_cached_line(out_dir, digest)
     return PlannedLine(role, path, key, digest, cached)

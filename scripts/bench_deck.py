@@ -1,6 +1,8 @@
 """Wall time of scoring the whole deck, cold and with the reference-line cache warm (issue 17's targets).
 
     python scripts/bench_deck.py [problems=a,b] [device=cuda] [out=results/speed] [results=DIR] [score_args="k=v ..."]
+                                 [cold_runs=N]
+    python scripts/bench_deck.py compare=A.json,B.json
 
 Scores each problem's house kernel with its reference lines and audits (`python -m scoring.run`, the CLI's
 defaults, one process per problem as a user runs it) twice into one fresh results folder: first cold
@@ -12,7 +14,11 @@ kernel are from the cold run's on shapes of at least 50 us (the repeat-agreement
 <out>/<hardware>/<UTC time>-deck.json (hardware, versions, commit and command in it, as a result file has)
 and prints a table. The runs' own result files go to a temporary folder, deleted afterwards, or to `results=DIR`
 where they are kept (their per-shape `phases_s` say where each shape's seconds went; the cold run's score is a
-score like any other). A benchmark, not a test: the targets are read from its output, never asserted.
+score like any other). With `cold_runs=N`, each problem is scored cold N times before the warm run: every
+cold run measures the lines afresh, so `cold_repeats` says how far each line's per-shape medians (and the
+house kernel's) moved from the first cold run's, the evidence a timing policy for the lines must show.
+`compare=A.json,B.json` prints that agreement, system by system, for two result files already written. A
+benchmark, not a test: the targets are read from its output, never asserted.
 """
 
 from __future__ import annotations
@@ -73,24 +79,35 @@ def where_the_seconds_went(systems: list[dict]) -> dict:
     return seconds
 
 
-def house_medians_ms(run: dict) -> dict[str, float]:
-    house = run.get("systems", [{}])[0]
-    return {shape["name"]: shape["timing"]["median_ms"] for shape in house.get("shapes", [])
+def medians_ms(run: dict, system_index: int = 0) -> dict[str, float]:
+    """Per passed shape, the median of one system of a run's result (0: the solution, then the lines)."""
+    systems = run.get("systems") or []
+    system = systems[system_index] if system_index < len(systems) else {}
+    return {shape["name"]: shape["timing"]["median_ms"] for shape in system.get("shapes", [])
             if shape.get("status") == "passed" and shape.get("timing")}
 
 
-def relative_diffs(baseline: dict, run: dict) -> dict[str, float]:
-    """Per shape of at least 50 us in `baseline`, the house kernel's median in `run` relative to it, signed."""
-    before, after = house_medians_ms(baseline), house_medians_ms(run)
+def relative_diffs(baseline: dict, run: dict, system_index: int = 0) -> dict[str, float]:
+    """Per shape of at least 50 us in `baseline`, one system's median in `run` relative to it, signed."""
+    before, after = medians_ms(baseline, system_index), medians_ms(run, system_index)
     return {name: (after[name] - before[name]) / before[name] for name in before
             if name in after and before[name] >= AGREEMENT_MIN_MS}
 
 
-def agreement(cold: dict, warm: dict) -> dict:
-    """Relative difference of the house kernel's per-shape medians, warm against cold (shapes >= 50 us)."""
-    diffs = {name: abs(diff) for name, diff in relative_diffs(cold, warm).items()}
+def agreement(baseline: dict, run: dict, system_index: int = 0) -> dict:
+    """Relative difference of one system's per-shape medians (shapes >= 50 us), `run` against `baseline`."""
+    diffs = {name: abs(diff) for name, diff in relative_diffs(baseline, run, system_index).items()}
     return {"shapes": len(diffs), "max_rel_diff": max(diffs.values(), default=None),
-            "worst_shape": max(diffs, key=diffs.get) if diffs else None}
+            "worst_shape": max(diffs, key=diffs.get) if diffs else None,
+            "within_1pct": sum(diff <= 0.01 for diff in diffs.values())}
+
+
+def lines_agreement(baseline: dict, run: dict) -> dict:
+    """Each measured reference line's agreement between two runs that both measured it (fresh lines)."""
+    names = [system.get("name") for system in baseline.get("systems", [])]
+    return {names[index]: agreement(baseline, run, index) for index in range(1, len(names))
+            if not baseline["systems"][index].get("cached_from")
+            and not (run.get("systems") or [{}] * len(names))[index].get("cached_from")}
 
 
 def write_summary(summary: dict, hardware: dict | None, out_root: str | Path, name: str) -> Path:
@@ -111,16 +128,21 @@ def lines_reused(run: dict) -> str:
 
 def main(argv: list[str]) -> int:
     options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
-    if any("=" not in arg for arg in argv) or set(options) - {"problems", "device", "out", "results", "score_args"}:
+    if any("=" not in arg for arg in argv) or set(options) - {"problems", "device", "out", "results", "score_args",
+                                                             "cold_runs", "compare"}:
         print(__doc__)
         return 2
+    if "compare" in options:
+        return compare(options["compare"].split(","))
+    cold_runs = int(options.get("cold_runs", "1"))
     problems = [p for p in options.get("problems", "").split(",") if p] or sorted(discover_problems())
     device, extra = options.get("device", "auto"), shlex.split(options.get("score_args", ""))
     with tempfile.TemporaryDirectory(prefix="deck-") as folder:
         results = Path(options.get("results") or folder).resolve()
         results.mkdir(parents=True, exist_ok=True)
         runs = {}
-        for phase, fresh in (("cold", True), ("warm", False)):
+        phases = [("cold", True)] + [(f"cold{n}", True) for n in range(2, cold_runs + 1)] + [("warm", False)]
+        for phase, fresh in phases:
             for problem in problems:
                 runs.setdefault(problem, {})[phase] = score(problem, results, device, extra, fresh)
                 run = runs[problem][phase]
@@ -139,6 +161,14 @@ def main(argv: list[str]) -> int:
         "problems": {problem: {"cold_s": run["cold"]["wall_s"], "warm_s": run["warm"]["wall_s"],
                                "warm_lines_reused": lines_reused(run["warm"]),
                                "repeat_agreement": agreement(run["cold"], run["warm"]),
+                               # Cold runs measure every line afresh: how far a line's medians move between
+                               # two measurements (the timing policy may get cheaper only where they agree).
+                               "cold_repeats": {phase: {"wall_s": run[phase]["wall_s"],
+                                                        "house_agreement": agreement(run["cold"], run[phase]),
+                                                        "lines_agreement": lines_agreement(run["cold"], run[phase]),
+                                                        **{k: v for k, v in run[phase].items()
+                                                           if k not in ("systems", "hardware")}}
+                                                for phase in run if phase.startswith("cold") and phase != "cold"},
                                "cold": {k: v for k, v in run["cold"].items() if k not in ("systems", "hardware")},
                                "warm": {k: v for k, v in run["warm"].items() if k not in ("systems", "hardware")}}
                      for problem, run in runs.items()},
@@ -153,6 +183,24 @@ def main(argv: list[str]) -> int:
     print(f"{'deck':16} {summary['deck_cold_s']:8.1f} {summary['deck_warm_s']:8.1f}   (targets: cold < "
           f"{TARGETS_S['deck_cold']} s, warm < {TARGETS_S['deck_warm']} s)\nwritten: {path}")
     return 0 if all("error" not in run[phase] for run in runs.values() for phase in run) else 1
+
+
+def compare(paths: list[str]) -> int:
+    """Print every system's per-shape agreement between two result files (shapes >= 50 us): e.g. a line
+    measured by two cold runs that a deck JSON names."""
+    if len(paths) != 2:
+        print("compare=A.json,B.json: two result files")
+        return 2
+    runs = [json.loads(Path(path).read_text()) for path in paths]
+    for index, system in enumerate(runs[0].get("systems", [])):
+        if any(((run.get("systems") or [])[index:index + 1] or [{}])[0].get("cached_from") for run in runs):
+            print(f"{system.get('name', '?'):12} reused from an earlier result in one of them: not compared")
+            continue
+        row = agreement(runs[0], runs[1], index)
+        diff = row["max_rel_diff"]
+        print(f"{system.get('name', '?'):12} shapes {row['shapes']:3}  within 1% {row['within_1pct']:3}  max "
+              f"{'-' if diff is None else f'{diff:.2%}':>8}  ({row['worst_shape']})")
+    return 0
 
 
 if __name__ == "__main__":
