@@ -23,6 +23,6 @@ export TRITON_CACHE_DIR="$work/caches/triton" TORCHINDUCTOR_CACHE_DIR="$work/cac
 status=0
 timeout "${LIMIT_S:-540}" python scripts/bench_deck.py device=cuda "out=$work/speed" "results=$work/runs" "$@" \
   || status=$?
-tar -czf "${OUT:?OUT is the device tool's output folder}/$label.tar.gz" -C "$work" speed runs 2>/dev/null \
+tar -czf "${OUT:?OUT: the output folder the device tool returns}/$label.tar.gz" -C "$work" speed runs 2>/dev/null \
   || tar -czf "$OUT/$label.tar.gz" -C "$work" runs
 exit "$status"
