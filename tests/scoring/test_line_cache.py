@@ -57,8 +57,8 @@ def test_the_lines_have_their_own_stop_rule_never_stricter_than_the_solutions():
 
     defaults = RunConfig(problem="softmax")
     solution, line = timing_policy("solution", defaults), timing_policy("eager", defaults)
-    assert (solution.target_rse, solution.budget_s) == (0.005, 15.0)
-    assert (line.target_rse, line.budget_s) == (0.01, 5.0)
+    assert (solution.target_rse, solution.budget_s) == (0.003, 15.0)
+    assert (line.target_rse, line.budget_s) == (0.005, 5.0)
     quick = RunConfig(problem="softmax", budget_s=0.2, target_rse=0.05)
     assert (timing_policy("library", quick).target_rse, timing_policy("library", quick).budget_s) == (0.05, 0.2)
 
