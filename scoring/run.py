@@ -65,14 +65,11 @@ def _read_agent(path_text: str) -> dict:
 
 
 def timing_policy(role: str, config: RunConfig) -> TimingPolicy:
-    """The solution's stop rule, or the reference lines' (`line_target_rse`, `line_budget_s`), which is never
-    stricter than the solution's: a run asking for a short budget gets it for every system."""
-    if role == "solution":
-        target_rse, budget_s = config.target_rse, config.budget_s
-    else:
-        target_rse, budget_s = max(config.line_target_rse, config.target_rse), min(config.line_budget_s, config.budget_s)
+    """The solution's stop rule, or the reference lines': the same error target within their own budget
+    (`line_budget_s`), never longer than the solution's, so a run asking for a short budget gets it throughout."""
+    budget_s = config.budget_s if role == "solution" else min(config.line_budget_s, config.budget_s)
     return TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls, max_calls=config.max_calls,
-                        target_rse=target_rse, budget_s=budget_s)
+                        target_rse=config.target_rse, budget_s=budget_s)
 
 
 def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, config: RunConfig,

@@ -39,7 +39,7 @@ class TimingPolicy:
     warmup_s: float = 0.3  # clocks idle low (345 MHz on an H200) until work arrives: warm up in time, not calls
     min_calls: int = 10
     max_calls: int = 400
-    target_rse: float = 0.003  # the scorer's default (scoring/config.py says why)
+    target_rse: float = 0.005
     budget_s: float = 15.0
 
 
