@@ -323,9 +323,10 @@ class CollectCost:
 
 class FlushedRecords:
     """One flush's API and kernel records, indexed so that each window's kernels are found without reading
-    every record again: a shape of a host-bound reference line (paged attention's eager line: about 80
-    recorded calls of hundreds of kernels each) took 2-9 s per shape to resolve when every window scanned
-    every kernel (results/h100_sxm/20261126T113636Z-paged_attention-house-9f200b.json, `kernel_record`).
+    every record again. When every window scanned every record, a host-bound reference line paid windows x
+    records: paged attention's eager line spent 20.7 s of an H100 run reading its 2211 calls' records, 9.4 ms a
+    call (results/h100_sxm/20261126T113636Z-paged_attention-house-9f200b.json, `phases_s.kernel_record`);
+    indexed, 2.0 ms a call, mostly CUPTI's buffers read through ctypes (docs/results.md, "Wall time of a run").
 
     api: (start_ns, correlation id, thread id) per launch call; kernels: (correlation id, name, start_ns,
     end_ns, stream) per kernel, in CUPTI's order, which each call's kernels keep."""
@@ -542,10 +543,11 @@ class ShapeKernelSummary:
             "kernel_over_event_time": {"median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1],
                                        "p10": ratios[len(ratios) // 10], "p90": ratios[(9 * len(ratios)) // 10]}
             if ratios else None,
-            # Host launch time beyond the timer's launch pad, charged to the call (scoring/timing.py).
+            # What reading the records cost the grader, between calls.
             "records_read": self.collect_cost.records,
             "read_s": round(self.collect_cost.read_s, 3),
             "resolve_s": round(self.collect_cost.resolve_s, 3),
+            # Host launch time beyond the timer's launch pad, charged to the call (scoring/timing.py).
             "gpu_idle_after_launch_pad_us": {"median": statistics.median(waits_us), "p90": waits_us[(9 * len(waits_us)) // 10],
                                              "max": waits_us[-1]} if waits_us else None,
         }

@@ -23,11 +23,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "scripts"))
 
-from bench_deck import AGREEMENT_MIN_MS, medians_ms, score, write_summary  # noqa: E402
-from scoring.run import git_state  # noqa: E402
+from scoring.run import git_state  # noqa: E402  (after the path: runnable from anywhere)
 from scoring.spec import discover_problems  # noqa: E402
+from scripts.bench_deck import AGREEMENT_MIN_MS, medians_ms, score, write_summary  # noqa: E402
 
 OPTIONS = {"a", "b", "problems", "rounds", "device", "score_args", "out", "results"}
 

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from harnesses import fake  # noqa: E402  (after the path: runnable from anywhere)
 from harnesses.executors import local_gpus  # noqa: E402
 from scoring.run import git_state  # noqa: E402
-from scripts.bench_deck import AGREEMENT_MIN_MS, house_medians_ms, write_summary  # noqa: E402
+from scripts.bench_deck import AGREEMENT_MIN_MS, medians_ms, write_summary  # noqa: E402
 
 KEYS = {"problem", "cells_per_gpu", "gpus", "device", "out", "score_args"}
 PROGRESS = re.compile(r"\] (\S+) on (?:GPU (\S+)|this host): ")
@@ -60,7 +60,7 @@ def run_sweep(folder: Path, gpus: list[str], **cells) -> dict:
         data = json.loads(result.read_text())
         hardware = hardware or data.get("hardware")
         results[result.parent.name] = {"gpu": where.get(result.parent.name), "status": data.get("status"),
-                                       "medians_ms": house_medians_ms(data)}
+                                       "medians_ms": medians_ms(data)}
     return {"wall_s": wall_s, "exit": done.returncode, "command": shlex.join(argv[1:]), "cells": results,
             "hardware": hardware, "output_tail": done.stdout[-2000:] + done.stderr[-2000:]}
 

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-
-from bench_ab import compare_sides  # noqa: E402
-
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from scripts.bench_ab import compare_sides  # noqa: E402
 FAST = "shapes=visible lines=eager check_seeds=1 min_calls=2 max_calls=3 warmup_s=0 audits=false"
 
 
