@@ -59,7 +59,11 @@ def main(argv: list[str]) -> int:
     problems = [p for p in options.get("problems", "").split(",") if p] or sorted(discover_problems())
     device, common = options.get("device", "auto"), shlex.split(options.get("score_args", ""))
     sides = {"a": shlex.split(options["a"]), "b": shlex.split(options["b"])}
-    rounds = int(options.get("rounds", "3"))
+    rounds = options.get("rounds", "3")
+    if not rounds.isdigit() or int(rounds) < 1:
+        print(f"rounds={rounds}: a whole number of rounds, at least 1")
+        return 2
+    rounds = int(rounds)
     runs: dict[str, dict[str, list[dict]]] = {problem: {"a": [], "b": []} for problem in problems}
     with tempfile.TemporaryDirectory(prefix="ab-") as folder:
         results = Path(options.get("results") or folder).resolve()

@@ -79,10 +79,15 @@ def where_the_seconds_went(systems: list[dict]) -> dict:
     return seconds
 
 
-def medians_ms(run: dict, system_index: int = 0) -> dict[str, float]:
-    """Per passed shape, the median of one system of a run's result (0: the solution, then the lines)."""
+def system_of(run: dict, index: int) -> dict:
+    """One system of a run's result (0: the solution, then the lines); {} where the run has none there."""
     systems = run.get("systems") or []
-    system = systems[system_index] if system_index < len(systems) else {}
+    return systems[index] if index < len(systems) else {}
+
+
+def medians_ms(run: dict, system_index: int = 0) -> dict[str, float]:
+    """Per passed shape, the median of one system of a run's result."""
+    system = system_of(run, system_index)
     return {shape["name"]: shape["timing"]["median_ms"] for shape in system.get("shapes", [])
             if shape.get("status") == "passed" and shape.get("timing")}
 
@@ -104,10 +109,9 @@ def agreement(baseline: dict, run: dict, system_index: int = 0) -> dict:
 
 def lines_agreement(baseline: dict, run: dict) -> dict:
     """Each measured reference line's agreement between two runs that both measured it (fresh lines)."""
-    names = [system.get("name") for system in baseline.get("systems", [])]
+    names = [system.get("name") for system in baseline.get("systems") or []]
     return {names[index]: agreement(baseline, run, index) for index in range(1, len(names))
-            if not baseline["systems"][index].get("cached_from")
-            and not (run.get("systems") or [{}] * len(names))[index].get("cached_from")}
+            if not system_of(baseline, index).get("cached_from") and not system_of(run, index).get("cached_from")}
 
 
 def write_summary(summary: dict, hardware: dict | None, out_root: str | Path, name: str) -> Path:
@@ -134,7 +138,11 @@ def main(argv: list[str]) -> int:
         return 2
     if "compare" in options:
         return compare(options["compare"].split(","))
-    cold_runs = int(options.get("cold_runs", "1"))
+    cold_runs = options.get("cold_runs", "1")
+    if not cold_runs.isdigit() or int(cold_runs) < 1:
+        print(f"cold_runs={cold_runs}: a whole number of cold runs, at least 1")
+        return 2
+    cold_runs = int(cold_runs)
     problems = [p for p in options.get("problems", "").split(",") if p] or sorted(discover_problems())
     device, extra = options.get("device", "auto"), shlex.split(options.get("score_args", ""))
     with tempfile.TemporaryDirectory(prefix="deck-") as folder:
@@ -191,9 +199,15 @@ def compare(paths: list[str]) -> int:
     if len(paths) != 2:
         print("compare=A.json,B.json: two result files")
         return 2
-    runs = [json.loads(Path(path).read_text()) for path in paths]
-    for index, system in enumerate(runs[0].get("systems", [])):
-        if any(((run.get("systems") or [])[index:index + 1] or [{}])[0].get("cached_from") for run in runs):
+    runs = []
+    for path in paths:
+        try:
+            runs.append(json.loads(Path(path).read_text()))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            print(f"compare: {path} cannot be read as a result file ({exc})")
+            return 2
+    for index, system in enumerate(runs[0].get("systems") or []):
+        if any(system_of(run, index).get("cached_from") for run in runs):
             print(f"{system.get('name', '?'):12} reused from an earlier result in one of them: not compared")
             continue
         row = agreement(runs[0], runs[1], index)

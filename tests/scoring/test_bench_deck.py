@@ -53,3 +53,12 @@ def test_unknown_options_print_the_usage():
     done = subprocess.run([sys.executable, "scripts/bench_deck.py", "problem=softmax"], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "python scripts/bench_deck.py" in done.stdout
+
+
+@pytest.mark.parametrize("argument, says", [("cold_runs=0", "cold_runs=0: a whole number of cold runs, at least 1"),
+                                            ("cold_runs=two", "cold_runs=two: a whole number"),
+                                            ("compare=missing.json,b.json", "compare: missing.json cannot be read")])
+def test_bad_arguments_say_what_is_wrong(argument, says):
+    done = subprocess.run([sys.executable, "scripts/bench_deck.py", argument], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and says in done.stdout
