@@ -19,10 +19,10 @@ if compgen -G ".whl/fla_core-*.whl" > /dev/null; then
   export PYTHONPATH="/tmp/fla-site${PYTHONPATH:+:$PYTHONPATH}"
 fi
 work="$(mktemp -d "/tmp/deck-$label-XXXXXX")"
+mkdir -p "$work/speed" "$work/runs"
 export TRITON_CACHE_DIR="$work/caches/triton" TORCHINDUCTOR_CACHE_DIR="$work/caches/inductor"
 status=0
 timeout "${LIMIT_S:-540}" python scripts/bench_deck.py device=cuda "out=$work/speed" "results=$work/runs" "$@" \
   || status=$?
-tar -czf "${OUT:?OUT: the output folder the device tool returns}/$label.tar.gz" -C "$work" speed runs 2>/dev/null \
-  || tar -czf "$OUT/$label.tar.gz" -C "$work" runs
+tar -czf "${OUT:?OUT: the output folder the device tool returns}/$label.tar.gz" -C "$work" speed runs
 exit "$status"
