@@ -21,6 +21,7 @@ from pathlib import Path
 from scoring.audit import choose_audited_call, run_audits
 from scoring.config import ConfigError, RunConfig, help_text, parse_args
 from scoring.failure_class import classify
+from scoring.gpu_state import NOT_SAMPLED, GpuStateSampler
 from scoring.hardware import Hardware, HardwareError, detect
 from scoring.isolation import REPO_ROOT, outcome_without_a_worker, run_system
 from scoring.line_cache import LINE_SHAPE_SETS, find_cached_line, key_digest, line_key, reuse
@@ -86,9 +87,10 @@ def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, con
 
 def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], hardware: Hardware,
                  config: RunConfig, mixed_seed: int, log_dir: Path, audited: tuple | None = None,
-                 prestart: bool = False) -> dict:
+                 prestart: bool = False, gpu_state: GpuStateSampler = NOT_SAMPLED) -> dict:
     """One system's result entry; with `prestart`, a worker for the next system is started while this one runs
-    (scoring/standby.py), so a run starts one only where a later system will take it."""
+    (scoring/standby.py), so a run starts one only where a later system will take it. Each timed shape gets
+    the GPU's clocks during its timed calls from `gpu_state` (scoring/gpu_state.py)."""
     name = path.stem if role == "solution" else role
     entry = {"role": role, "name": name, "path": _display_path(path), "label": "", "audits": []}
     if not path.is_file():
@@ -125,7 +127,7 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
         outcome.import_status = "not_available"
         outcome.shapes = [dict(s, status="not_available") for s in outcome.shapes]
     entry["shapes"] = [add_roofline(s, problem.flops(s["params"]), problem.bytes_moved(s["params"]), peak_tflops,
-                                    hardware.peak.bandwidth_gbps) for s in outcome.shapes]
+                                    hardware.peak.bandwidth_gbps) for s in gpu_state.attach(outcome.shapes)]
     entry.update(library_version=outcome.library_version, import_status=outcome.import_status,
                  import_detail=outcome.import_detail,
                  import_ms=outcome.import_ms, timer=outcome.timer, kernel_record=outcome.kernel_record,
@@ -159,12 +161,12 @@ def plan_line(role: str, problem: Problem, shapes: list[Shape], hardware: Hardwa
 
 
 def reference_line(line: PlannedLine, problem: Problem, shapes: list[Shape], hardware: Hardware, config: RunConfig,
-                   mixed_seed: int, log_dir: Path, prestart: bool) -> dict:
+                   mixed_seed: int, log_dir: Path, prestart: bool, gpu_state: GpuStateSampler) -> dict:
     """A reference line: copied from the newest result that measured it under the same key, else measured."""
     if line.cached:
         return reuse(line.cached[1], line.cached[0], Path(config.out))
     entry = score_system(line.role, line.path, problem, shapes, hardware, config, mixed_seed, log_dir,
-                         prestart=prestart)
+                         prestart=prestart, gpu_state=gpu_state)
     entry.update(line_key=line.key, line_key_sha256=line.digest)
     return entry
 
@@ -204,13 +206,14 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
     def a_later_system_needs_a_worker(after: int) -> bool:
         return config.prestart and any(line.needs_a_worker for line in lines[after:])
 
-    systems = [score_system("solution", solution_path, problem, shapes, hardware, config, mixed_seed, log_dir,
-                            audited, prestart=a_later_system_needs_a_worker(0))]
-    if config.audits and systems[0]["shapes"] and all(s["status"] == "passed" for s in systems[0]["shapes"]):
-        systems[0]["audits"] = run_audits(problem, systems[0]["shapes"], hardware.profile, audited)
-    for index, line in enumerate(lines):
-        systems.append(reference_line(line, problem, line_shapes, hardware, config, mixed_seed, log_dir,
-                                      prestart=a_later_system_needs_a_worker(index + 1)))
+    with GpuStateSampler.for_device(hardware.device) as gpu_state:
+        systems = [score_system("solution", solution_path, problem, shapes, hardware, config, mixed_seed, log_dir,
+                                audited, prestart=a_later_system_needs_a_worker(0), gpu_state=gpu_state)]
+        if config.audits and systems[0]["shapes"] and all(s["status"] == "passed" for s in systems[0]["shapes"]):
+            systems[0]["audits"] = run_audits(problem, systems[0]["shapes"], hardware.profile, audited)
+        for index, line in enumerate(lines):
+            systems.append(reference_line(line, problem, line_shapes, hardware, config, mixed_seed, log_dir,
+                                          prestart=a_later_system_needs_a_worker(index + 1), gpu_state=gpu_state))
     systems = [finish_system(s, problem.spec.tolerance.normwise) for s in systems]
 
     result = {

@@ -51,6 +51,7 @@ from scoring.checking import (
     worst,
 )
 from scoring.counters import CounterReader
+from scoring.gpu_state import TIMED_WINDOW_KEY
 from scoring.guard import ForbiddenOpError, ForbiddenOps, TamperSnapshot
 from scoring.import_audit import audit_files, loaded_files_under
 from scoring.kernel_record import KERNEL_ACTIVITY_SHARE, CallWindow, KernelRecorder, ShapeKernelSummary
@@ -363,8 +364,8 @@ class Runner:
         return stats, {"state": state, "weights": weights}, max(prepare_ms)
 
     def timed(self, shape: Shape, prepared: dict, record: ShapeKernelSummary, counts: dict, phases_s: dict):
-        """Warm up, then time calls on fresh inputs until stable; returns stats and the warm-up count, and
-        adds the warm-up's, the timed calls' and the last call's wall seconds to `phases_s`."""
+        """Warm up, then time calls on fresh inputs until stable; returns stats, the warm-up count and the
+        timed calls' [start, end] on time.monotonic, and adds the warm-up's, the timed calls' and the last call's wall seconds to `phases_s`."""
         params = dict(shape.params)
         state, weights = prepared["state"], prepared["weights"]
         gen = self._generator(shape.name, "timed")
@@ -411,7 +412,9 @@ class Runner:
             warm += 1
         timed_start = time.perf_counter()
         phases_s["warm_up"] = timed_start - warm_start
+        window_start_s = time.monotonic()  # one clock for every process: the scorer's GPU readings (gpu_state.py)
         stats = repeat_until_stable(lambda: one_call("timed"), self.policy)
+        window = [window_start_s, time.monotonic()]
         last_start = time.perf_counter()
         phases_s["timed_calls"] = last_start - timed_start
         # The last call is always checked against the reference too, and it gets the previous call's input
@@ -421,7 +424,7 @@ class Runner:
         phases_s["last_call"] = time.perf_counter() - last_start
         if audit_done and self.audit_profile is not None:
             self.audit_profile["timed_calls_launch_names"] = sorted(timed_launch_names) if self.recorder else None
-        return stats, warm
+        return stats, warm, window
 
     # -- one shape --------------------------------------------------------------------------------------
     def score_shape(self, shape: Shape) -> dict:
@@ -444,13 +447,13 @@ class Runner:
             return self._with_watch(result, record, counts)
         if shape.shape_set in self.task["timed_sets"]:
             try:
-                timing, warmup_calls = self.timed(shape, prepared, record, counts, phases_s)
+                timing, warmup_calls, timed_window = self.timed(shape, prepared, record, counts, phases_s)
             except _CallFailed as failed:
                 result.update(status="incorrect", detail=f"X02/X03/X13: a timed call failed {failed.against}: "
                                                          f"{failed.stats.detail}",
                               check={**failed.stats.as_dict(), "seeds_checked": len(stats)})
                 return self._with_watch(result, record, counts)
-            result.update(timing=timing.as_dict(), warmup_calls=warmup_calls)
+            result.update(timing=timing.as_dict(), warmup_calls=warmup_calls, **{TIMED_WINDOW_KEY: timed_window})
             result["check"]["timed_calls_checked"] = len(counts["timed_normwise"])
             result["check"]["timed_worst_normwise_err"] = max(counts["timed_normwise"], default=None)
             resolve_start = time.perf_counter()

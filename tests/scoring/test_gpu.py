@@ -31,8 +31,13 @@ def test_house_kernel_passes_with_the_precision_audit_and_a_plausible_fraction(t
     representative = audits["profiled_call_representative"]
     assert representative["outcome"] == "passed", representative
     assert "_fp8_gemm_kernel" in representative["evidence"]["profiled_call"]
+    max_sm_clock_mhz = result["hardware"]["sm_clock_max_mhz"]
     for shape in result["systems"][0]["shapes"]:
         assert 0 < shape["fraction"] <= 1.0
+        state = shape["gpu_state"]  # read by the scorer's NVML thread during the shape's timed calls
+        assert state["samples"] >= 1, state
+        assert 0 < state["sm_clock_mhz"]["min"] <= state["sm_clock_mhz"]["max"] <= max_sm_clock_mhz
+        assert "gpu_idle" not in state["clock_event_reasons"]  # the GPU was working while it was read
     timer = result["systems"][0]["timer"]
     assert timer["l2_flush_bytes"] == 2 * result["hardware"]["l2_bytes"]
     assert timer["l2_flush"] == "write, then read (clean lines)"

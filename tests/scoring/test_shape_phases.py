@@ -28,6 +28,8 @@ def test_a_timed_shape_splits_its_wall_time_into_phases(tmp_path):
         assert sum(phases.values()) <= shape["wall_s"] + 1e-6  # phases are parts of the shape's wall time
     for shape in checked_only:
         assert set(shape["phases_s"]) == {"checks"}
+    # The worker's timed window is the scorer's to read; the CPU profile records no GPU state at all.
+    assert not any("timed_window_monotonic_s" in shape or "gpu_state" in shape for shape in shapes)
 
     # One worker ran every shape; its start-up is split into steps, which are parts of spawn-to-imported
     # (the rest is the interpreter's start and the scorer's imports), itself part of the process's life.

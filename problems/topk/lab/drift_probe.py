@@ -1,0 +1,135 @@
+"""Why two scoring runs of the same top-k kernel differ by ~1% on every shape (issue 17's repeat target).
+
+    python problems/topk/lab/drift_probe.py placement [out=FILE.json] [placements=8] [calls=200]
+    python problems/topk/lab/drift_probe.py heat [seconds=30]
+
+Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
+- the SM clock, which moves in 15 MHz steps (0.76% of 1980 MHz) with temperature and power. Scoring runs
+  now record it per shape (`gpu_state`, scoring/gpu_state.py), so runs before and after `heat` (bf16
+  matmuls at full power for some seconds) show whether a run's medians follow its clock.
+- where the inputs sit in memory: a worker makes fresh input values per call, but the caching allocator
+  hands back the same few blocks, so a run may inherit one placement for all its calls. `placement` makes
+  the same input at `placements` different addresses (a pad of random size allocated first, kept alive),
+  times each (the scorer's timer, a fixed number of calls), then times every placement again in the same
+  order: if placement matters, a placement's two medians agree with each other and differ from the others'.
+  The GPU's clocks are read beside every pass (scoring/gpu_state.py).
+A lab probe: what it prints is evidence for problems/topk/NOTES.md, not a score.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO))
+
+from scoring.bench import time_calls  # noqa: E402
+from scoring.gpu_state import GpuStateSampler  # noqa: E402
+from scoring.hardware import detect  # noqa: E402
+from scoring.problem import import_file, load_problem  # noqa: E402
+
+SHAPES = ("sampling_vocab_128k", "argmax_64k", "neg_inf_1m")  # 0.25, 0.10 and 0.89 ms with the house kernel
+PAD_STEP_BYTES = 2 << 20  # the driver maps memory in 2 MiB pages
+
+
+def arguments(argv: list[str]) -> dict[str, str]:
+    pairs = dict(arg.split("=", 1) for arg in argv if "=" in arg)
+    unknown = [arg for arg in argv if "=" not in arg]
+    if unknown:
+        raise SystemExit(f"drift_probe: arguments are key=value, got {unknown}")
+    return pairs
+
+
+def heat(seconds: float) -> dict:
+    """bf16 matmuls back to back for `seconds`: raises the GPU's temperature and power draw."""
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    with GpuStateSampler.for_device("cuda:0") as sampler:
+        start = time.monotonic()
+        while time.monotonic() - start < seconds:
+            for _ in range(20):
+                a @ b
+            torch.cuda.synchronize()
+        end = time.monotonic()
+    return {"heat_s": seconds, "gpu_state": sampler.during(start, end)}
+
+
+def placement(placements: int, calls: int) -> dict:
+    problem = load_problem(REPO / "problems" / "topk")
+    house = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", "house")
+    hardware = detect("cuda", "fp32")
+    device = torch.device("cuda")
+    shapes = {s.name: s for s in problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out}
+    rng = random.Random(17)
+    rows = []
+    with GpuStateSampler.for_device("cuda:0") as sampler:
+        for name in SHAPES:
+            params = dict(shapes[name].params)
+            gen = torch.Generator(device=device).manual_seed(7)
+            inputs = problem.module.make_inputs(params, {}, gen, device)
+            kept = []  # (pad, x) per placement, alive until the shape is done
+            for _ in range(placements):
+                pad = torch.empty(rng.randrange(0, 2048) * PAD_STEP_BYTES + rng.randrange(0, 64) * 512,
+                                  dtype=torch.uint8, device=device)
+                kept.append((pad, inputs["x"].clone()))
+            for pass_index in range(2):
+                for index, (_, x) in enumerate(kept):
+                    start = time.monotonic()
+                    stats = time_calls(lambda: house.run(None, x, inputs["k"]), device="cuda",
+                                       min_calls=calls, max_calls=calls, target_rse=0.0, budget_s=120.0)
+                    state = sampler.during(start, time.monotonic())
+                    rows.append({"shape": name, "pass": pass_index, "placement": index,
+                                 "x_address_mod_2mib": x.data_ptr() % PAD_STEP_BYTES, "median_ms": stats.median_ms,
+                                 "rse": stats.rse, "sm_clock_mhz": state.get("sm_clock_mhz"),
+                                 "temperature_c": state.get("temperature_c"),
+                                 "clock_event_reasons": state.get("clock_event_reasons")})
+            del kept
+            torch.cuda.empty_cache()
+    return {"hardware": hardware.as_dict(), "placements": placements, "calls": calls, "rows": rows,
+            "summary": summarise(rows)}
+
+
+def summarise(rows: list[dict]) -> dict:
+    """Per shape: the spread of the placements' medians (max/min - 1) and how far each placement's two
+    passes are apart (the median of |pass 1 / pass 0 - 1|): placement matters when the first is well
+    above the second."""
+    out = {}
+    for name in dict.fromkeys(row["shape"] for row in rows):
+        by_pass = {p: {r["placement"]: r["median_ms"] for r in rows if r["shape"] == name and r["pass"] == p}
+                   for p in (0, 1)}
+        medians = [statistics.fmean((by_pass[0][i], by_pass[1][i])) for i in by_pass[0]]
+        out[name] = {"placement_spread": max(medians) / min(medians) - 1,
+                     "pass_disagreement_median": statistics.median(abs(by_pass[1][i] / by_pass[0][i] - 1)
+                                                                   for i in by_pass[0])}
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("placement", "heat"):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    args = arguments(argv[1:])
+    if argv[0] == "heat":
+        report = heat(float(args.get("seconds", 30)))
+    else:
+        report = placement(int(args.get("placements", 8)), int(args.get("calls", 200)))
+        for name, row in report["summary"].items():
+            print(f"{name:22s} placement spread {row['placement_spread'] * 100:5.2f}%   "
+                  f"pass-to-pass median {row['pass_disagreement_median'] * 100:5.2f}%")
+    text = json.dumps(report, indent=1)
+    if args.get("out"):
+        Path(args["out"]).write_text(text)
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
