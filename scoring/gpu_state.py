@@ -40,6 +40,7 @@ class Reading:
     temperature_c: int
     power_w: float
     clock_event_reasons: int  # bit mask, CLOCK_EVENT_REASONS
+    memory_temperature_c: int | None = None  # HBM's own sensor, where NVML has one (None: not reported)
 
 
 def reason_names(mask: int) -> list[str]:
@@ -57,10 +58,12 @@ def summarise(readings: list[Reading]) -> dict:
     reasons = 0
     for reading in readings:
         reasons |= reading.clock_event_reasons
+    memory_temperatures = [r.memory_temperature_c for r in readings if r.memory_temperature_c is not None]
     return {"samples": len(readings),
             "sm_clock_mhz": spread([r.sm_clock_mhz for r in readings]),
             "mem_clock_mhz": spread([r.mem_clock_mhz for r in readings]),
             "temperature_c": spread([r.temperature_c for r in readings]),
+            **({"memory_temperature_c": spread(memory_temperatures)} if memory_temperatures else {}),
             "power_w": spread([r.power_w for r in readings]),
             "clock_event_reasons": reason_names(reasons)}
 
@@ -79,11 +82,15 @@ def nvml_reader(device_index: int, device_uuid: str | None = None) -> Callable[[
         reasons = getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
             pynvml.nvmlDeviceGetCurrentClocksThrottleReasons
 
+        def memory_temperature_c() -> int | None:
+            (field,) = pynvml.nvmlDeviceGetFieldValues(handle, [pynvml.NVML_FI_DEV_MEMORY_TEMP])
+            return int(field.value.uiVal) if field.nvmlReturn == pynvml.NVML_SUCCESS else None
+
         def read() -> Reading:
             return Reading(time.monotonic(), pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
                            pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM),
                            pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
-                           pynvml.nvmlDeviceGetPowerUsage(handle) / 1e3, reasons(handle))
+                           pynvml.nvmlDeviceGetPowerUsage(handle) / 1e3, reasons(handle), memory_temperature_c())
 
         read()  # fails here, not in the thread, where a function is missing or the GPU refuses a query
         return read

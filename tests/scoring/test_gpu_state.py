@@ -20,6 +20,12 @@ def test_the_summary_gives_ranges_medians_and_every_reason_seen():
     assert summary["temperature_c"] == {"min": 40, "median": 41, "max": 42}
     assert summary["power_w"]["median"] == 110.0 and summary["power_w"]["max"] == 300.0
     assert summary["clock_event_reasons"] == ["sw_power_cap", "sw_thermal_slowdown"]
+    assert "memory_temperature_c" not in summary  # no reading had HBM's sensor
+
+
+def test_the_memory_temperature_is_summarised_from_the_readings_that_have_it():
+    readings = [reading(0.0), Reading(0.1, 1980, 2619, 41, 100.0, 0, 55), Reading(0.2, 1980, 2619, 42, 100.0, 0, 57)]
+    assert summarise(readings)["memory_temperature_c"] == {"min": 55, "median": 56.0, "max": 57}
 
 
 def test_a_reason_bit_nvml_adds_later_is_kept_unnamed():

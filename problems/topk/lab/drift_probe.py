@@ -2,6 +2,7 @@
 
     python problems/topk/lab/drift_probe.py placement [out=FILE.json] [placements=8] [calls=200]
     python problems/topk/lab/drift_probe.py heat [seconds=30]
+    python problems/topk/lab/drift_probe.py timeline [out=FILE.json] [heat_s=60] [after_s=150] [every_s=5]
 
 Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
 - the SM clock, which moves in 15 MHz steps (0.76% of 1980 MHz) with temperature and power. Scoring runs
@@ -13,6 +14,10 @@ Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
   times each (the scorer's timer, a fixed number of calls), then times every placement again in the same
   order: if placement matters, a placement's two medians agree with each other and differ from the others'.
   The GPU's clocks are read beside every pass (scoring/gpu_state.py).
+- neither: `timeline` measures, a few times before and every `every_s` seconds for `after_s` after a heat,
+  the SM's real clock (cycles of torch.cuda._sleep per event-timed microsecond), DRAM copy bandwidth (a
+  1 GiB copy), two top-k shapes on fixed inputs (the scorer's timer, 100 calls) and NVML's readings, HBM's
+  temperature among them: which of them moves with the top-k times.
 A lab probe: what it prints is evidence for problems/topk/NOTES.md, not a score.
 """
 
@@ -31,7 +36,7 @@ REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO))
 
 from scoring.bench import time_calls  # noqa: E402
-from scoring.gpu_state import GpuStateSampler  # noqa: E402
+from scoring.gpu_state import GpuStateSampler, nvml_reader  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
 
@@ -96,6 +101,64 @@ def placement(placements: int, calls: int) -> dict:
             "summary": summarise(rows)}
 
 
+def event_ms(fn, repeats: int) -> float:
+    """Median of `repeats` event-timed calls of `fn` (no flush: the calibrations stream, they do not reuse)."""
+    times = []
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def timeline(heat_s: float, after_s: float, every_s: float) -> dict:
+    problem = load_problem(REPO / "problems" / "topk")
+    house = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", "house")
+    hardware = detect("cuda", "fp32")
+    device = torch.device("cuda")
+    shapes = {s.name: s for s in problem.spec.gpu_shapes.visible}
+    fixed = {}
+    for name in ("sampling_vocab_128k", "ties_32k"):
+        gen = torch.Generator(device=device).manual_seed(7)
+        fixed[name] = problem.module.make_inputs(dict(shapes[name].params), {}, gen, device)
+    src = torch.ones(1 << 28, dtype=torch.float32, device=device)  # 1 GiB
+    dst = torch.empty_like(src)
+    sleep_cycles = 2_000_000
+    try:
+        read = nvml_reader(0)
+    except RuntimeError:
+        read = None
+
+    def measure(label: str, started: float) -> dict:
+        row = {"label": label, "t_s": round(time.monotonic() - started, 2)}
+        row["sm_clock_effective_mhz"] = sleep_cycles / event_ms(lambda: torch.cuda._sleep(sleep_cycles), 20) / 1e3
+        row["copy_gbps"] = 2 * src.numel() * 4 / event_ms(lambda: dst.copy_(src), 20) / 1e6
+        for name, inputs in fixed.items():
+            row[f"{name}_ms"] = time_calls(lambda: house.run(None, inputs["x"], inputs["k"]), device="cuda",
+                                           min_calls=100, max_calls=100, target_rse=0.0).median_ms
+        if read:
+            reading = read()
+            row.update(nvml_sm_clock_mhz=reading.sm_clock_mhz, temperature_c=reading.temperature_c,
+                       memory_temperature_c=reading.memory_temperature_c, power_w=reading.power_w)
+        print(json.dumps(row), flush=True)
+        return row
+
+    started = time.monotonic()
+    rows = [measure("before", started)]
+    for _ in range(2):
+        time.sleep(every_s)
+        rows.append(measure("before", started))
+    heated = heat(heat_s)
+    heat_end = time.monotonic()
+    while time.monotonic() - heat_end < after_s:
+        rows.append(measure("after", started))
+        time.sleep(every_s)
+    return {"hardware": hardware.as_dict(), "heat": heated, "every_s": every_s, "rows": rows}
+
+
 def summarise(rows: list[dict]) -> dict:
     """Per shape: the spread of the placements' medians (max/min - 1) and how far each placement's two
     passes are apart (the median of |pass 1 / pass 0 - 1|): placement matters when the first is well
@@ -112,12 +175,15 @@ def summarise(rows: list[dict]) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("placement", "heat"):
+    if not argv or argv[0] not in ("placement", "heat", "timeline"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     args = arguments(argv[1:])
     if argv[0] == "heat":
         report = heat(float(args.get("seconds", 30)))
+    elif argv[0] == "timeline":
+        report = timeline(float(args.get("heat_s", 60)), float(args.get("after_s", 150)),
+                          float(args.get("every_s", 5)))
     else:
         report = placement(int(args.get("placements", 8)), int(args.get("calls", 200)))
         for name, row in report["summary"].items():
