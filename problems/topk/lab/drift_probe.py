@@ -3,6 +3,7 @@
     python problems/topk/lab/drift_probe.py placement [out=FILE.json] [placements=8] [calls=200]
     python problems/topk/lab/drift_probe.py heat [seconds=30]
     python problems/topk/lab/drift_probe.py timeline [out=FILE.json] [heat_s=60] [after_s=150] [every_s=5]
+    python problems/topk/lab/drift_probe.py flush [out=FILE.json] [timers=8] [calls=200]
 
 Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
 - the SM clock, which moves in 15 MHz steps (0.76% of 1980 MHz) with temperature and power. Scoring runs
@@ -18,6 +19,11 @@ Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
   the SM's real clock (cycles of torch.cuda._sleep per event-timed microsecond), DRAM copy bandwidth (a
   1 GiB copy), two top-k shapes on fixed inputs (the scorer's timer, 100 calls) and NVML's readings, HBM's
   temperature among them: which of them moves with the top-k times.
+- a process's own placement: scoring runs (one process each) differ by a run-wide offset (SD ~0.35% over
+  20 runs) that persists across consecutive runs and jumps after another process used the GPU, as if
+  each process inherited physical pages from the driver's free list. `flush` gives each of `timers` scorer
+  timers its own L2 flush buffer at a different place (a pad of random size before each) and times the
+  same fixed inputs with every timer, twice in the same order.
 A lab probe: what it prints is evidence for problems/topk/NOTES.md, not a score.
 """
 
@@ -39,6 +45,7 @@ from scoring.bench import time_calls  # noqa: E402
 from scoring.gpu_state import GpuStateSampler, nvml_reader  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
+from scoring.timing import GpuTimer  # noqa: E402
 
 SHAPES = ("sampling_vocab_128k", "argmax_64k", "neg_inf_1m")  # 0.25, 0.10 and 0.89 ms with the house kernel
 PAD_STEP_BYTES = 2 << 20  # the driver maps memory in 2 MiB pages
@@ -159,6 +166,32 @@ def timeline(heat_s: float, after_s: float, every_s: float) -> dict:
     return {"hardware": hardware.as_dict(), "heat": heated, "every_s": every_s, "rows": rows}
 
 
+def flush_placement(timers: int, calls: int) -> dict:
+    problem = load_problem(REPO / "problems" / "topk")
+    house = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", "house")
+    hardware = detect("cuda", "fp32")
+    device = torch.device("cuda")
+    rng = random.Random(23)
+    kept = []
+    for _ in range(timers):
+        pad = torch.empty(rng.randrange(0, 2048) * PAD_STEP_BYTES, dtype=torch.uint8, device=device)
+        kept.append((pad, GpuTimer(device, hardware.l2_bytes)))
+    shapes = {s.name: s for s in problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out}
+    rows = []
+    for name in SHAPES + ("ties_32k",):
+        gen = torch.Generator(device=device).manual_seed(7)
+        inputs = problem.module.make_inputs(dict(shapes[name].params), {}, gen, device)
+        for pass_index in range(2):
+            for index, (_, timer) in enumerate(kept):
+                stats = time_calls(lambda: house.run(None, inputs["x"], inputs["k"]), timer=timer,
+                                   min_calls=calls, max_calls=calls, target_rse=0.0, budget_s=120.0)
+                rows.append({"shape": name, "pass": pass_index, "placement": index,
+                             "flush_address_mod_2mib": timer._flush.data_ptr() % PAD_STEP_BYTES,
+                             "median_ms": stats.median_ms, "rse": stats.rse})
+    return {"hardware": hardware.as_dict(), "timers": timers, "calls": calls, "rows": rows,
+            "summary": summarise(rows)}
+
+
 def summarise(rows: list[dict]) -> dict:
     """Per shape: the spread of the placements' medians (max/min - 1) and how far each placement's two
     passes are apart (the median of |pass 1 / pass 0 - 1|): placement matters when the first is well
@@ -175,7 +208,7 @@ def summarise(rows: list[dict]) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("placement", "heat", "timeline"):
+    if not argv or argv[0] not in ("placement", "heat", "timeline", "flush"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     args = arguments(argv[1:])
@@ -185,7 +218,8 @@ def main(argv: list[str]) -> int:
         report = timeline(float(args.get("heat_s", 60)), float(args.get("after_s", 150)),
                           float(args.get("every_s", 5)))
     else:
-        report = placement(int(args.get("placements", 8)), int(args.get("calls", 200)))
+        report = (placement(int(args.get("placements", 8)), int(args.get("calls", 200))) if argv[0] == "placement"
+                  else flush_placement(int(args.get("timers", 8)), int(args.get("calls", 200))))
         for name, row in report["summary"].items():
             print(f"{name:22s} placement spread {row['placement_spread'] * 100:5.2f}%   "
                   f"pass-to-pass median {row['pass_disagreement_median'] * 100:5.2f}%")
