@@ -4,6 +4,7 @@
     python problems/topk/lab/drift_probe.py heat [seconds=30]
     python problems/topk/lab/drift_probe.py timeline [out=FILE.json] [heat_s=60] [after_s=150] [every_s=5]
     python problems/topk/lab/drift_probe.py flush [out=FILE.json] [timers=8] [calls=200]
+    python problems/topk/lab/drift_probe.py footprint [out=FILE.json] [pad_gib=32] [calls=200]
 
 Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
 - the SM clock, which moves in 15 MHz steps (0.76% of 1980 MHz) with temperature and power. Scoring runs
@@ -24,6 +25,8 @@ Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
   each process inherited physical pages from the driver's free list. `flush` gives each of `timers` scorer
   timers its own L2 flush buffer at a different place (a pad of random size before each) and times the
   same fixed inputs with every timer, twice in the same order.
+  `footprint` times fixed inputs in one process with little allocated, then with `pad_gib` GiB allocated
+  before fresh copies of the inputs, then with it freed again (copies made afresh each time).
 A lab probe: what it prints is evidence for problems/topk/NOTES.md, not a score.
 """
 
@@ -192,6 +195,36 @@ def flush_placement(timers: int, calls: int) -> dict:
             "summary": summarise(rows)}
 
 
+def footprint(pad_gib: float, calls: int) -> dict:
+    problem = load_problem(REPO / "problems" / "topk")
+    house = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", "house")
+    hardware = detect("cuda", "fp32")
+    device = torch.device("cuda")
+    shapes = {s.name: s for s in problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out}
+    inputs = {}
+    for name in SHAPES:
+        gen = torch.Generator(device=device).manual_seed(7)
+        inputs[name] = problem.module.make_inputs(dict(shapes[name].params), {}, gen, device)
+    rows = []
+    pads: list[torch.Tensor] = []
+    for phase in ("small", "padded", "freed", "small_again"):
+        if phase == "padded":
+            pads = [torch.empty(1 << 30, dtype=torch.uint8, device=device) for _ in range(int(pad_gib))]
+        elif phase == "freed":
+            pads.clear()
+            torch.cuda.empty_cache()
+        for name, given in inputs.items():
+            x = given["x"].clone()
+            stats = time_calls(lambda: house.run(None, x, given["k"]), device="cuda", min_calls=calls,
+                               max_calls=calls, target_rse=0.0, budget_s=120.0)
+            rows.append({"shape": name, "phase": phase, "median_ms": stats.median_ms, "rse": stats.rse,
+                         "reserved_gib": torch.cuda.memory_reserved(device) / 2**30})
+            del x
+    for row in rows:
+        print(f"{row['shape']:22s} {row['phase']:12s} {row['median_ms']:.4f} ms  reserved {row['reserved_gib']:.1f} GiB")
+    return {"hardware": hardware.as_dict(), "pad_gib": pad_gib, "calls": calls, "rows": rows}
+
+
 def summarise(rows: list[dict]) -> dict:
     """Per shape: the spread of the placements' medians (max/min - 1) and how far each placement's two
     passes are apart (the median of |pass 1 / pass 0 - 1|): placement matters when the first is well
@@ -208,7 +241,7 @@ def summarise(rows: list[dict]) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("placement", "heat", "timeline", "flush"):
+    if not argv or argv[0] not in ("placement", "heat", "timeline", "flush", "footprint"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     args = arguments(argv[1:])
@@ -217,6 +250,8 @@ def main(argv: list[str]) -> int:
     elif argv[0] == "timeline":
         report = timeline(float(args.get("heat_s", 60)), float(args.get("after_s", 150)),
                           float(args.get("every_s", 5)))
+    elif argv[0] == "footprint":
+        report = footprint(float(args.get("pad_gib", 32)), int(args.get("calls", 200)))
     else:
         report = (placement(int(args.get("placements", 8)), int(args.get("calls", 200))) if argv[0] == "placement"
                   else flush_placement(int(args.get("timers", 8)), int(args.get("calls", 200))))
