@@ -5,6 +5,7 @@
     python problems/topk/lab/drift_probe.py timeline [out=FILE.json] [heat_s=60] [after_s=150] [every_s=5]
     python problems/topk/lab/drift_probe.py flush [out=FILE.json] [timers=8] [calls=200]
     python problems/topk/lab/drift_probe.py footprint [out=FILE.json] [pad_gib=32] [calls=200]
+    python problems/topk/lab/drift_probe.py pools [out=FILE.json] [pools=8] [calls=200]
 
 Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
 - the SM clock, which moves in 15 MHz steps (0.76% of 1980 MHz) with temperature and power. Scoring runs
@@ -27,6 +28,9 @@ Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
   same fixed inputs with every timer, twice in the same order.
   `footprint` times fixed inputs in one process with little allocated, then with `pad_gib` GiB allocated
   before fresh copies of the inputs, then with it freed again (copies made afresh each time).
+  `pools` puts everything a call allocates (the input's copy, the kernel's own buffers and its output) in
+  one of `pools` memory pools, each its own set of segments, and times every pool twice: `placement` moved
+  only the input, while the kernel's buffers came back from the same cached blocks every call.
 A lab probe: what it prints is evidence for problems/topk/NOTES.md, not a score.
 """
 
@@ -195,6 +199,36 @@ def flush_placement(timers: int, calls: int) -> dict:
             "summary": summarise(rows)}
 
 
+def pools(pool_count: int, calls: int) -> dict:
+    problem = load_problem(REPO / "problems" / "topk")
+    house = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", "house")
+    hardware = detect("cuda", "fp32")
+    device = torch.device("cuda")
+    shapes = {s.name: s for s in problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out}
+    rng = random.Random(29)
+    rows = []
+    for name in SHAPES + ("ties_32k",):
+        gen = torch.Generator(device=device).manual_seed(7)
+        inputs = problem.module.make_inputs(dict(shapes[name].params), {}, gen, device)
+        placed = []
+        for _ in range(pool_count):
+            pool = torch.cuda.MemPool()
+            with torch.cuda.use_mem_pool(pool):
+                pad = torch.empty(rng.randrange(1, 64) * PAD_STEP_BYTES + rng.randrange(0, 4096) * 256,
+                                  dtype=torch.uint8, device=device)
+                placed.append((pool, pad, inputs["x"].clone()))
+        for pass_index in range(2):
+            for index, (pool, _, x) in enumerate(placed):
+                with torch.cuda.use_mem_pool(pool):
+                    stats = time_calls(lambda: house.run(None, x, inputs["k"]), device="cuda", min_calls=calls,
+                                       max_calls=calls, target_rse=0.0, budget_s=120.0)
+                rows.append({"shape": name, "pass": pass_index, "placement": index, "median_ms": stats.median_ms,
+                             "rse": stats.rse})
+        del placed
+    return {"hardware": hardware.as_dict(), "pools": pool_count, "calls": calls, "rows": rows,
+            "summary": summarise(rows)}
+
+
 def footprint(pad_gib: float, calls: int) -> dict:
     problem = load_problem(REPO / "problems" / "topk")
     house = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", "house")
@@ -241,7 +275,7 @@ def summarise(rows: list[dict]) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("placement", "heat", "timeline", "flush", "footprint"):
+    if not argv or argv[0] not in ("placement", "heat", "timeline", "flush", "footprint", "pools"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     args = arguments(argv[1:])
@@ -250,6 +284,11 @@ def main(argv: list[str]) -> int:
     elif argv[0] == "timeline":
         report = timeline(float(args.get("heat_s", 60)), float(args.get("after_s", 150)),
                           float(args.get("every_s", 5)))
+    elif argv[0] == "pools":
+        report = pools(int(args.get("pools", 8)), int(args.get("calls", 200)))
+        for name, row in report["summary"].items():
+            print(f"{name:22s} pool spread {row['placement_spread'] * 100:5.2f}%   "
+                  f"pass-to-pass median {row['pass_disagreement_median'] * 100:5.2f}%")
     elif argv[0] == "footprint":
         report = footprint(float(args.get("pad_gib", 32)), int(args.get("calls", 200)))
     else:
