@@ -6,6 +6,7 @@
     python problems/topk/lab/drift_probe.py flush [out=FILE.json] [timers=8] [calls=200]
     python problems/topk/lab/drift_probe.py footprint [out=FILE.json] [pad_gib=32] [calls=200]
     python problems/topk/lab/drift_probe.py pools [out=FILE.json] [pools=8] [calls=200]
+    python problems/topk/lab/drift_probe.py modules [out=FILE.json] [modules=8] [calls=200]
 
 Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
 - the SM clock, which moves in 15 MHz steps (0.76% of 1980 MHz) with temperature and power. Scoring runs
@@ -31,6 +32,10 @@ Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
   `pools` puts everything a call allocates (the input's copy, the kernel's own buffers and its output) in
   one of `pools` memory pools, each its own set of segments, and times every pool twice: `placement` moved
   only the input, while the kernel's buffers came back from the same cached blocks every call.
+  None of those moved a process's times, yet the same probe in different modes (different allocation
+  histories) settled at medians up to 1.3% apart, each mode reproducing its own. `modules` imports the house
+  solution `modules` times (each import compiles nothing new but loads its own copy of the kernels' code
+  into device memory, with a pad of random size allocated between loads) and times every copy twice.
 A lab probe: what it prints is evidence for problems/topk/NOTES.md, not a score.
 """
 
@@ -229,6 +234,36 @@ def pools(pool_count: int, calls: int) -> dict:
             "summary": summarise(rows)}
 
 
+def modules(module_count: int, calls: int) -> dict:
+    problem = load_problem(REPO / "problems" / "topk")
+    hardware = detect("cuda", "fp32")
+    device = torch.device("cuda")
+    shapes = {s.name: s for s in problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out}
+    rng = random.Random(31)
+    fixed = {}
+    for name in SHAPES + ("ties_32k",):
+        gen = torch.Generator(device=device).manual_seed(7)
+        fixed[name] = problem.module.make_inputs(dict(shapes[name].params), {}, gen, device)
+    copies, pads = [], []
+    for index in range(module_count):
+        pads.append(torch.empty(rng.randrange(1, 256) * PAD_STEP_BYTES, dtype=torch.uint8, device=device))
+        copy = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", f"house_copy_{index}")
+        for inputs in fixed.values():  # first launch of each kernel loads this copy's code
+            copy.run(None, inputs["x"], inputs["k"])
+        torch.cuda.synchronize()
+        copies.append(copy)
+    rows = []
+    for name, inputs in fixed.items():
+        for pass_index in range(2):
+            for index, copy in enumerate(copies):
+                stats = time_calls(lambda: copy.run(None, inputs["x"], inputs["k"]), device="cuda",
+                                   min_calls=calls, max_calls=calls, target_rse=0.0, budget_s=120.0)
+                rows.append({"shape": name, "pass": pass_index, "placement": index, "median_ms": stats.median_ms,
+                             "rse": stats.rse})
+    return {"hardware": hardware.as_dict(), "modules": module_count, "calls": calls, "rows": rows,
+            "summary": summarise(rows)}
+
+
 def footprint(pad_gib: float, calls: int) -> dict:
     problem = load_problem(REPO / "problems" / "topk")
     house = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", "house")
@@ -275,7 +310,8 @@ def summarise(rows: list[dict]) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("placement", "heat", "timeline", "flush", "footprint", "pools"):
+    if not argv or argv[0] not in ("placement", "heat", "timeline", "flush", "footprint", "pools",
+                                           "modules"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     args = arguments(argv[1:])
@@ -284,8 +320,9 @@ def main(argv: list[str]) -> int:
     elif argv[0] == "timeline":
         report = timeline(float(args.get("heat_s", 60)), float(args.get("after_s", 150)),
                           float(args.get("every_s", 5)))
-    elif argv[0] == "pools":
-        report = pools(int(args.get("pools", 8)), int(args.get("calls", 200)))
+    elif argv[0] in ("pools", "modules"):
+        report = (pools(int(args.get("pools", 8)), int(args.get("calls", 200))) if argv[0] == "pools"
+                  else modules(int(args.get("modules", 8)), int(args.get("calls", 200))))
         for name, row in report["summary"].items():
             print(f"{name:22s} pool spread {row['placement_spread'] * 100:5.2f}%   "
                   f"pass-to-pass median {row['pass_disagreement_median'] * 100:5.2f}%")
