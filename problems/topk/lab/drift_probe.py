@@ -6,7 +6,7 @@
     python problems/topk/lab/drift_probe.py flush [out=FILE.json] [timers=8] [calls=200]
     python problems/topk/lab/drift_probe.py footprint [out=FILE.json] [pad_gib=32] [calls=200]
     python problems/topk/lab/drift_probe.py pools [out=FILE.json] [pools=8] [calls=200]
-    python problems/topk/lab/drift_probe.py modules [out=FILE.json] [modules=8] [calls=200]
+    python problems/topk/lab/drift_probe.py modules [out=FILE.json] [modules=8] [calls=200] [flush=true]
 
 Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
 - the SM clock, which moves in 15 MHz steps (0.76% of 1980 MHz) with temperature and power. Scoring runs
@@ -35,7 +35,8 @@ Two suspects, each run's medians being stable to 0.3% while runs differ by 1%:
   None of those moved a process's times, yet the same probe in different modes (different allocation
   histories) settled at medians up to 1.3% apart, each mode reproducing its own. `modules` imports the house
   solution `modules` times (each import compiles nothing new but loads its own copy of the kernels' code
-  into device memory, with a pad of random size allocated between loads) and times every copy twice.
+  into device memory, with a pad of random size allocated between loads) and times every copy twice;
+  with flush=false the timer skips its L2 flush (the code then stays in L2 between calls).
 A lab probe: what it prints is evidence for problems/topk/NOTES.md, not a score.
 """
 
@@ -234,7 +235,15 @@ def pools(pool_count: int, calls: int) -> dict:
             "summary": summarise(rows)}
 
 
-def modules(module_count: int, calls: int) -> dict:
+class UnflushedTimer(GpuTimer):
+    """The scorer's timer without the L2 flush (the launch gate and events as before)."""
+
+    def before_call(self) -> None:
+        if self._gate:
+            self._gate.hold()
+
+
+def modules(module_count: int, calls: int, flush: bool = True) -> dict:
     problem = load_problem(REPO / "problems" / "topk")
     hardware = detect("cuda", "fp32")
     device = torch.device("cuda")
@@ -244,6 +253,7 @@ def modules(module_count: int, calls: int) -> dict:
     for name in SHAPES + ("ties_32k",):
         gen = torch.Generator(device=device).manual_seed(7)
         fixed[name] = problem.module.make_inputs(dict(shapes[name].params), {}, gen, device)
+    timer = None if flush else UnflushedTimer(device, hardware.l2_bytes)
     copies, pads = [], []
     for index in range(module_count):
         pads.append(torch.empty(rng.randrange(1, 256) * PAD_STEP_BYTES, dtype=torch.uint8, device=device))
@@ -256,11 +266,11 @@ def modules(module_count: int, calls: int) -> dict:
     for name, inputs in fixed.items():
         for pass_index in range(2):
             for index, copy in enumerate(copies):
-                stats = time_calls(lambda: copy.run(None, inputs["x"], inputs["k"]), device="cuda",
+                stats = time_calls(lambda: copy.run(None, inputs["x"], inputs["k"]), device="cuda", timer=timer,
                                    min_calls=calls, max_calls=calls, target_rse=0.0, budget_s=120.0)
                 rows.append({"shape": name, "pass": pass_index, "placement": index, "median_ms": stats.median_ms,
                              "rse": stats.rse})
-    return {"hardware": hardware.as_dict(), "modules": module_count, "calls": calls, "rows": rows,
+    return {"hardware": hardware.as_dict(), "modules": module_count, "calls": calls, "flush": flush, "rows": rows,
             "summary": summarise(rows)}
 
 
@@ -322,7 +332,8 @@ def main(argv: list[str]) -> int:
                           float(args.get("every_s", 5)))
     elif argv[0] in ("pools", "modules"):
         report = (pools(int(args.get("pools", 8)), int(args.get("calls", 200))) if argv[0] == "pools"
-                  else modules(int(args.get("modules", 8)), int(args.get("calls", 200))))
+                  else modules(int(args.get("modules", 8)), int(args.get("calls", 200)),
+                               args.get("flush", "true") == "true"))
         for name, row in report["summary"].items():
             print(f"{name:22s} pool spread {row['placement_spread'] * 100:5.2f}%   "
                   f"pass-to-pass median {row['pass_disagreement_median'] * 100:5.2f}%")
