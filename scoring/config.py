@@ -63,6 +63,8 @@ class RunConfig:
                                     allowed=at_least(0))
     prestart: bool = opt(True, "start the next worker process while the current system runs (its interpreter "
                                "and imports only, no GPU work: scoring/standby.py); false = each when needed")
+    gpu_state: bool = opt(True, "read the GPU's clocks, temperature and power during each shape's timed calls "
+                                "(NVML, on a thread of the scorer's own process: scoring/gpu_state.py)")
     peak_tflops: float | None = opt(None, "override the dense peak TFLOPS of the problem's precision",
                                     allowed=above(0, "TFLOPS"))
     peak_gbps: float | None = opt(None, "override the peak memory bandwidth (GB/s)", allowed=above(0, "GB/s"))

@@ -206,7 +206,11 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
     def a_later_system_needs_a_worker(after: int) -> bool:
         return config.prestart and any(line.needs_a_worker for line in lines[after:])
 
-    with GpuStateSampler.for_device(hardware.device) as gpu_state:
+    if config.gpu_state or hardware.profile != "gpu":
+        sampler = GpuStateSampler.for_device(hardware.device)  # the CPU profile's records no GPU state
+    else:
+        sampler = GpuStateSampler(None, "not read (gpu_state=false)")
+    with sampler as gpu_state:
         systems = [score_system("solution", solution_path, problem, shapes, hardware, config, mixed_seed, log_dir,
                                 audited, prestart=a_later_system_needs_a_worker(0), gpu_state=gpu_state)]
         if config.audits and systems[0]["shapes"] and all(s["status"] == "passed" for s in systems[0]["shapes"]):

@@ -206,3 +206,10 @@ def test_graph_replays_are_named_by_their_executable_graph():
     torch.cuda.synchronize()
     assert all(len(names) == 1 and next(iter(names)).startswith("graph launch 0x") for names in replayed), replayed
     assert replayed[0] != replayed[1]
+
+
+def test_gpu_state_false_reads_nothing_and_says_so(tmp_path):
+    result = score(tmp_path, shapes="visible", audits=False, gpu_state=False)
+    for shape in result["systems"][0]["shapes"]:
+        assert shape["gpu_state"] == {"why_not": "not read (gpu_state=false)"}
+        assert "timed_window_monotonic_s" not in shape
