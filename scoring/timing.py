@@ -38,6 +38,10 @@ class TimingPolicy:
     warmup_calls: int = 5
     warmup_s: float = 0.3  # clocks idle low (345 MHz on an H200) until work arrives: warm up in time, not calls
     min_calls: int = 10
+    # Timed calls go on for at least this long (their checks included, never past budget_s), whatever the
+    # error estimate says after min_calls: ten calls of a 3 ms call gave a median whose run-to-run spread
+    # exceeded its own estimated error (issue 17; docs/results.md, "Repeat agreement").
+    min_timed_s: float = 0.5
     max_calls: int = 400
     target_rse: float = 0.005
     budget_s: float = 15.0
@@ -268,17 +272,20 @@ class CpuTimer:
 
 
 def repeat_until_stable(one_call: Callable[[], CallTiming], policy: TimingPolicy) -> TimingStats:
-    """Call `one_call` until the median device time is stable or the budget is spent."""
+    """Call `one_call` until the median device time is stable or the budget is spent: never before
+    `min_calls` calls and `min_timed_s` seconds (or the whole budget, if that is shorter)."""
     calls: list[CallTiming] = []
     started = time.perf_counter()
+    floor_s = min(policy.min_timed_s, policy.budget_s)
     stop_reason = "max_calls"
     while len(calls) < policy.max_calls:
         calls.append(one_call())
-        if len(calls) >= policy.min_calls:
+        elapsed_s = time.perf_counter() - started
+        if len(calls) >= policy.min_calls and elapsed_s >= floor_s:
             if median_rse([c.device_ms for c in calls]) <= policy.target_rse:
                 stop_reason = "converged"
                 break
-            if time.perf_counter() - started >= policy.budget_s:
+            if elapsed_s >= policy.budget_s:
                 stop_reason = "budget"
                 break
     return summarise(calls, stop_reason)

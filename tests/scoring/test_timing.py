@@ -1,5 +1,7 @@
 """Timing statistics: the stopping rule's error estimate and the side-stream (X10) tail rule."""
 
+import time
+
 import pytest
 
 from scoring.timing import CallTiming, TimingPolicy, median_rse, repeat_until_stable, summarise
@@ -13,9 +15,34 @@ def test_median_rse_shrinks_with_more_samples_and_is_infinite_when_too_few():
 
 def test_repetition_stops_when_the_median_is_stable():
     calls = iter([CallTiming(1.0 + 0.001 * (i % 3), 1.2, 0.0) for i in range(1000)])
-    stats = repeat_until_stable(lambda: next(calls), TimingPolicy(min_calls=10, max_calls=500, target_rse=0.005))
+    stats = repeat_until_stable(lambda: next(calls), TimingPolicy(min_calls=10, min_timed_s=0.0, max_calls=500,
+                                                                  target_rse=0.005))
     assert stats.stop_reason == "converged" and stats.count == 10
     assert stats.median_ms == pytest.approx(1.001)
+
+
+def sleeping_call(seconds: float) -> CallTiming:
+    time.sleep(seconds)
+    return CallTiming(1.0, 1.2, 0.0)
+
+
+def test_a_stable_median_still_waits_for_the_floor_of_timed_seconds():
+    started = time.perf_counter()
+    stats = repeat_until_stable(lambda: sleeping_call(0.005), TimingPolicy(min_calls=10, min_timed_s=0.2,
+                                                                          target_rse=0.005))
+    assert stats.stop_reason == "converged"
+    assert time.perf_counter() - started >= 0.2
+    assert stats.count > 10  # 10 calls of 5 ms would have been 0.05 s
+
+
+def test_the_floor_never_outlasts_the_budget_nor_max_calls():
+    started = time.perf_counter()
+    stats = repeat_until_stable(lambda: sleeping_call(0.005), TimingPolicy(min_calls=3, min_timed_s=30.0,
+                                                                          budget_s=0.05, target_rse=0.005))
+    assert stats.stop_reason == "converged" and time.perf_counter() - started < 1.0
+    stats = repeat_until_stable(lambda: sleeping_call(0.001), TimingPolicy(min_calls=3, min_timed_s=30.0,
+                                                                          max_calls=7))
+    assert stats.stop_reason == "max_calls" and stats.count == 7
 
 
 def test_work_that_outlives_the_timed_stream_is_refused():
