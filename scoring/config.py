@@ -44,7 +44,7 @@ class RunConfig:
     warmup_s: float = opt(0.3, "minimum warm-up time per shape (seconds), so clocks settle; 0 = warm-up calls only",
                           allowed=at_least(0, "seconds"))
     min_calls: int = opt(10, "minimum timed calls per shape", allowed=at_least(1))
-    min_timed_s: float = opt(0.5, "time the solution's calls for at least this long per shape (seconds, their "
+    min_timed_s: float = opt(0.25, "time the solution's calls for at least this long per shape (seconds, their "
                                   "checks included; never past budget_s); 0 = min_calls only",
                              allowed=at_least(0, "seconds"))
     max_calls: int = opt(400, "maximum timed calls per shape, at least min_calls", allowed=at_least(1))

@@ -39,9 +39,10 @@ class TimingPolicy:
     warmup_s: float = 0.3  # clocks idle low (345 MHz on an H200) until work arrives: warm up in time, not calls
     min_calls: int = 10
     # Timed calls go on for at least this long (their checks included, never past budget_s), whatever the
-    # error estimate says after min_calls: ten calls of a 3 ms call gave a median whose run-to-run spread
-    # exceeded its own estimated error (issue 17; docs/results.md, "Repeat agreement").
-    min_timed_s: float = 0.5
+    # error estimate says after min_calls: ten calls of a few ms each gave medians whose run-to-run spread
+    # exceeded their own estimated error; 50 agreed better (an H100 A/B, docs/results.md "Repeat agreement").
+    # A shape whose calls take 5 ms or less gets 50 or more; a slow one (kda's 50 ms) is left at ten.
+    min_timed_s: float = 0.25
     max_calls: int = 400
     target_rse: float = 0.005
     budget_s: float = 15.0
