@@ -42,8 +42,11 @@ def test_statistics_are_consistent_and_every_call_goes_through_the_timer():
 
 def test_the_scorers_stopping_rule_decides_the_count():
     loose = bench.time_calls(sleep_briefly, timer=CpuTimer(), warmup_calls=0, warmup_s=0.0, min_calls=8,
-                             max_calls=100, target_rse=10.0)
+                             min_timed_s=0.0, max_calls=100, target_rse=10.0)
     assert (loose.stop_reason, loose.count) == ("converged", 8)  # stable at the first check
+    floored = bench.time_calls(sleep_briefly, timer=CpuTimer(), warmup_calls=0, warmup_s=0.0, min_calls=8,
+                               max_calls=100_000, target_rse=10.0)  # the scorer's floor of timed seconds
+    assert floored.stop_reason == "converged" and floored.count > 8
     never = bench.time_calls(sleep_briefly, timer=CpuTimer(), warmup_calls=0, warmup_s=0.0, min_calls=5,
                              max_calls=12, target_rse=0.0, budget_s=60.0)
     assert (never.stop_reason, never.count) == ("max_calls", 12)
