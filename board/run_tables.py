@@ -37,7 +37,9 @@ def _value(value) -> str:
 
 _HEAD = ("<thead><tr><th data-sort=\"text\">shape</th><th data-sort=\"text\">set</th><th>params</th>"
          "<th data-sort=\"text\">status</th><th data-sort=\"num\" class=\"num\">median ms</th>"
-         "<th data-sort=\"num\" class=\"num\">spread p10–p90 ms</th><th data-sort=\"num\" class=\"num\">TFLOPS</th>"
+         "<th data-sort=\"num\" class=\"num\">spread p10–p90 ms</th>"
+         "<th data-sort=\"num\" class=\"num\" title=\"the SM clock while the shape's calls were timed (NVML, read by "
+         "the scorer): its range, its median for sorting\">SM clock MHz</th><th data-sort=\"num\" class=\"num\">TFLOPS</th>"
          "<th data-sort=\"num\" class=\"num\">GB/s</th><th data-sort=\"text\">bound</th>"
          "<th data-sort=\"num\" class=\"num\">fraction</th><th data-sort=\"num\" class=\"num\">normwise err</th></tr></thead>")
 
@@ -59,6 +61,25 @@ def _params(params: dict) -> str:
         return _params_cached(items)
     except TypeError:  # an unhashable value (a list): not worth caching
         return _params_cached.__wrapped__(items)
+
+
+def _gpu_state_cell(shape: dict) -> str:
+    """The SM clock while the shape's calls were timed (`gpu_state`, scoring/gpu_state.py): its range, with the
+    median, the temperature and NVML's clock event reasons in the title; a dash where it was not read."""
+    state = shape.get("gpu_state")
+    if not isinstance(state, dict):
+        return '<td class="num">—</td>'
+    clock = state.get("sm_clock_mhz")
+    if not isinstance(clock, dict):
+        return f'<td class="num" title="{escape(str(state.get("why_not") or "not read"))}">—</td>'
+    low, high = clock.get("min"), clock.get("max")
+    text = _num(high, "%.0f") if low == high else f'{_num(low, "%.0f")}–{_num(high, "%.0f")}'
+    temperature = state.get("temperature_c") if isinstance(state.get("temperature_c"), dict) else {}
+    reasons = ", ".join(state.get("clock_event_reasons") or []) or "none"
+    title = (f'median {_num(clock.get("median"), "%.0f")} MHz over {state.get("samples")} readings; GPU '
+             f'{_num(temperature.get("min"), "%.0f")}–{_num(temperature.get("max"), "%.0f")} C; clock event '
+             f"reasons: {reasons}")
+    return f'<td class="num" data-value="{_value(clock.get("median"))}" title="{escape(title)}">{text}</td>'
 
 
 def shape_table(system: dict) -> Markup:
@@ -84,6 +105,7 @@ def shape_table(system: dict) -> Markup:
             f'<td class="status-{status}" title="{detail}">{status}</td>'
             f'<td class="num" data-value="{_value(median)}">{_num(median, "%.4f")}</td>'
             f'<td class="num" data-value="{spread_value}">{spread}</td>'
+            f"{_gpu_state_cell(shape)}"
             f'<td class="num" data-value="{_value(tflops)}">{_num(tflops, "%.1f")}</td>'
             f'<td class="num" data-value="{_value(gbps)}">{_num(gbps, "%.0f")}</td>'
             f"<td>{_text(str(shape.get('bound') or ''))}</td>"

@@ -294,6 +294,23 @@ def _check_system(c: Fields, system: Any, where: str, solution: bool) -> None:
 _SHAPE_NUMBERS = ("fraction", "achieved_tflops", "achieved_gbps", "roofline_ms")
 _TIMING_NUMBERS = ("median_ms", "p10_ms", "p90_ms")
 _STATUSES, _SETS, _REAL = frozenset(STATUS_SEVERITY), frozenset(SHAPE_SETS), (int, float)
+# A timed shape's GPU state (scoring/gpu_state.py): each quantity's min, median and max; the run page shows
+# the SM clock's and the temperature's, and the reasons NVML gave for a clock below its maximum.
+_GPU_STATE_SPREADS = ("sm_clock_mhz", "mem_clock_mhz", "temperature_c", "memory_temperature_c", "power_w")
+_SPREAD_KEYS = ("min", "median", "max")
+
+
+def _gpu_state_well_formed(state: Any) -> bool:
+    if type(state) is not dict:
+        return False
+    for key in _GPU_STATE_SPREADS:
+        spread = state.get(key)
+        if spread is not None and (type(spread) is not dict or
+                                   any(type(spread.get(k)) not in _REAL for k in _SPREAD_KEYS)):
+            return False
+    reasons = state.get("clock_event_reasons", [])
+    return (type(reasons) is list and all(type(reason) is str for reason in reasons)
+            and type(state.get("why_not", "")) is str)
 
 
 def _shape_ok(shape: Any) -> bool:
@@ -310,6 +327,8 @@ def _shape_ok(shape: Any) -> bool:
         if key in shape and type(shape[key]) not in _REAL:
             return False
     if type(shape.get("bound", "")) is not str or type(shape.get("check", {})) is not dict:
+        return False
+    if "gpu_state" in shape and not _gpu_state_well_formed(shape["gpu_state"]):
         return False
     timing = shape.get("timing")
     if timing is None:
@@ -338,6 +357,7 @@ def _check_shape(c: Fields, shape: Any, at: str) -> None:
             c.get(shape, at, key, NUMBER)
     c.get(shape, at, "bound", str, optional=True)
     c.get(shape, at, "check", dict, optional=True)
+    _check_gpu_state(c, shape, at)
     timing = c.get(shape, at, "timing", dict, optional=True)
     if timing is None:
         return
@@ -345,3 +365,18 @@ def _check_shape(c: Fields, shape: Any, at: str) -> None:
         c.positive(timing, f"{at}.timing", key)
     c.get(timing, f"{at}.timing", "rse", NUMBER, optional=True)
     c.get(timing, f"{at}.timing", "count", int, optional=True)
+
+
+def _check_gpu_state(c: Fields, shape: dict, at: str) -> None:
+    state = c.get(shape, at, "gpu_state", dict, optional=True)
+    if state is None:
+        return
+    where = f"{at}.gpu_state"
+    c.get(state, where, "why_not", str, optional=True)
+    for key in _GPU_STATE_SPREADS:
+        spread = c.get(state, where, key, dict, optional=True)
+        for part in _SPREAD_KEYS if spread is not None else ():
+            c.get(spread, f"{where}.{key}", part, NUMBER)
+    for j, reason in enumerate(c.get(state, where, "clock_event_reasons", list, optional=True) or []):
+        if not isinstance(reason, str):
+            c.bad(f"{where}.clock_event_reasons[{j}]", f"is {short(reason)}, expected a reason's name (text)")

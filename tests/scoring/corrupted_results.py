@@ -217,6 +217,14 @@ CASES = [
          "expected bool"),
     Case("failure_detail_as_object", _failure(detail={"x": 1}), "systems[0].failure.detail", "expected str"),
     Case("failure_shape_name_number", _failure(shapes=[3]), "systems[0].failure.shapes[0]", "shape name"),
+    # The run page shows a timed shape's SM clock and its reasons (scoring/gpu_state.py).
+    Case("gpu_state_clock_as_text", _set("systems[0].shapes[0].gpu_state",
+                                         {"samples": 3, "sm_clock_mhz": {"min": "fast", "median": 1980, "max": 1980}}),
+         "systems[0].shapes[0].gpu_state.sm_clock_mhz.min", "expected number"),
+    Case("gpu_state_reason_not_text", _set("systems[0].shapes[1].gpu_state", {"clock_event_reasons": [4]}),
+         "systems[0].shapes[1].gpu_state.clock_event_reasons[0]", "reason's name"),
+    Case("gpu_state_as_list", _set("systems[0].shapes[0].gpu_state", [1980]),
+         "systems[0].shapes[0].gpu_state", "expected dict"),
 ]
 
 
