@@ -165,13 +165,20 @@ def judge_representative(profiled_names: list[str] | None, timed_names: list[str
     return f"failed (X13: the profiled call is not like the timed calls it stands for: {'; '.join(parts)})", evidence
 
 
-def choose_audited_call(shapes, seed: int, min_calls: int) -> tuple[object, int] | None:
-    """(shape, timed-call index) drawn with the run's secret seed, or None when the run times no shape."""
+def choose_audited_call(shapes, seed: int) -> tuple[object, float] | None:
+    """(shape, share) drawn with the run's secret seed, or None when the run times no shape. The share places
+    the audited call among the timed calls the shape surely gets, which its worker knows only after the
+    warm-up (scoring.timing.calls_the_floor_makes): 0.5 is the middle one."""
     timed = [shape for shape in shapes if shape.shape_set in ("visible", "held_out")]
     if not timed:
         return None
     rng = random.Random(derive_seed(seed, "audited-call"))
-    return rng.choice(timed), rng.randrange(max(1, min_calls))
+    return rng.choice(timed), rng.random()
+
+
+def audited_call_index(share: float, calls: int) -> int:
+    """The timed call a `share` (choose_audited_call) picks among `calls` (0-based, < calls)."""
+    return min(int(share * calls), calls - 1)
 
 
 def _profiled_rows(ranges: list[dict]) -> list[dict]:

@@ -80,14 +80,14 @@ def timing_policy(role: str, config: RunConfig) -> TimingPolicy:
 
 def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, config: RunConfig,
                 mixed_seed: int, audited: tuple | None = None) -> dict:
-    """What a scoring worker is told (scoring/worker.py); `audited` (shape, timed-call index) is the call
-    whose counters the solution's worker reads for the counter audit."""
+    """What a scoring worker is told (scoring/worker.py); `audited` (shape, share of its timed calls) is the
+    call whose counters the solution's worker reads for the counter audit."""
     policy = timing_policy(role, config)
     return {"problem_dir": str(problem.spec.directory), "solution_path": str(path.resolve()), "device": hardware.device,
             "l2_bytes": hardware.l2_bytes, "seed": mixed_seed, "check_seeds": config.check_seeds,
             "timed_check_rate": config.timed_check_rate, "timed_sets": list(TIMED_SETS),
             "enforce_forbidden": role == "solution", "watch": config.watch, "timing": policy.__dict__,
-            "audit": {"shape": audited[0].name, "call": audited[1]} if audited else None}
+            "audit": {"shape": audited[0].name, "share": audited[1]} if audited else None}
 
 
 def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], hardware: Hardware,
@@ -204,7 +204,7 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
         print("CPU profile: no GPU in use; timings are host timings and not scores.", file=sys.stderr)
 
     wants_audit = config.audits and config.watch and problem.spec.audits and hardware.profile != "cpu"
-    audited = choose_audited_call(shapes, mixed_seed, config.min_calls) if wants_audit else None
+    audited = choose_audited_call(shapes, mixed_seed) if wants_audit else None
     line_shapes = [s for s in shapes if s.shape_set in LINE_SHAPE_SETS]  # scoring/line_cache.py says why
     lines = [plan_line(role, problem, line_shapes, hardware, config, out_dir) for role in config.line_names()]
 

@@ -43,6 +43,7 @@ from pathlib import Path
 import torch
 
 from scoring import interpreter_fixes, vendor_kernels
+from scoring.audit import audited_call_index
 from scoring.checking import (
     CheckStats,
     OutputContractError,
@@ -63,6 +64,7 @@ from scoring.timing import (
     CpuTimer,
     GpuTimer,
     TimingPolicy,
+    calls_the_floor_makes,
     repeat_until_stable,
 )
 
@@ -172,7 +174,8 @@ class Runner:
         self.sample_rng = random.Random(derive_seed(task["seed"], "timed-call-sample"))
         self.activity_rng = random.Random(derive_seed(task["seed"], "kernel-activity"))
         self.import_launch_names: set[str] = set()
-        self.audit = task.get("audit")  # {"shape": name, "call": timed-call index} of the profiled call, or None
+        self.audit = task.get("audit")  # {"shape": name, "share": where among its timed calls} to profile, or None
+        self.audit_call_index: int | None = None  # the share made an index once the shape's warm-up is done
         self.counters = counters
         self.audit_profile: dict | None = None  # set by the profiled call, taken by its shape's result
         # Measured on an H100 (results/watch/h100_sxm/diag_*): without it, moe_swiglu's first shape timed 5% slow.
@@ -287,7 +290,7 @@ class Runner:
         self._check_attempts()
         self._check_tamper()
         if audited:
-            self.audit_profile = {"timed_call_index": self.audit["call"], "ranges": profiled[0] if profiled else [],
+            self.audit_profile = {"timed_call_index": self.audit_call_index, "ranges": profiled[0] if profiled else [],
                                   "why_not": None if self.counters is None else self.counters.why_not}
             if self.counters is None:
                 self.audit_profile["why_not"] = "no counter reader in this worker (watch=false or CPU profile)"
@@ -369,7 +372,8 @@ class Runner:
         params = dict(shape.params)
         state, weights = prepared["state"], prepared["weights"]
         gen = self._generator(shape.name, "timed")
-        audit_call = self.audit["call"] if self.audit and self.audit["shape"] == shape.name else None
+        audited_shape = bool(self.audit and self.audit["shape"] == shape.name)
+        audit_call: int | None = None  # drawn once the warm-up has said how long a call takes
         last_given: dict = {}
         timed_calls = [0]
         audit_done: list = []
@@ -412,8 +416,15 @@ class Runner:
             warm += 1
         timed_start = time.perf_counter()
         phases_s["warm_up"] = timed_start - warm_start
+        if audited_shape:
+            # Among the calls this shape surely gets (min_calls, or as many as fill min_timed_s at the warm-up's
+            # pace), not only the first min_calls: with the floor most calls come after those (INTEGRITY X13).
+            warm_call_s = phases_s["warm_up"] / warm if warm else math.inf  # no warm-up: min_calls only
+            audit_call = self.audit_call_index = audited_call_index(
+                self.audit["share"], calls_the_floor_makes(self.policy, warm_call_s))
         window_start_s = time.monotonic()  # one clock for every process: the scorer's GPU readings (gpu_state.py)
-        stats = repeat_until_stable(lambda: one_call("timed"), self.policy)
+        stats = repeat_until_stable(lambda: one_call("timed"), self.policy,
+                                    may_stop=lambda: audit_call is None or bool(audit_done))
         window = [window_start_s, time.monotonic()]
         last_start = time.perf_counter()
         phases_s["timed_calls"] = last_start - timed_start

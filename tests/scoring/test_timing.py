@@ -4,7 +4,15 @@ import time
 
 import pytest
 
-from scoring.timing import CallTiming, TimingPolicy, median_rse, repeat_until_stable, summarise
+from scoring.audit import audited_call_index
+from scoring.timing import (
+    CallTiming,
+    TimingPolicy,
+    calls_the_floor_makes,
+    median_rse,
+    repeat_until_stable,
+    summarise,
+)
 
 
 def test_median_rse_shrinks_with_more_samples_and_is_infinite_when_too_few():
@@ -59,3 +67,33 @@ def test_deciles_stay_within_the_calls_however_few_and_spread():
                        CallTiming(35.5, 35.5, 0.0, 35.5)], "max_calls")
     assert 0.6 <= stats.p10_ms <= stats.median_ms <= stats.p90_ms <= 35.5
     assert 0.6 <= stats.launch_p90_ms <= 35.5
+
+
+def test_the_calls_a_shape_surely_gets_follow_the_floor_within_the_policy():
+    policy = TimingPolicy(min_calls=10, min_timed_s=0.25, max_calls=400, budget_s=15.0)
+    assert calls_the_floor_makes(policy, 0.003) == 83  # 3 ms calls: the floor, not min_calls
+    assert calls_the_floor_makes(policy, 0.05) == 10  # 50 ms calls: min_calls
+    assert calls_the_floor_makes(policy, 1e-6) == 400  # never past max_calls
+    assert calls_the_floor_makes(TimingPolicy(min_calls=10, min_timed_s=5.0, budget_s=0.1), 0.001) == 100
+    assert calls_the_floor_makes(policy, 0.0) == 400
+
+
+def test_the_audited_call_index_covers_every_call_and_no_more():
+    assert [audited_call_index(share, 4) for share in (0.0, 0.24, 0.25, 0.74, 0.999999)] == [0, 0, 1, 2, 3]
+    assert audited_call_index(0.5, 1) == 0
+
+
+def test_the_timing_does_not_stop_before_the_audited_call_has_come():
+    calls = iter([CallTiming(1.0, 1.2, 0.0)] * 1000)
+    made = []
+
+    def one_call():
+        made.append(1)
+        return next(calls)
+
+    policy = TimingPolicy(min_calls=10, min_timed_s=0.0, max_calls=500, target_rse=0.005)
+    stats = repeat_until_stable(one_call, policy, may_stop=lambda: len(made) > 37)
+    assert stats.stop_reason == "converged" and stats.count == 38
+    stats = repeat_until_stable(lambda: next(calls), TimingPolicy(min_calls=10, min_timed_s=0.0, max_calls=20),
+                                may_stop=lambda: False)
+    assert stats.stop_reason == "max_calls" and stats.count == 20  # max_calls ends it regardless

@@ -267,11 +267,11 @@ def test_a_machine_without_cupti_says_why_instead_of_passing(monkeypatch):
 
 def test_the_audited_call_is_drawn_from_the_timed_shapes_with_the_run_seed():
     shapes = [Shape("a", "visible", {"M": 1}), Shape("b", "held_out", {"M": 2}), Shape("p", "property", {"M": 3})]
-    draws = {(shape.name, call) for shape, call in (choose_audited_call(shapes, seed, 10) for seed in range(40))}
+    draws = {(shape.name, share) for shape, share in (choose_audited_call(shapes, seed) for seed in range(40))}
     assert {name for name, _ in draws} == {"a", "b"}
-    assert all(0 <= call < 10 for _, call in draws)
-    assert choose_audited_call(shapes, 7, 10) == choose_audited_call(shapes, 7, 10)
-    assert choose_audited_call(shapes[2:], 7, 10) is None
+    assert all(0 <= share < 1 for _, share in draws) and len(draws) == 40
+    assert choose_audited_call(shapes, 7) == choose_audited_call(shapes, 7)
+    assert choose_audited_call(shapes[2:], 7) is None
 
 
 def test_an_audit_with_a_fixed_shape_is_refused_with_the_fix(tmp_path):
