@@ -1,9 +1,10 @@
 """The GPU's clocks, temperature and power while each shape's calls were timed, read from outside the worker.
 
 Why: two runs of the same kernel on one H100 differed by about 1% on every shape at once while each run's
-median was stable to 0.3% (issue 17; topk's runs in results/h100_sxm/), which is the size of one or two of
-the SM clock's 15 MHz steps. A result that records the clocks its calls ran at lets a reader (and
-scripts/bench_deck.py compare) tell a slower kernel from a slower GPU.
+median was stable to 0.3% (issue 17), the size of one or two of the SM clock's 15 MHz steps. The readings
+cleared the clock (1980 MHz through every timed shape of those runs: docs/results.md, "Repeat
+agreement"), and a result that records what its calls ran at lets any reader tell a slower kernel from a
+slower GPU (the site's run page shows the SM clock per shape).
 
 A thread of the scorer's own process (never the worker's: nothing runs beside the solution, so nothing it
 can observe changes) reads NVML every SAMPLE_INTERVAL_S for the whole run. Each worker reports when its

@@ -212,7 +212,7 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
         return config.prestart and any(line.needs_a_worker for line in lines[after:])
 
     if config.gpu_state or hardware.profile != "gpu":
-        sampler = GpuStateSampler.for_device(hardware.device)  # the CPU profile's records no GPU state
+        sampler = GpuStateSampler.for_device(hardware.device)  # the CPU profile records no GPU state
     else:
         sampler = GpuStateSampler(None, "not read (gpu_state=false)")
     with sampler as gpu_state:
