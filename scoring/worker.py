@@ -368,7 +368,8 @@ class Runner:
 
     def timed(self, shape: Shape, prepared: dict, record: ShapeKernelSummary, counts: dict, phases_s: dict):
         """Warm up, then time calls on fresh inputs until stable; returns stats, the warm-up count and the
-        timed calls' [start, end] on time.monotonic, and adds the warm-up's, the timed calls' and the last call's wall seconds to `phases_s`."""
+        timed calls' [start, end] on time.monotonic, and adds the warm-up's, the timed calls' and the last
+        call's wall seconds to `phases_s`."""
         params = dict(shape.params)
         state, weights = prepared["state"], prepared["weights"]
         gen = self._generator(shape.name, "timed")
