@@ -38,8 +38,9 @@ def _value(value) -> str:
 _HEAD = ("<thead><tr><th data-sort=\"text\">shape</th><th data-sort=\"text\">set</th><th>params</th>"
          "<th data-sort=\"text\">status</th><th data-sort=\"num\" class=\"num\">median ms</th>"
          "<th data-sort=\"num\" class=\"num\">spread p10–p90 ms</th>"
-         "<th data-sort=\"num\" class=\"num\" title=\"the SM clock while the shape's calls were timed (NVML, read by "
-         "the scorer): its range, its median for sorting\">SM clock MHz</th><th data-sort=\"num\" class=\"num\">TFLOPS</th>"
+         "<th data-sort=\"num\" class=\"num\" title=\"the SM clock while the shape's calls were timed (NVML, "
+         "read by the scorer): its range, its median for sorting\">SM clock MHz</th>"
+         "<th data-sort=\"num\" class=\"num\">TFLOPS</th>"
          "<th data-sort=\"num\" class=\"num\">GB/s</th><th data-sort=\"text\">bound</th>"
          "<th data-sort=\"num\" class=\"num\">fraction</th><th data-sort=\"num\" class=\"num\">normwise err</th></tr></thead>")
 
