@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from scoring.run import git_state  # noqa: E402  (after the path: runnable from anywhere)
 from scoring.spec import discover_problems  # noqa: E402
-from scripts.bench_deck import AGREEMENT_MIN_MS, medians_ms, score, write_summary  # noqa: E402
+from scripts.bench_deck import AGREEMENT_MIN_MS, medians_ms, score, without_bulk, write_summary  # noqa: E402
 
 OPTIONS = {"a", "b", "problems", "rounds", "device", "score_args", "out", "results"}
 
@@ -85,8 +85,7 @@ def main(argv: list[str]) -> int:
         "command": shlex.join([sys.executable, *sys.argv]), "ceiling": git_state(), "hardware": hardware,
         "a": options["a"], "b": options["b"], "rounds": rounds, "score_args": options.get("score_args", ""),
         "problems": {problem: {**compare_sides(side["a"], side["b"]),
-                               "runs": {name: [{k: v for k, v in run.items() if k not in ("systems", "hardware")}
-                                               for run in side[name]] for name in ("a", "b")}}
+                               "runs": {name: [without_bulk(run) for run in side[name]] for name in ("a", "b")}}
                      for problem, side in runs.items()},
     }
     path = write_summary(summary, hardware, options.get("out", REPO / "results" / "speed"), "ab")

@@ -79,6 +79,11 @@ def where_the_seconds_went(systems: list[dict]) -> dict:
     return seconds
 
 
+def without_bulk(run: dict) -> dict:
+    """A run's record as a summary keeps it: everything but its whole result's systems and hardware."""
+    return {k: v for k, v in run.items() if k not in ("systems", "hardware")}
+
+
 def system_of(run: dict, index: int) -> dict:
     """One system of a run's result (0: the solution, then the lines); {} where the run has none there."""
     systems = run.get("systems") or []
@@ -174,11 +179,9 @@ def main(argv: list[str]) -> int:
                                "cold_repeats": {phase: {"wall_s": run[phase]["wall_s"],
                                                         "house_agreement": agreement(run["cold"], run[phase]),
                                                         "lines_agreement": lines_agreement(run["cold"], run[phase]),
-                                                        **{k: v for k, v in run[phase].items()
-                                                           if k not in ("systems", "hardware")}}
+                                                        **without_bulk(run[phase])}
                                                 for phase in run if phase.startswith("cold") and phase != "cold"},
-                               "cold": {k: v for k, v in run["cold"].items() if k not in ("systems", "hardware")},
-                               "warm": {k: v for k, v in run["warm"].items() if k not in ("systems", "hardware")}}
+                               "cold": without_bulk(run["cold"]), "warm": without_bulk(run["warm"])}
                      for problem, run in runs.items()},
     }
     path = write_summary(summary, hardware, options.get("out", REPO / "results" / "speed"), "deck")

@@ -29,7 +29,13 @@ sys.path.insert(0, str(REPO))
 
 from harnesses.executors import local_gpus  # noqa: E402  (after the path: runnable from anywhere)
 from scoring.run import git_state  # noqa: E402
-from scripts.bench_deck import AGREEMENT_MIN_MS, medians_ms, relative_diffs, write_summary  # noqa: E402
+from scripts.bench_deck import (  # noqa: E402
+    AGREEMENT_MIN_MS,
+    medians_ms,
+    relative_diffs,
+    without_bulk,
+    write_summary,
+)
 
 KEYS = {"problem", "solution", "gpus", "device", "out", "score_args"}
 
@@ -110,7 +116,7 @@ def main(argv: list[str]) -> int:
 
 def _kept(run: dict) -> dict:
     """A run's record without its bulky result (the per-shape medians the diffs came from stay)."""
-    return {**{k: v for k, v in run.items() if k not in ("systems", "hardware")},
+    return {**without_bulk(run),
             "medians_ms": medians_ms(run) if "systems" in run else {}}
 
 
