@@ -99,6 +99,10 @@ def nvml_reader(device_index: int, device_uuid: str | None = None) -> Callable[[
         raise RuntimeError(f"NVML unavailable ({exc})") from exc
 
 
+def _stamp(reading: Reading) -> float:
+    return reading.at_s
+
+
 class GpuStateSampler:
     """Reads the GPU's state every `interval_s` on a thread of this process, from `start()` to `stop()`."""
 
@@ -156,8 +160,8 @@ class GpuStateSampler:
         if self._read is None:
             return {"why_not": self.why_not or "not sampled"}
         readings = self._readings[:]  # the thread only appends: a slice is a consistent prefix
-        stamps = [r.at_s for r in readings]
-        inside = readings[bisect.bisect_left(stamps, start_s):bisect.bisect_right(stamps, end_s)]
+        first = bisect.bisect_left(readings, start_s, key=_stamp)
+        inside = readings[first:bisect.bisect_right(readings, end_s, lo=first, key=_stamp)]
         if not inside:
             return {"why_not": self.why_not or f"no reading within the {end_s - start_s:.3f} s of timed calls"}
         return summarise(inside)

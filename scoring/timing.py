@@ -47,6 +47,11 @@ class TimingPolicy:
     target_rse: float = 0.005
     budget_s: float = 15.0
 
+    @property
+    def floor_s(self) -> float:
+        """The seconds of timed calls before the stop rule may stop them: min_timed_s, never past the budget."""
+        return min(self.min_timed_s, self.budget_s)
+
 
 # A device-wide synchronise on an idle GPU takes ~8-16 us (p90) on the lent H100, and 15-51 us right after
 # real work (measured: per-shape medians of honest house kernels, results/watch/h100_sxm/): the tail rule
@@ -276,8 +281,7 @@ def calls_the_floor_makes(policy: TimingPolicy, call_s: float) -> int:
     """How many timed calls a shape surely gets when each takes `call_s` seconds (its checks included):
     `min_calls`, or as many as fill `min_timed_s` (never past the budget), within `max_calls`. The audited
     call is drawn among these (scoring/worker.py), so that no call the median rests on is safe from it."""
-    floor_s = min(policy.min_timed_s, policy.budget_s)
-    by_time = int(floor_s / call_s) if call_s > 0 else policy.max_calls
+    by_time = int(policy.floor_s / call_s) if call_s > 0 else policy.max_calls
     return max(1, min(policy.max_calls, max(policy.min_calls, by_time)))
 
 
@@ -288,12 +292,11 @@ def repeat_until_stable(one_call: Callable[[], CallTiming], policy: TimingPolicy
     `may_stop()` says so (the audited call still to come); `max_calls` ends it regardless."""
     calls: list[CallTiming] = []
     started = time.perf_counter()
-    floor_s = min(policy.min_timed_s, policy.budget_s)
     stop_reason = "max_calls"
     while len(calls) < policy.max_calls:
         calls.append(one_call())
         elapsed_s = time.perf_counter() - started
-        if len(calls) >= policy.min_calls and elapsed_s >= floor_s and (may_stop is None or may_stop()):
+        if len(calls) >= policy.min_calls and elapsed_s >= policy.floor_s and (may_stop is None or may_stop()):
             if median_rse([c.device_ms for c in calls]) <= policy.target_rse:
                 stop_reason = "converged"
                 break
