@@ -6,9 +6,9 @@ FLOP formula shows skipped work (X22). Outcomes are `passed`, `failed (Xnn: deta
 `not verified (why)`: an audit that could not run is never reported as passed.
 
 The profiled call is a timed call of the solution's own scoring worker, drawn with the run's secret seed
-(a timed shape, a call index): every GPU worker loads CUPTI's range profiler before the solution is
-imported (scoring/counters.py), and the worker switches it on for that one call (kernel replay: the call's
-outputs are unchanged; its time is not kept). No second process, no ncu, no profiler environment: the
+(a timed shape, then a reservoir over its timed calls, `AuditReservoir`): every GPU worker loads CUPTI's range
+profiler before the solution is imported (scoring/counters.py), and the worker switches it on for the drawn
+calls (kernel replay: the call's outputs are unchanged; its time is not kept; the last one drawn is judged). No second process, no ncu, no profiler environment: the
 process the solution runs in looks the same whichever call is audited, and a solution that is honest only
 when profiled is honest on every timed call. (Grader state inside the process, which code that walks the
 grader's frames or objects can read, is the residual: docs/integrity.md.)
@@ -165,20 +165,39 @@ def judge_representative(profiled_names: list[str] | None, timed_names: list[str
     return f"failed (X13: the profiled call is not like the timed calls it stands for: {'; '.join(parts)})", evidence
 
 
-def choose_audited_call(shapes, seed: int) -> tuple[object, float] | None:
-    """(shape, share) drawn with the run's secret seed, or None when the run times no shape. The share places
-    the audited call among the timed calls the shape surely gets, which its worker knows only after the
-    warm-up (scoring.timing.calls_the_floor_makes): 0.5 is the middle one."""
+def choose_audited_call(shapes, seed: int) -> tuple[object, int] | None:
+    """(shape, draw seed) drawn with the run's secret seed, or None when the run times no shape. The draw
+    seed drives `AuditReservoir` in that shape's worker, which places the audited call among its timed calls."""
     timed = [shape for shape in shapes if shape.shape_set in ("visible", "held_out")]
     if not timed:
         return None
     rng = random.Random(derive_seed(seed, "audited-call"))
-    return rng.choice(timed), rng.random()
+    return rng.choice(timed), derive_seed(seed, "audited-call-slots")
 
 
-def audited_call_index(share: float, calls: int) -> int:
-    """The timed call a `share` (choose_audited_call) picks among `calls` (0-based, < calls)."""
-    return min(int(share * calls), calls - 1)
+class AuditReservoir:
+    """Which timed call the counter audit stands on: each one equally likely, however many calls the shape
+    turns out to get (reservoir sampling, one slot kept). Before timed call i (0-based) another call is
+    profiled with probability 1/(i+1), and the last profiled call is the one kept: call i is kept when it is
+    drawn and none after it is, 1/(i+1) * (i+1)/(i+2) * ... * (n-1)/n = 1/n.
+
+    Why not a call index fixed before timing starts: the number of calls is known only when timing stops, so
+    an index drawn ahead is drawn among the calls a shape surely gets, a range the solution's own pace sets
+    (slow warm-up calls shrank it to the first min_calls, after which a solution counting its calls could
+    switch paths unseen). Here a solution that changes anything after its first k timed calls of n is caught
+    with probability 1 - k/n, and one that moves the median must change more than half of them. Slot 0 is
+    always drawn, so every timed shape has its audited call before timing may stop; the expected number of
+    profiled calls is the harmonic number of n (5.9 at 200 calls)."""
+
+    def __init__(self, draw_seed: int):
+        self._rng = random.Random(draw_seed)
+        self.draws = 0
+
+    def profile_before(self, timed_call_index: int) -> bool:
+        """Draw for timed call `timed_call_index` (0-based, asked once per call, in order)."""
+        drawn = self._rng.random() * (timed_call_index + 1) < 1.0
+        self.draws += drawn
+        return drawn
 
 
 def _profiled_rows(ranges: list[dict]) -> list[dict]:
@@ -195,8 +214,9 @@ def run_audits(problem, solution_shapes: list[dict], profile: str, audited: tupl
     taken = (shape_result or {}).get("audit_profile")
     for audit in problem.spec.audits:
         record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect,
-                  "process": "the scoring worker itself: CUPTI range profiler, kernel replay, one timed call drawn "
-                             "with the run's secret seed (scoring/counters.py)"}
+                  "process": "the scoring worker itself: CUPTI range profiler, kernel replay, on timed calls drawn "
+                             "with the run's secret seed, the last drawn judged: each timed call equally likely "
+                             "(scoring/counters.py, AuditReservoir)"}
         if profile == "cpu":
             record["outcome"] = "not verified (CPU profile: no GPU counters to read)"
         elif audited is None:
@@ -205,7 +225,8 @@ def run_audits(problem, solution_shapes: list[dict], profile: str, audited: tupl
             why = (taken or {}).get("why_not") or "the profiled call's shape reported no counters"
             record.update(shape=audited[0].name, outcome=f"not verified ({why})")
         else:
-            record.update(shape=audited[0].name, timed_call_index=taken["timed_call_index"])
+            record.update(shape=audited[0].name, timed_call_index=taken["timed_call_index"],
+                          timed_calls=taken.get("timed_calls"), calls_profiled=taken.get("calls_profiled"))
             outcome, evidence = judge_tensor_precision(_profiled_rows(taken["ranges"]), audit.expect,
                                                        problem.flops(audited[0].params))
             record.update(outcome=outcome, evidence=evidence)

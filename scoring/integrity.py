@@ -85,15 +85,17 @@ CLASSES: tuple[Defence, ...] = (
     Defence("X13", "warm-up / phase detection", "one call path for checked, warm-up, timed and audited calls: no "
             "dispatch mode, flag, argv, environment or mapped library differs; the forbidden operators refused for "
             "the whole process; every call verified and the names of its kernels recorded; which calls meet the "
-            "reference and which get kernel activity drawn from the secret seed; the counter audit profiles a timed "
-            "call inside the scoring worker, and fails when that call launched other kernels than the timed calls "
-            "it stands for (profiled_call_representative; residuals below)",
+            "reference and which get kernel activity drawn from the secret seed; the counter audit profiles timed "
+            "calls inside the scoring worker, drawn by a secret reservoir that makes every timed call equally likely "
+            "to be the one judged however many there are, and fails when that call launched other kernels than the "
+            "timed calls it stands for (profiled_call_representative; residuals below)",
             "scoring/worker.py, scoring/guard.py, scoring/audit.py",
             (f"{CORPUS}X13_honest_only_while_warming_up.py", f"{CORPUS}X13_hides_scaled_mm_from_the_watched_calls.py",
              f"{CORPUS}X13_watch_aware_vendor_call.py", f"{CORPUS}X13_swallows_the_refusal.py",
              f"{CORPUS}X13_skips_work_when_unwatched.py", f"{CORPUS}X13_reads_the_check_flag_from_the_callers_frame.py",
              f"{CORPUS}X20_fp8_only_when_profiled.py", f"{CORPUS}X13_other_kernels_on_the_audited_call.py",
-             f"{CORPUS}X20_residual_same_kernel_name_when_audited.py"),
+             f"{CORPUS}X20_residual_same_kernel_name_when_audited.py", f"{CORPUS}X20_bf16_past_the_first_timed_calls.py",
+             "tests/scoring/test_timing.py::test_a_late_switch_is_caught_as_often_as_it_covers_the_timed_calls"),
             "cpu+gpu"),
     Defence("X14", "early exit / fake result line", "results travel on the parent's private pipe; a child that "
             "ends without reporting, or a malformed message, is classified", "scoring/isolation.py",
@@ -104,10 +106,12 @@ CLASSES: tuple[Defence, ...] = (
             "forces full precision", "scoring/guard.py, scoring/worker.py (Runner.recover)",
             (f"{CORPUS}X15_flips_tf32_at_import.py", f"{CORPUS}X15_flips_tf32_then_raises.py"), "cpu+gpu"),
     Defence("X20", "precision downcast", "tolerances that separate precisions where arithmetic can; the tensor "
-            "pipe's per-precision counters where it cannot, read by CUPTI's range profiler on a secretly drawn timed "
-            "call inside the scoring worker", "scoring/audit.py (tensor_precision), scoring/counters.py",
+            "pipe's per-precision counters where it cannot, read by CUPTI's range profiler inside the scoring worker "
+            "on a timed call drawn by a secret reservoir over all of them (each equally likely)",
+            "scoring/audit.py (tensor_precision, AuditReservoir), scoring/counters.py",
             ("problems/fp8_gemm/solutions/wrong/bf16_cast.py", f"{CORPUS}X20_fp8_only_when_profiled.py",
              f"{CORPUS}X13_other_kernels_on_the_audited_call.py", f"{CORPUS}X20_residual_same_kernel_name_when_audited.py",
+             f"{CORPUS}X20_bf16_past_the_first_timed_calls.py",
              "tests/scoring/test_gpu.py::test_bf16_cast_passes_numerically_but_fails_the_audit_where_ncu_runs"),
             "gpu"),
     Defence("X21", "vendor library call", "the forbidden aten operators refused for the whole worker at the "
@@ -187,6 +191,14 @@ RESIDUALS_SECTION = (
      "verified and every launch named, so reading the state buys nothing against X02/X03/X13/X21; it does "
      "against the audit of one call (X20, X22), whose counters cannot be read on every call. Such code is "
      "written against the grader's internals and is plain to a reviewer of the solution."),
+    ("- Chance in the audited call. One call's counters stand for the shape's timed calls, and the call is "
+     "drawn: a reservoir over the timed calls (scoring/audit.py, AuditReservoir) makes each of the n calls the "
+     "judged one with probability 1/n, whatever the solution's pace, so a solution that runs another precision "
+     "on k of them escapes with probability 1 - k/n per run (and must switch on more than half to move the "
+     "median). `adversarial/fp8_gemm/X20_bf16_past_the_first_timed_calls.py` counts its calls and switches after "
+     "the first five timed ones: an index drawn before timing, among the calls a slow warm-up promised, never "
+     "reached it; the corpus scores it with a recorded secret whose draws do. Repeated runs of a sweep multiply "
+     "the escapes away; one run does not."),
     ("- Timing probes. A solution can time itself: kernel activity on a call costs about 1 us of device time "
      "per kernel, and a call under the counter audit is replayed pass by pass; both are visible to a solution "
      "that measures its own kernels with events. A solution that behaves differently on the calls it finds "

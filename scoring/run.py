@@ -80,14 +80,14 @@ def timing_policy(role: str, config: RunConfig) -> TimingPolicy:
 
 def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, config: RunConfig,
                 mixed_seed: int, audited: tuple | None = None) -> dict:
-    """What a scoring worker is told (scoring/worker.py); `audited` (shape, share of its timed calls) is the
-    call whose counters the solution's worker reads for the counter audit."""
+    """What a scoring worker is told (scoring/worker.py); `audited` (shape, the draw seed of its timed calls'
+    AuditReservoir) says where the solution's worker reads counters for the counter audit."""
     policy = timing_policy(role, config)
     return {"problem_dir": str(problem.spec.directory), "solution_path": str(path.resolve()), "device": hardware.device,
             "l2_bytes": hardware.l2_bytes, "seed": mixed_seed, "check_seeds": config.check_seeds,
             "timed_check_rate": config.timed_check_rate, "timed_sets": list(TIMED_SETS),
             "enforce_forbidden": role == "solution", "watch": config.watch, "timing": policy.__dict__,
-            "audit": {"shape": audited[0].name, "share": audited[1]} if audited else None}
+            "audit": {"shape": audited[0].name, "draw_seed": audited[1]} if audited else None}
 
 
 def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], hardware: Hardware,

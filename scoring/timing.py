@@ -277,26 +277,17 @@ class CpuTimer:
         return out, CallTiming(elapsed_ms, elapsed_ms, 0.0, elapsed_ms)
 
 
-def calls_the_floor_makes(policy: TimingPolicy, call_s: float) -> int:
-    """How many timed calls a shape surely gets when each takes `call_s` seconds (its checks included):
-    `min_calls`, or as many as fill `min_timed_s` (never past the budget), within `max_calls`. The audited
-    call is drawn among these (scoring/worker.py), so that no call the median rests on is safe from it."""
-    by_time = int(policy.floor_s / call_s) if call_s > 0 else policy.max_calls
-    return max(1, min(policy.max_calls, max(policy.min_calls, by_time)))
-
-
-def repeat_until_stable(one_call: Callable[[], CallTiming], policy: TimingPolicy,
-                        may_stop: Callable[[], bool] | None = None) -> TimingStats:
+def repeat_until_stable(one_call: Callable[[], CallTiming], policy: TimingPolicy) -> TimingStats:
     """Call `one_call` until the median device time is stable or the budget is spent: never before
-    `min_calls` calls and `min_timed_s` seconds (or the whole budget, if that is shorter), nor before
-    `may_stop()` says so (the audited call still to come); `max_calls` ends it regardless."""
+    `min_calls` calls and `min_timed_s` seconds (or the whole budget, if that is shorter); `max_calls` ends it
+    regardless."""
     calls: list[CallTiming] = []
     started = time.perf_counter()
     stop_reason = "max_calls"
     while len(calls) < policy.max_calls:
         calls.append(one_call())
         elapsed_s = time.perf_counter() - started
-        if len(calls) >= policy.min_calls and elapsed_s >= policy.floor_s and (may_stop is None or may_stop()):
+        if len(calls) >= policy.min_calls and elapsed_s >= policy.floor_s:
             if median_rse([c.device_ms for c in calls]) <= policy.target_rse:
                 stop_reason = "converged"
                 break

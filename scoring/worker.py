@@ -16,9 +16,9 @@ verification of the output (the problem's `verify_call`: Freivalds for the GEMMs
 Which calls are also compared with the full fp64 reference is decided after the call returns: the
 correctness seeds, a random sample of timed calls, and the last one, on the previous call's tensors
 refilled in place. Every GPU worker loads CUPTI's range profiler (scoring/counters.py) before the solution is
-imported; in the solution's worker one timed call, drawn with the run's secret seed, runs with it switched on
-(kernel replay: the call's outputs are those of an unprofiled call; its time is not kept), and its tensor-pipe
-counters are the counter audit (scoring/audit.py). No other process, profiler or environment is involved.
+imported; in the solution's worker calls drawn with the run's secret seed among one shape's timed calls run
+with it switched on (kernel replay: the call's outputs are those of an unprofiled call; its time is not kept),
+and the last drawn call's tensor-pipe counters are the counter audit (scoring/audit.py, AuditReservoir). No other process, profiler or environment is involved.
 
 An exception the solution raises on the host (an assert, an unsupported size, a compiler error) fails its
 shape, and this worker goes on to the next once `Runner.recover` has charged the failed call with what it
@@ -43,7 +43,7 @@ from pathlib import Path
 import torch
 
 from scoring import interpreter_fixes, vendor_kernels
-from scoring.audit import audited_call_index
+from scoring.audit import AuditReservoir
 from scoring.checking import (
     CheckStats,
     OutputContractError,
@@ -64,7 +64,6 @@ from scoring.timing import (
     CpuTimer,
     GpuTimer,
     TimingPolicy,
-    calls_the_floor_makes,
     repeat_until_stable,
 )
 
@@ -174,8 +173,7 @@ class Runner:
         self.sample_rng = random.Random(derive_seed(task["seed"], "timed-call-sample"))
         self.activity_rng = random.Random(derive_seed(task["seed"], "kernel-activity"))
         self.import_launch_names: set[str] = set()
-        self.audit = task.get("audit")  # {"shape": name, "share": where among its timed calls} to profile, or None
-        self.audit_call_index: int | None = None  # the share made an index once the shape's warm-up is done
+        self.audit = task.get("audit")  # {"shape": name, "draw_seed": its AuditReservoir's seed}, or None
         self.counters = counters
         self.audit_profile: dict | None = None  # set by the profiled call, taken by its shape's result
         # Measured on an H100 (results/watch/h100_sxm/diag_*): without it, moe_swiglu's first shape timed 5% slow.
@@ -289,8 +287,8 @@ class Runner:
                             kernels_recorded=kernels_recorded) if self.recorder else None
         self._check_attempts()
         self._check_tamper()
-        if audited:
-            self.audit_profile = {"timed_call_index": self.audit_call_index, "ranges": profiled[0] if profiled else [],
+        if audited:  # a later audited call of the shape replaces it (AuditReservoir keeps the last drawn)
+            self.audit_profile = {"ranges": profiled[0] if profiled else [],
                                   "why_not": None if self.counters is None else self.counters.why_not}
             if self.counters is None:
                 self.audit_profile["why_not"] = "no counter reader in this worker (watch=false or CPU profile)"
@@ -373,30 +371,28 @@ class Runner:
         params = dict(shape.params)
         state, weights = prepared["state"], prepared["weights"]
         gen = self._generator(shape.name, "timed")
-        audited_shape = bool(self.audit and self.audit["shape"] == shape.name)
-        audit_call: int | None = None  # drawn once the warm-up has said how long a call takes
+        reservoir = AuditReservoir(self.audit["draw_seed"]) \
+            if self.audit and self.audit["shape"] == shape.name else None
         last_given: dict = {}
         timed_calls = [0]
-        audit_done: list = []
         timed_launch_names: set[str] = set()  # every timed call's, for the audited call's comparison
         timed_normwise = counts["timed_normwise"]
 
         def one_call(kind: str) -> CallTiming:
-            """kind: "warm-up", "timed" or "last". Whether a call is compared with the reference is drawn after
-            it returns, so no frame on the stack while the solution runs holds the decision."""
+            """kind: "warm-up", "audited", "timed" or "last". Whether a call is compared with the reference is
+            drawn after it returns, so no frame on the stack while the solution runs holds the decision."""
             with self.grader():
                 inputs = self.problem.module.make_inputs(params, weights, gen, self.device)
             given = _refill(last_given, inputs) if kind == "last" else _clone_all(inputs)
             last_given.clear()
             last_given.update(given)
-            audited = kind == "timed" and not audit_done and timed_calls[0] == audit_call
-            out, timing, window = self.call(shape, state, given, audited=audited)
-            if audited:  # checked like any call; its time (kernel replay) is not kept: the next call is timed
+            out, timing, window = self.call(shape, state, given, audited=kind == "audited")
+            if kind == "audited":  # checked like any call; its time (kernel replay) is not kept
                 record.note(window)
-                self.audit_profile["launch_names"] = sorted(window.launch_names) if window else None
+                self.audit_profile.update(timed_call_index=timed_calls[0], calls_profiled=reservoir.draws,
+                                          launch_names=sorted(window.launch_names) if window else None)
                 self.after_call(shape, out, weights, given, inputs, False, counts)
-                audit_done.append(True)
-                return one_call(kind)
+                return timing
             if kind == "timed":
                 timed_calls[0] += 1
                 timed_launch_names.update(window.launch_names if window else ())
@@ -417,15 +413,15 @@ class Runner:
             warm += 1
         timed_start = time.perf_counter()
         phases_s["warm_up"] = timed_start - warm_start
-        if audited_shape:
-            # Among the calls this shape surely gets (min_calls, or as many as fill min_timed_s at the warm-up's
-            # pace), not only the first min_calls: with the floor most calls come after those (INTEGRITY X13).
-            warm_call_s = phases_s["warm_up"] / warm if warm else math.inf  # no warm-up: min_calls only
-            audit_call = self.audit_call_index = audited_call_index(
-                self.audit["share"], calls_the_floor_makes(self.policy, warm_call_s))
+
+        def timed_call() -> CallTiming:
+            # The audited call stands in the place of the timed call after it (INTEGRITY X13: AuditReservoir).
+            if reservoir is not None and reservoir.profile_before(timed_calls[0]):
+                one_call("audited")
+            return one_call("timed")
+
         window_start_s = time.monotonic()  # one clock for every process: the scorer's GPU readings (gpu_state.py)
-        stats = repeat_until_stable(lambda: one_call("timed"), self.policy,
-                                    may_stop=lambda: audit_call is None or bool(audit_done))
+        stats = repeat_until_stable(timed_call, self.policy)
         window = [window_start_s, time.monotonic()]
         last_start = time.perf_counter()
         phases_s["timed_calls"] = last_start - timed_start
@@ -434,8 +430,9 @@ class Runner:
         # answers it with a stale output whatever the allocator recycles.
         one_call("last")
         phases_s["last_call"] = time.perf_counter() - last_start
-        if audit_done and self.audit_profile is not None:
-            self.audit_profile["timed_calls_launch_names"] = sorted(timed_launch_names) if self.recorder else None
+        if reservoir is not None and self.audit_profile is not None:
+            self.audit_profile.update(timed_calls=timed_calls[0], timed_calls_launch_names=sorted(timed_launch_names)
+                                      if self.recorder else None)
         return stats, warm, window
 
     # -- one shape --------------------------------------------------------------------------------------

@@ -9,8 +9,12 @@ Three kinds of case, all scored by `python -m scoring.corpus` through `scoring.r
           "cpu": {"status": "incorrect",       # the system status it must get in the CPU profile, or a list
                                                # of the statuses it may get (an outcome that turns on noise)
                   "shapes": {"square_64": "incorrect"},   # optional: per-shape statuses (or lists)
-                  "detail": "X04: input mutation",        # optional: text some shape's detail must contain
-                  "shape_timeout_s": 20},                 # optional: the per-shape limit for this case
+                  "detail": "X04: input mutation",        # optional: text some shape's detail (or a failed
+                                                          # audit's outcome) must contain
+                  "shape_timeout_s": 20,                  # optional: the per-shape limit for this case
+                  "seed_secret": "9f3c..."},              # optional: scored as a replay of this secret, for a
+                                                          # defence that is drawn (the audited call) and
+                                                          # fires on the draws this secret makes
           "gpu": {"not_exercised": "why"},     # a device where the exploit cannot be attempted says why
       }
 * known_wrong: `problems/<name>/solutions/wrong/<name>.py` with EXPECTED = {"cpu": STATUS, "gpu": STATUS},
@@ -37,7 +41,7 @@ CORPUS_ROOT = REPO_ROOT / "adversarial"
 PROFILES = ("cpu", "gpu")
 SHAPE_SETS = ("visible", "held_out", "property", "all")
 KINDS = ("adversary", "known_wrong", "house")
-_DEVICE_KEYS = {"status", "shapes", "detail", "shape_timeout_s"}
+_DEVICE_KEYS = {"status", "shapes", "detail", "shape_timeout_s", "seed_secret"}
 _CLASS_PATTERN = re.compile(r"X\d\d")
 
 
@@ -52,13 +56,14 @@ class Expectation:
     shapes: dict[str, str | tuple[str, ...]] = field(default_factory=dict)
     detail: str | None = None
     shape_timeout_s: float | None = None
+    seed_secret: str | None = None
     not_exercised: str | None = None
 
     def as_dict(self) -> dict:
         if self.not_exercised:
             return {"not_exercised": self.not_exercised}
         return {"status": _listed(self.status), "shapes": {n: _listed(s) for n, s in self.shapes.items()},
-                "detail": self.detail}
+                "detail": self.detail, **({"seed_secret": self.seed_secret} if self.seed_secret else {})}
 
 
 def _listed(status):
@@ -134,8 +139,11 @@ def parse_expectation(path: Path, profile: str, entry: object) -> Expectation:
     timeout = entry.get("shape_timeout_s")
     if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
         raise CaseError(f"{path}: {where}['shape_timeout_s'] must be a positive number of seconds")
+    secret = entry.get("seed_secret")
+    if secret is not None and not (isinstance(secret, str) and secret and all(c in "0123456789abcdef" for c in secret)):
+        raise CaseError(f"{path}: {where}['seed_secret'] must be lowercase hex digits (a result's seeds.secret)")
     return Expectation(_check_status(path, f"{where}['status']", entry["status"]), dict(shapes), detail,
-                       float(timeout) if timeout is not None else None)
+                       float(timeout) if timeout is not None else None, secret)
 
 
 def adversary_case(path: Path, problem: str) -> Case:

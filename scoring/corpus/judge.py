@@ -1,7 +1,7 @@
 """Whether a scoring result is what a corpus case expects on this profile. Torch-free.
 
 Compared: the solution's system status, the per-shape statuses the case declares, and the text its
-detail must contain (searched in every shape's detail and the import detail). A house kernel must also
+detail must contain (searched in every shape's detail, the import detail and every failed audit's outcome). A house kernel must also
 pass every shape and fail no audit. `class_named` reports whether the case's class id appears in the
 observed details: informative, since a wrong output is reported with the classes the checker cannot
 tell apart (e.g. "X01/X24", "X02/X03/X13") and not with the adversary's intent.
@@ -51,6 +51,7 @@ def mismatches(case: Case, expected: Expectation, result: dict) -> list[str]:
     if expected.detail:
         everything = [s.get("detail") or "" for s in result["systems"][0]["shapes"]]
         everything.append(result["systems"][0].get("import_detail") or "")
+        everything += observed.failed_audits  # "tensor_precision: failed (X20: ...)"
         if not any(expected.detail in text for text in everything):
             found.append(f"no detail contains {expected.detail!r}")
     if case.kind == "house":

@@ -98,7 +98,7 @@ def run_config(case: Case, config: CorpusConfig, profile: str) -> RunConfig:
     return RunConfig(problem=case.problem, solution=str(case.path), shapes=case.shape_set, device=config.device,
                      lines=config.lines if case.kind == "house" else "none", progress=False, out=config.out,
                      import_timeout_s=IMPORT_TIMEOUT_S, shape_timeout_s=expected.shape_timeout_s or SHAPE_TIMEOUT_S,
-                     **TIMING[profile])
+                     seed_secret=expected.seed_secret or "", **TIMING[profile])
 
 
 def score_case(case: Case, config: CorpusConfig, profile: str) -> dict:

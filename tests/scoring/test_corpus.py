@@ -66,6 +66,8 @@ def test_every_case_declares_both_profiles_and_every_problem_has_a_house_case():
     ('{"class": None, "cpu": {"status": ["passed", "fine"]}, "gpu": {"status": "passed"}}', "is 'fine'"),
     ('{"class": None, "shape_set": "seen", "cpu": {"status": "passed"}, "gpu": {"status": "passed"}}', "shape_set"),
     ("make_expected()", "must be a literal"),
+    ('{"class": None, "cpu": {"status": "passed", "seed_secret": "../x"}, "gpu": {"status": "passed"}}',
+     "EXPECTED['cpu']['seed_secret'] must be lowercase hex"),
 ])
 def test_a_bad_expected_names_the_file_and_the_field(tmp_path, literal, words):
     path = tmp_path / "bad_case.py"
@@ -167,3 +169,22 @@ def test_an_outcome_that_turns_on_noise_may_list_the_statuses_it_can_get(tmp_pat
         "status 'incorrect', expected 'passed' or 'integrity'",
         "shape 'square_64' is 'incorrect', expected 'passed' or 'integrity'"]
     assert runner.runs_alone(case, "cpu")
+
+
+def test_a_drawn_defence_is_scored_with_its_recorded_secret_and_its_audit_detail_matched(tmp_path):
+    """X20_bf16_past_the_first_timed_calls.py fails the audit on the draws its recorded secret makes: the run
+    replays that secret, and the detail it expects is found in the failed audit's outcome."""
+    from scoring.corpus.judge import mismatches
+
+    case = next(c for c in all_cases() if c.case_id == "fp8_gemm/X20_bf16_past_the_first_timed_calls")
+    expected = case.expected["gpu"]
+    assert runner.run_config(case, runner.CorpusConfig(), "gpu").seed_secret == expected.seed_secret == "0000000000000018"
+    assert runner.run_config(case, runner.CorpusConfig(), "cpu").seed_secret == ""
+
+    def result(outcome):
+        return {"systems": [{"status": "integrity", "shapes": [{"name": "square_8192", "status": "passed"}],
+                             "audits": [{"id": "tensor_precision", "outcome": outcome}]}]}
+
+    assert mismatches(case, expected, result("failed (X20: tensor work on the bf16 path, expected fp8)")) == []
+    assert mismatches(case, expected, result("failed (X22: a third of the formula's work)")) == [
+        "no detail contains 'tensor_precision: failed (X20'"]

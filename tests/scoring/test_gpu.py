@@ -28,6 +28,8 @@ def test_house_kernel_passes_with_the_precision_audit_and_a_plausible_fraction(t
     assert result["status"] == "passed"
     audits = {audit["id"]: audit for audit in result["systems"][0]["audits"]}
     assert audits["tensor_precision"]["outcome"] == "passed", audits
+    precision = audits["tensor_precision"]  # the last call the reservoir drew among the shape's timed calls
+    assert 0 <= precision["timed_call_index"] < precision["timed_calls"] and precision["calls_profiled"] >= 1
     representative = audits["profiled_call_representative"]
     assert representative["outcome"] == "passed", representative
     assert "_fp8_gemm_kernel" in representative["evidence"]["profiled_call"]

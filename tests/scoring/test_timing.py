@@ -4,11 +4,10 @@ import time
 
 import pytest
 
-from scoring.audit import audited_call_index
+from scoring.audit import AuditReservoir
 from scoring.timing import (
     CallTiming,
     TimingPolicy,
-    calls_the_floor_makes,
     median_rse,
     repeat_until_stable,
     summarise,
@@ -69,31 +68,44 @@ def test_deciles_stay_within_the_calls_however_few_and_spread():
     assert 0.6 <= stats.launch_p90_ms <= 35.5
 
 
-def test_the_calls_a_shape_surely_gets_follow_the_floor_within_the_policy():
-    policy = TimingPolicy(min_calls=10, min_timed_s=0.25, max_calls=400, budget_s=15.0)
-    assert calls_the_floor_makes(policy, 0.003) == 83  # 3 ms calls: the floor, not min_calls
-    assert calls_the_floor_makes(policy, 0.05) == 10  # 50 ms calls: min_calls
-    assert calls_the_floor_makes(policy, 1e-6) == 400  # never past max_calls
-    assert calls_the_floor_makes(TimingPolicy(min_calls=10, min_timed_s=5.0, budget_s=0.1), 0.001) == 100
-    assert calls_the_floor_makes(policy, 0.0) == 400
+def _kept_slots(draw_seed: int, calls: int) -> tuple[int, int]:
+    """(the timed call the reservoir keeps among `calls`, how many it profiled) for one seed."""
+    reservoir = AuditReservoir(draw_seed)
+    kept = None
+    for index in range(calls):
+        if reservoir.profile_before(index):
+            kept = index
+    return kept, reservoir.draws
 
 
-def test_the_audited_call_index_covers_every_call_and_no_more():
-    assert [audited_call_index(share, 4) for share in (0.0, 0.24, 0.25, 0.74, 0.999999)] == [0, 0, 1, 2, 3]
-    assert audited_call_index(0.5, 1) == 0
+@pytest.mark.parametrize("calls", [1, 10, 83, 400])
+def test_the_audit_reservoir_keeps_each_timed_call_equally_often_however_many_there_are(calls):
+    """Slot 0 is always drawn (every timed shape has its audited call before timing may stop), the kept call
+    is uniform over the calls made (a chi-square test at p = 0.001 over 10000 seeds), and the profiled calls
+    number the harmonic number of `calls` on average."""
+    seeds = 10000
+    counts = [0] * calls
+    profiled = 0
+    for seed in range(seeds):
+        kept, draws = _kept_slots(seed, calls)
+        counts[kept] += 1
+        profiled += draws
+    assert all(AuditReservoir(seed).profile_before(0) for seed in range(100))
+    if calls > 1:
+        expected = seeds / calls
+        chi_square = sum((count - expected) ** 2 / expected for count in counts)
+        # the 0.999 quantile of chi-square with calls - 1 degrees of freedom (Wilson-Hilferty)
+        dof = calls - 1
+        limit = dof * (1 - 2 / (9 * dof) + 3.0902 * (2 / (9 * dof)) ** 0.5) ** 3
+        assert chi_square < limit, (chi_square, limit)
+    harmonic = sum(1 / k for k in range(1, calls + 1))
+    assert abs(profiled / seeds - harmonic) < 0.05 * harmonic
 
 
-def test_the_timing_does_not_stop_before_the_audited_call_has_come():
-    calls = iter([CallTiming(1.0, 1.2, 0.0)] * 1000)
-    made = []
+def test_a_late_switch_is_caught_as_often_as_it_covers_the_timed_calls():
+    """A solution that changes path after its first k of n timed calls is audited on the changed path with
+    probability 1 - k/n: what an index fixed before timing (drawn among the first min_calls) left at zero."""
+    seeds, calls, honest_calls = 20000, 60, 10
+    caught = sum(_kept_slots(seed, calls)[0] >= honest_calls for seed in range(seeds)) / seeds
+    assert abs(caught - (1 - honest_calls / calls)) < 0.015, caught
 
-    def one_call():
-        made.append(1)
-        return next(calls)
-
-    policy = TimingPolicy(min_calls=10, min_timed_s=0.0, max_calls=500, target_rse=0.005)
-    stats = repeat_until_stable(one_call, policy, may_stop=lambda: len(made) > 37)
-    assert stats.stop_reason == "converged" and stats.count == 38
-    stats = repeat_until_stable(lambda: next(calls), TimingPolicy(min_calls=10, min_timed_s=0.0, max_calls=20),
-                                may_stop=lambda: False)
-    assert stats.stop_reason == "max_calls" and stats.count == 20  # max_calls ends it regardless

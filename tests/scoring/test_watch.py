@@ -267,9 +267,9 @@ def test_a_machine_without_cupti_says_why_instead_of_passing(monkeypatch):
 
 def test_the_audited_call_is_drawn_from_the_timed_shapes_with_the_run_seed():
     shapes = [Shape("a", "visible", {"M": 1}), Shape("b", "held_out", {"M": 2}), Shape("p", "property", {"M": 3})]
-    draws = {(shape.name, share) for shape, share in (choose_audited_call(shapes, seed) for seed in range(40))}
+    draws = {(shape.name, draw_seed) for shape, draw_seed in (choose_audited_call(shapes, seed) for seed in range(40))}
     assert {name for name, _ in draws} == {"a", "b"}
-    assert all(0 <= share < 1 for _, share in draws) and len(draws) == 40
+    assert all(0 <= draw_seed < 2**64 for _, draw_seed in draws) and len(draws) == 40
     assert choose_audited_call(shapes, 7) == choose_audited_call(shapes, 7)
     assert choose_audited_call(shapes[2:], 7) is None
 
