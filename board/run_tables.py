@@ -115,6 +115,17 @@ def shape_table(system: dict) -> Markup:
     return Markup(f'<table class="sortable shapes">{_HEAD}<tbody>{"".join(rows)}</tbody></table>')
 
 
+def _audited_call(audit: dict) -> str:
+    """Where the audit looked: the shape, and for a counter audit which timed call was judged (1-based; "of n"
+    and how many the reservoir profiled where the result says, since 7bd445e)."""
+    index, made, profiled = audit.get("timed_call_index"), audit.get("timed_calls"), audit.get("calls_profiled")
+    where = str(audit.get("shape") or "")
+    if isinstance(index, int) and not isinstance(index, bool):
+        where += f", timed call {index + 1}" + (f" of {made}" if isinstance(made, int) else "") + \
+            (f" ({profiled} profiled)" if isinstance(profiled, int) else "")
+    return where
+
+
 def audit_table(audits: list) -> Markup:
     rows = []
     for audit in audits:
@@ -124,9 +135,10 @@ def audit_table(audits: list) -> Markup:
         css = "status-passed" if outcome == "passed" else ("status-integrity" if outcome.startswith("failed") else "muted")
         evidence = escape(json.dumps(audit.get("evidence"), indent=1, default=str))
         rows.append(f"<tr><td>{escape(str(audit.get('id', '')))}</td><td>{escape(', '.join(map(str, audit.get('classes') or [])))}</td>"
-                    f"<td>{escape(str(audit.get('expect', '')))}</td><td class=\"{css}\">{escape(outcome)}</td>"
+                    f"<td>{escape(str(audit.get('expect', '')))}</td><td>{escape(_audited_call(audit))}</td>"
+                    f"<td class=\"{css}\">{escape(outcome)}</td>"
                     f'<td><details><summary class="small">details</summary><pre class="doc">{evidence}</pre></details></td></tr>')
-    return Markup("<table><thead><tr><th>audit</th><th>guards</th><th>expect</th><th>outcome</th><th>evidence</th></tr>"
+    return Markup("<table><thead><tr><th>audit</th><th>guards</th><th>expect</th><th>shape, call</th><th>outcome</th><th>evidence</th></tr>"
                   f"</thead><tbody>{''.join(rows)}</tbody></table>")
 
 

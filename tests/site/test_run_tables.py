@@ -1,8 +1,9 @@
-"""A run page's shape table shows each timed shape's SM clock (scoring/gpu_state.py), or a dash that says why."""
+"""A run page's shape table shows each timed shape's SM clock (scoring/gpu_state.py), or a dash that says why;
+its audit table says which timed call the counter audit judged."""
 
 import re
 
-from board.run_tables import shape_table
+from board.run_tables import audit_table, shape_table
 
 
 def cells(html: str) -> list[str]:
@@ -38,3 +39,17 @@ def test_a_steady_clock_is_one_number_and_a_missing_reading_a_dash_with_its_reas
     assert ">1980</td>" in clock_cell(rows[0]) and "clock event reasons: none" in clock_cell(rows[0])
     assert clock_cell(rows[1]) == '<td class="num" title="NVML unavailable (&lt;no library&gt;)">—</td>'
     assert clock_cell(rows[2]) == '<td class="num">—</td>'  # a result from before gpu_state
+
+
+def test_the_audit_table_names_the_judged_call_among_the_timed_calls_and_older_results_as_they_say():
+    audits = [{"id": "tensor_precision", "classes": ["X20", "X22"], "expect": "fp8", "shape": "square_8192",
+               "timed_call_index": 15, "timed_calls": 19, "calls_profiled": 3, "outcome": "failed (X20: bf16)"},
+              {"id": "tensor_precision", "shape": "decode_m16", "timed_call_index": 0, "outcome": "passed"},
+              {"id": "vendor_kernels", "shape": "decode_m16", "outcome": "passed"},
+              {"id": "tensor_precision", "outcome": "not verified (CPU profile: no GPU counters to read)"}]
+    html = str(audit_table(audits))
+    assert "shape, call</th>" in html
+    rows = html.split("<tr>")[2:]
+    assert cells(rows[0])[3] == "<td>square_8192, timed call 16 of 19 (3 profiled)</td>"
+    assert cells(rows[1])[3] == "<td>decode_m16, timed call 1</td>"  # a result from before the reservoir
+    assert cells(rows[2])[3] == "<td>decode_m16</td>" and cells(rows[3])[3] == "<td></td>"
