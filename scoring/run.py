@@ -7,12 +7,20 @@ Exit status: 0 when the solution passed everything, 1 when it did not (the resul
 way), 2 for a usage or problem-data error.
 """
 
+# ruff: noqa: E402 -- the imports below come after the first worker's start, which must not wait for torch
+
 from __future__ import annotations
+
+import sys
+
+if __name__ == "__main__":  # as a command: the solution's worker starts while this process imports
+    from scoring.first_worker import start_ahead
+
+    start_ahead(sys.argv[1:])
 
 import json
 import platform
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone

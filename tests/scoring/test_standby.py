@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from scoring.config import RunConfig
 from scoring.corpus.cases import CORPUS_ROOT
+from scoring.first_worker import likely_device, start_ahead
 from scoring.isolation import child_env
 from scoring.run import run
 from scoring.standby import STANDBY, WorkerProcess
@@ -64,7 +67,7 @@ def test_the_solution_sees_the_same_process_whether_its_worker_was_started_ahead
     assert "started ahead" in text and "probe imported" in text  # the solution's output reached its log
 
 
-def test_a_run_starts_the_next_systems_worker_ahead_unless_told_not_to(tmp_path):
+def test_a_run_starts_its_workers_ahead_unless_told_not_to(tmp_path):
     def processes(prestart: str) -> list[list[dict]]:
         done = subprocess.run([sys.executable, "-m", "scoring.run", "problem=softmax", "device=cpu", "lines=eager",
                                "audits=false", "shapes=visible", "check_seeds=1", "min_calls=2", "max_calls=3",
@@ -73,8 +76,10 @@ def test_a_run_starts_the_next_systems_worker_ahead_unless_told_not_to(tmp_path)
         path = [line[len("result: "):] for line in done.stdout.splitlines() if line.startswith("result: ")][-1]
         return [system["processes"] for system in json.loads(Path(path.strip()).read_text())["systems"]]
 
-    (house,), (eager,) = processes("true")  # the house starts the eager line's worker; the last line none
-    assert house["started_ahead_s"] == 0.0 and eager["started_ahead_s"] > 0.0
+    # The house's worker was started before the scorer imported torch (scoring/first_worker.py), the eager
+    # line's while the house ran; the last line starts none.
+    (house,), (eager,) = processes("true")
+    assert house["started_ahead_s"] > 0.0 and eager["started_ahead_s"] > 0.0
     assert all(p["started_ahead_s"] == 0.0 for system in processes("false") for p in system)
 
 
@@ -125,3 +130,31 @@ def test_a_worker_that_dies_before_its_order_leaves_its_output_in_the_log(tmp_pa
     worker.keep_early_output(log)
     worker.discard()
     assert b"a torch broken for this test" in log.getvalue()
+
+
+@pytest.mark.parametrize("argv,started", [
+    (["problem=softmax", "device=cpu"], True),
+    (["softmax", "device=cpu"], True),
+    (["problem=softmax", "device=cpu", "prestart=false"], False),
+    (["help"], False),
+    (["list"], False),
+    ([], False),
+    (["problem=softmax", "device=cpu", "min_calls=9", "max_calls=3"], False),  # malformed: main reports it
+])
+def test_the_first_worker_starts_only_for_a_run_that_prestarts(argv, started):
+    STANDBY.close()
+    try:
+        assert start_ahead(argv) is started and STANDBY.waiting() is started
+        if started:  # the worker the run will ask for: same environment, so it is taken
+            worker, started_ahead = STANDBY.take(child_env("cpu"), REPO)
+            assert started_ahead
+            worker.discard()
+    finally:
+        STANDBY.close()
+
+
+def test_auto_is_guessed_from_the_driver_nodes_without_torch(monkeypatch):
+    monkeypatch.setattr("scoring.first_worker.os.path.exists", lambda path: path == "/dev/nvidiactl")
+    assert likely_device("auto") == "cuda" and likely_device("cpu") == "cpu" and likely_device("cuda:1") == "cuda:1"
+    monkeypatch.setattr("scoring.first_worker.os.path.exists", lambda path: False)
+    assert likely_device("auto") == "cpu"
