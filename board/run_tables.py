@@ -138,7 +138,8 @@ def audit_table(audits: list) -> Markup:
                     f"<td>{escape(str(audit.get('expect', '')))}</td><td>{escape(_audited_call(audit))}</td>"
                     f"<td class=\"{css}\">{escape(outcome)}</td>"
                     f'<td><details><summary class="small">details</summary><pre class="doc">{evidence}</pre></details></td></tr>')
-    return Markup("<table><thead><tr><th>audit</th><th>guards</th><th>expect</th><th>shape, call</th><th>outcome</th><th>evidence</th></tr>"
+    return Markup("<table><thead><tr><th>audit</th><th>guards</th><th>expect</th><th>shape, call</th>"
+                  "<th>outcome</th><th>evidence</th></tr>"
                   f"</thead><tbody>{''.join(rows)}</tbody></table>")
 
 

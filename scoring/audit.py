@@ -1,17 +1,17 @@
-"""Hardware-counter audits through Nsight Compute: what the tensor pipe really executed.
+"""Hardware-counter audits: what the tensor pipe really executed.
 
 fp8 values are exact in bf16, so no numeric check tells an fp8 GEMM from a bf16 GEMM on fp8 data (X20);
 the tensor pipe's per-source-precision operation counters do, and their total against the problem's
 FLOP formula shows skipped work (X22). Outcomes are `passed`, `failed (Xnn: detail)` or
 `not verified (why)`: an audit that could not run is never reported as passed.
 
-The profiled call is a timed call of the solution's own scoring worker, drawn with the run's secret seed
-(a timed shape, then a reservoir over its timed calls, `AuditReservoir`): every GPU worker loads CUPTI's range
+The profiled call is a timed call of the solution's own scoring worker, drawn with the run's secret seed (a
+timed shape, then a reservoir over its timed calls, `AuditReservoir`): every GPU worker loads CUPTI's range
 profiler before the solution is imported (scoring/counters.py), and the worker switches it on for the drawn
-calls (kernel replay: the call's outputs are unchanged; its time is not kept; the last one drawn is judged). No second process, no ncu, no profiler environment: the
-process the solution runs in looks the same whichever call is audited, and a solution that is honest only
-when profiled is honest on every timed call. (Grader state inside the process, which code that walks the
-grader's frames or objects can read, is the residual: docs/integrity.md.)
+calls (kernel replay: the call's outputs are unchanged; its time is not kept; the last one drawn is judged). No
+second process, no ncu, no profiler environment: the process the solution runs in looks the same whichever call
+is audited, and a solution that is honest only when profiled is honest on every timed call. (Grader state inside
+the process, which code that walks the grader's frames or objects can read, is the residual: docs/integrity.md.)
 `profile_one_call` (ncu on a separate process, `scoring.audit_target`) remains for the measuring command
 `scoring.tensor_ops` only.
 """

@@ -94,7 +94,8 @@ CLASSES: tuple[Defence, ...] = (
              f"{CORPUS}X13_watch_aware_vendor_call.py", f"{CORPUS}X13_swallows_the_refusal.py",
              f"{CORPUS}X13_skips_work_when_unwatched.py", f"{CORPUS}X13_reads_the_check_flag_from_the_callers_frame.py",
              f"{CORPUS}X20_fp8_only_when_profiled.py", f"{CORPUS}X13_other_kernels_on_the_audited_call.py",
-             f"{CORPUS}X20_residual_same_kernel_name_when_audited.py", f"{CORPUS}X20_bf16_past_the_first_timed_calls.py",
+             f"{CORPUS}X20_residual_same_kernel_name_when_audited.py",
+             f"{CORPUS}X20_bf16_past_the_first_timed_calls.py",
              "tests/scoring/test_timing.py::test_a_late_switch_is_caught_as_often_as_it_covers_the_timed_calls"),
             "cpu+gpu"),
     Defence("X14", "early exit / fake result line", "results travel on the parent's private pipe; a child that "

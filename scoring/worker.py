@@ -16,9 +16,10 @@ verification of the output (the problem's `verify_call`: Freivalds for the GEMMs
 Which calls are also compared with the full fp64 reference is decided after the call returns: the
 correctness seeds, a random sample of timed calls, and the last one, on the previous call's tensors
 refilled in place. Every GPU worker loads CUPTI's range profiler (scoring/counters.py) before the solution is
-imported; in the solution's worker calls drawn with the run's secret seed among one shape's timed calls run
-with it switched on (kernel replay: the call's outputs are those of an unprofiled call; its time is not kept),
-and the last drawn call's tensor-pipe counters are the counter audit (scoring/audit.py, AuditReservoir). No other process, profiler or environment is involved.
+imported; in the solution's worker calls drawn with the run's secret seed among one shape's timed calls run with
+it switched on (kernel replay: the call's outputs are those of an unprofiled call; its time is not kept), and
+the last drawn call's tensor-pipe counters are the counter audit (scoring/audit.py, AuditReservoir). No other
+process, profiler or environment is involved.
 
 An exception the solution raises on the host (an assert, an unsupported size, a compiler error) fails its
 shape, and this worker goes on to the next once `Runner.recover` has charged the failed call with what it

@@ -1,10 +1,10 @@
 """Whether a scoring result is what a corpus case expects on this profile. Torch-free.
 
-Compared: the solution's system status, the per-shape statuses the case declares, and the text its
-detail must contain (searched in every shape's detail, the import detail and every failed audit's outcome). A house kernel must also
-pass every shape and fail no audit. `class_named` reports whether the case's class id appears in the
-observed details: informative, since a wrong output is reported with the classes the checker cannot
-tell apart (e.g. "X01/X24", "X02/X03/X13") and not with the adversary's intent.
+Compared: the solution's system status, the per-shape statuses the case declares, and the text its detail must
+contain (searched in every shape's detail, the import detail and every failed audit's outcome). A house kernel
+must also pass every shape and fail no audit. `class_named` reports whether the case's class id appears in the
+observed details: informative, since a wrong output is reported with the classes the checker cannot tell apart
+(e.g. "X01/X24", "X02/X03/X13") and not with the adversary's intent.
 """
 
 from __future__ import annotations

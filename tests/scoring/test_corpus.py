@@ -178,7 +178,8 @@ def test_a_drawn_defence_is_scored_with_its_recorded_secret_and_its_audit_detail
 
     case = next(c for c in all_cases() if c.case_id == "fp8_gemm/X20_bf16_past_the_first_timed_calls")
     expected = case.expected["gpu"]
-    assert runner.run_config(case, runner.CorpusConfig(), "gpu").seed_secret == expected.seed_secret == "0000000000000018"
+    replayed = runner.run_config(case, runner.CorpusConfig(), "gpu").seed_secret
+    assert replayed == expected.seed_secret == "0000000000000018"
     assert runner.run_config(case, runner.CorpusConfig(), "cpu").seed_secret == ""
 
     def result(outcome):
