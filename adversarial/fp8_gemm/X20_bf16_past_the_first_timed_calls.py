@@ -12,10 +12,10 @@ call after the fifth.
 Defence (GPU): the audited call is drawn by a reservoir over every timed call made (scoring/audit.py
 AuditReservoir): call i is profiled with probability 1/(i+1) and the last one drawn is judged, so each timed
 call is the judged one with probability 1/n whatever the warm-up's pace. This case is scored with a recorded
-secret whose draws reach timed call 5 (among at least 6 the floor of timed seconds gives), past the honest
-ones, so it fails the audit every time; with a fresh secret it fails with probability 1 - 5/n per run, and a
-solution that moves the median must switch on more than half of the timed calls (tests/scoring/test_timing.py
-measures both rates over many seeds).
+secret whose draws reach timed call 5, past the honest ones, so it fails the audit whenever the shape gets six
+or more timed calls (19 on an H100, where its calls fill the floor of timed seconds); with a fresh secret it
+fails with probability 1 - 5/n per run, and a solution that moves the median must switch on more than half of
+the timed calls (tests/scoring/test_timing.py measures both rates over many seeds).
 """
 
 import time
