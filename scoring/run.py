@@ -29,6 +29,7 @@ from pathlib import Path
 from scoring.audit import choose_audited_call, run_audits
 from scoring.config import ConfigError, RunConfig, help_text, parse_args
 from scoring.failure_class import classify
+from scoring.first_worker import HELP_WORDS, LIST_WORD
 from scoring.gpu_state import NOT_SAMPLED, GpuStateSampler
 from scoring.hardware import Hardware, HardwareError, detect
 from scoring.isolation import REPO_ROOT, outcome_without_a_worker, run_system
@@ -78,12 +79,11 @@ def timing_policy(role: str, config: RunConfig) -> TimingPolicy:
     (`line_budget_s`), never longer than the solution's, so a run asking for a short budget gets it throughout.
     The floor of timed seconds (`min_timed_s`) is the solution's only: the lines are measured once per key
     and reused, and their repeat agreement was measured without it (docs/results.md)."""
-    if role == "solution":
-        return TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls, min_timed_s=config.min_timed_s,
-                            max_calls=config.max_calls, target_rse=config.target_rse, budget_s=config.budget_s)
-    return TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls, min_timed_s=0.0,
-                        max_calls=config.max_calls, target_rse=config.target_rse,
-                        budget_s=min(config.line_budget_s, config.budget_s))
+    solution = role == "solution"
+    return TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls,
+                        min_timed_s=config.min_timed_s if solution else 0.0, max_calls=config.max_calls,
+                        target_rse=config.target_rse,
+                        budget_s=config.budget_s if solution else min(config.line_budget_s, config.budget_s))
 
 
 def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, config: RunConfig,
@@ -267,10 +267,10 @@ def list_problems() -> str:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] in ("help", "-h", "--help"):
+    if not argv or argv[0] in HELP_WORDS:
         print(help_text())
         return 0
-    if argv[0] == "list":
+    if argv[0] == LIST_WORD:
         print(list_problems())
         return 0
     try:
