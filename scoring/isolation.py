@@ -1,6 +1,6 @@
 """Run one solution in child processes, surviving whatever it does.
 
-The parent gives a `python -m scoring.worker` process (started for it, or ahead of it: scoring/standby.py)
+The parent gives a `python -m scoring.judge` process (started for it, or ahead of it: scoring/standby.py)
 its order: the task, a private pipe for results, and the log file for the solution's output. It enforces
 an import deadline and a per-shape deadline (killing the whole process group), and turns every way a child
 can end into a classified per-shape status: a crash, a CUDA error or an early exit ends only the shape in
@@ -208,10 +208,12 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
                     next_index = message["index"] + 1
                 elif event == "done":
                     finished = True
+            if finished:
+                break  # the judge's word is in: a process that lingers after it is killed below
     finally:
         selector.close()
         os.close(read_fd)
-        returncode = _wait(proc)
+        returncode = _wait(proc, 30 if not finished else 5)
         worker.keep_early_output(log)
         process["lifetime_s"] = time.monotonic() - ordered
         Path(task_path).unlink(missing_ok=True)  # the worker removes it on start; not if it died first
@@ -233,9 +235,9 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
     return next_index
 
 
-def _wait(proc: subprocess.Popen) -> int:
+def _wait(proc: subprocess.Popen, timeout_s: float) -> int:
     try:
-        return proc.wait(timeout=30)
+        return proc.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         kill_group(proc)
         return proc.wait()

@@ -3,7 +3,7 @@
 A worker spends ~3.9 s in the interpreter's start and its imports (torch, Triton, the scorer) before it does
 anything with the GPU (median over a day of results' `processes` on the H100s, issue 17), and a run starts
 one per system, more when a shape crashes its process. Every worker is therefore started the same way: the
-interpreter and `scoring.worker`'s imports, then it waits on its stdin for its order (the task file and the
+interpreter and `scoring.judge`'s imports, then it waits on its stdin for its order (the task file and the
 system's log). Started at once, it gets its order at once; started while the previous system is being timed
 (a `Standby`, only where a later system of the run will need a worker: scoring/run.py), it waits,
 importing nothing more and touching no GPU, until the supervisor hands it the next system's order. From
@@ -36,7 +36,7 @@ def kill_group(proc: subprocess.Popen) -> None:
 
 
 class WorkerProcess:
-    """One `python -m scoring.worker` process, from its start to its order, then the supervisor's."""
+    """One `python -m scoring.judge` process, from its start to its order, then the supervisor's."""
 
     def __init__(self, env: dict[str, str], cwd: Path):
         self.env = env
@@ -45,7 +45,7 @@ class WorkerProcess:
         # worker moves it into the system's log when the order comes, the supervisor if it ended before.
         self._early_output = tempfile.NamedTemporaryFile("w+b", prefix="ceiling-worker-", suffix=".log",
                                                          delete=False)
-        self.proc = subprocess.Popen([sys.executable, "-m", "scoring.worker", str(write_fd)], pass_fds=(write_fd,),
+        self.proc = subprocess.Popen([sys.executable, "-m", "scoring.judge", str(write_fd)], pass_fds=(write_fd,),
                                      stdin=subprocess.PIPE, stdout=self._early_output, stderr=subprocess.STDOUT,
                                      cwd=cwd, env=env, start_new_session=True)
         os.close(write_fd)

@@ -1,0 +1,306 @@
+"""The judge's end of its worker: start it in its sandbox, and carry every order and answer with a deadline.
+
+One worker per judge process, started as soon as the judge starts (its interpreter and imports overlap
+the judge's), told its task once the judge has its order, calibrated (GPU: trusted null calls that measure
+what the judge's clock adds, and check that the worker's DONE event orders the judge's stream), then told
+to import the solution. A worker that dies, goes silent past the deadline, floods or breaks the channel is
+a `WorkerLost` with the reason (X32), and is killed with everything it started: its namespace's init dies
+with it (`unshare --kill-child`; outside a sandbox, its own process group).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from scoring import sandbox
+from scoring.shared_tensors import (
+    DescriptorError,
+    InputSlots,
+    OutputMailbox,
+    OutputOpener,
+    check_descriptor,
+)
+from scoring.wire import Reader, WireError, send
+
+CALIBRATION_CALLS = 24
+CALIBRATION_SLEEP_CYCLES = (0, 100_000)  # a null call and one of ~55 us at 1.8 GHz
+
+
+def _die_with_the_judge() -> None:
+    """In the worker's (or unshare's) process, before exec: SIGKILL when the judge dies, however it dies."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+class SolutionFailed(Exception):
+    """The solution's code raised (or was refused) in the worker: the worker's classification."""
+
+    def __init__(self, status: str, detail: str, fresh: bool):
+        super().__init__(detail)
+        self.status, self.detail, self.fresh = status, detail, fresh
+
+
+class WorkerLost(Exception):
+    """The worker died, went silent, or broke the channel (X14/X32): the shape cannot go on in it."""
+
+    def __init__(self, status: str, detail: str):
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+
+
+@dataclass
+class CallReport:
+    """One call as the judge saw it."""
+    out: torch.Tensor | None  # the judge's own copy of the output, taken when DONE completed
+    contract_error: str | None
+    inputs_unchanged: bool
+    worker_timing: dict  # the worker's CallTiming fields (its claim)
+    span_ms: float | None  # the judge's clock: t1 - t0 around the worker's call (GPU)
+    host_ms: float  # the judge's wall time from the order to the worker's "done"
+    audit_profile: dict | None = None
+
+
+@dataclass
+class Calibration:
+    """What the judge's clock adds to a trusted call's event time (span minus events), per call length."""
+    gaps_us: dict = field(default_factory=dict)  # sleep cycles -> [gap per call]
+    ordered: bool = True  # every calibration span contained its call
+    detail: str = ""
+    tails_ms: list = field(default_factory=list)  # the worker's device-wide synchronise wait, nothing outliving
+
+    def idle_tail_ms(self) -> float:
+        return statistics.quantiles(self.tails_ms, n=10)[-1] if len(self.tails_ms) >= 2 else 0.0
+
+    def null_gap_us(self) -> float | None:
+        gaps = [g for values in self.gaps_us.values() for g in values]
+        return statistics.median(gaps) if gaps else None
+
+    def as_dict(self) -> dict:
+        summary = {str(k): {"median_us": round(statistics.median(v), 2), "min_us": round(min(v), 2),
+                            "max_us": round(max(v), 2)} for k, v in self.gaps_us.items() if v}
+        return {"gap_us_by_sleep_cycles": summary, "done_orders_the_judge": self.ordered, "detail": self.detail}
+
+
+class WorkerLink:
+    def __init__(self, device: torch.device, env: dict, repo_root: Path):
+        self.device = device
+        self.scratch = Path(tempfile.mkdtemp(prefix="ceiling-worker-"))
+        os.chmod(self.scratch, 0o777)
+        self.sandbox_why_not = sandbox.why_not_available()
+        self.env = env
+        self.repo_root = repo_root
+        self.proc: subprocess.Popen | None = None
+        self.clock = None
+        self.slots = InputSlots(device, self.scratch)
+        self.opener = OutputOpener(device)
+        self.mailbox: OutputMailbox | None = None
+        self.calls = 0
+        self.deadline_s = 600.0
+
+    # -- the process ----------------------------------------------------------------------------------
+    def _spawn(self, solution_path: Path) -> None:
+        """Start the worker: in its sandbox where this machine can make one, else in its own process group
+        (the result says which: `sandbox` in the system's entry)."""
+        cmd_r, self._cmd_w = os.pipe()
+        self._reply_r, reply_w = os.pipe()
+        args = [str(cmd_r), str(reply_w)]
+        env = dict(self.env, TMPDIR=str(self.scratch))
+        if self.sandbox_why_not is None:
+            cache = sandbox.cache_folder(solution_path)
+            os.chmod(cache, 0o777)
+            env.update(HOME=str(cache), TRITON_CACHE_DIR=str(cache / "triton"), CUPY_CACHE_DIR=str(cache / "cupy"),
+                       TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"))
+            command = sandbox.worker_command(args, self.scratch, cache)
+        else:
+            command = [sys.executable, "-m", "scoring.worker", *args]
+        # Outside a sandbox the worker leads its own process group, killed whole; inside, unshare's child
+        # (the namespace's init) dies with unshare, and every process of the namespace with it.
+        self.proc = subprocess.Popen(command, pass_fds=(cmd_r, reply_w), env=env, cwd=self.repo_root,
+                                     start_new_session=self.sandbox_why_not is not None,
+                                     preexec_fn=_die_with_the_judge)
+        os.close(cmd_r)
+        os.close(reply_w)
+        self.reader = Reader(self._reply_r)
+
+    def start(self, task: dict, solution_path: Path) -> dict:
+        """Start the worker and give it its task; returns its "ready" message (GPU: its DONE event's handle)."""
+        self._spawn(solution_path)
+        if self.device.type == "cuda":
+            from scoring.judge.clock import JudgeClock
+
+            self.clock = JudgeClock(self.device, task["l2_bytes"])
+            task = dict(task, go_event=self.clock.go_handle())
+        self.order("task", task=task)
+        ready = self.expect("ready", timeout_s=300)
+        if self.clock is not None:
+            self.clock.adopt_done(ready["done_event"])
+        return ready
+
+    def calibrate(self) -> Calibration:
+        """Trusted calls before the solution exists (GPU): the gap the judge's clock adds, and whether the
+        worker's DONE really orders the judge's stream (it did not, measured, across network namespaces)."""
+        calibration = Calibration()
+        if self.clock is None:
+            calibration.detail = "CPU profile: no judge clock"
+            return calibration
+        for cycles in CALIBRATION_SLEEP_CYCLES:
+            gaps = calibration.gaps_us.setdefault(cycles, [])
+            for i in range(CALIBRATION_CALLS):
+                self.clock.hold(lambda: None)
+                self.order("calibrate", sleep_cycles=cycles)
+                self.expect("queued")
+                self.clock.after_done()
+                self.clock.release()
+                done = self.expect("done")
+                span_ms = self.clock.span_ms()
+                event_ms = done["timing"]["device_ms"]
+                if span_ms < event_ms:
+                    calibration.ordered = False
+                if i >= 4:  # the first calls warm the clocks
+                    gaps.append((span_ms - event_ms) * 1e3)
+                    calibration.tails_ms.append(done["timing"]["tail_ms"])
+        if not calibration.ordered:
+            calibration.detail = ("the worker's DONE event did not order the judge's stream (a span shorter than "
+                                  "the call): the judge's clock cannot check this worker's times")
+        return calibration
+
+    def order(self, event: str, **payload) -> None:
+        try:
+            send(self._cmd_w, event, **payload)
+        except OSError as exc:  # the worker is gone: its pipe's read end closed
+            raise WorkerLost("runtime_error", f"the worker could not be reached ({exc.strerror})") from None
+
+    def expect(self, *events: str, timeout_s: float | None = None) -> dict:
+        """The worker's next message, which must be one of `events`, or its "failed"."""
+        try:
+            message = self.reader.get(self.deadline_s if timeout_s is None else timeout_s)
+        except WireError as exc:
+            raise self._lost(exc) from None
+        if message["event"] == "failed" and "failed" not in events:
+            raise SolutionFailed(str(message.get("status", "runtime_error")), str(message.get("detail", "")),
+                                 bool(message.get("fresh", True)))
+        if message["event"] not in events:
+            raise WorkerLost("integrity", f"X14: the worker sent '{message['event'][:40]}' where the judge "
+                                          f"expected {' or '.join(events)}")
+        return message
+
+    def _lost(self, exc: WireError) -> WorkerLost:
+        if exc.kind == "timeout":
+            self.kill()
+            return WorkerLost("timeout", f"the worker sent nothing for {self.deadline_s:g} s; killed")
+        if exc.kind == "malformed":
+            self.kill()
+            return WorkerLost("integrity", f"X14: the worker's channel carried {exc}")
+        code = self._wait_briefly()
+        how = "still running" if code is None else f"exit code {code}" if code >= 0 else \
+            f"killed by {signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else -code}"
+        self.kill()
+        return WorkerLost("runtime_error", f"the worker ended ({how}): {exc}")
+
+    def _wait_briefly(self) -> int | None:
+        try:
+            return self.proc.wait(timeout=2) if self.proc else None
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            if self.sandbox_why_not is None:  # unshare's child dies with it (--kill-child), and its namespace
+                self.proc.kill()
+            else:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                send(self._cmd_w, "exit")
+            except OSError:
+                pass
+            if self._wait_briefly() is None:
+                self.kill()
+        for fd in (getattr(self, "_cmd_w", -1), getattr(self, "_reply_r", -1)):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    # -- orders -----------------------------------------------------------------------------------------
+    def shape_start(self, dims: tuple, dtype: torch.dtype) -> None:
+        mailbox = None
+        if self.device.type == "cpu":
+            self.calls += 1
+            self.mailbox = OutputMailbox(self.scratch, dims, dtype, self.calls)
+            mailbox = self.mailbox.spec()
+        self.slots = InputSlots(self.device, self.scratch)
+        self._dims, self._dtype = tuple(dims), dtype
+        self.order("shape_start", dims=list(dims), dtype=str(dtype), mailbox=mailbox)
+        self.expect("shape_start_done")
+
+    def prepare(self, weights: dict) -> dict:
+        slots = InputSlots(self.device, self.scratch)
+        payload = slots.update(weights)
+        slots.fill(weights)
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        self.order("prepare", weights=payload)
+        reply = self.expect("prepare_done")
+        self._weights_slots = slots  # alive while the worker may hold views of them
+        return reply
+
+    def call(self, number: int, fresh: dict, audited: bool, record_kernels: bool) -> CallReport:
+        """One call on the judge's `fresh` inputs (kept private: the worker gets copies in shared buffers)."""
+        payload = self.slots.update(fresh)
+        changed = bool(payload["tensors"]) or number == 0
+        if self.clock is not None:
+            self.clock.hold(lambda: self.slots.fill(fresh))
+        else:
+            self.slots.fill(fresh)
+        started = time.perf_counter()
+        self.order("call", number=number, inputs=payload if changed or payload["values"] else None,
+                   audited=audited, record_kernels=record_kernels)
+        try:
+            queued = self.expect("queued")
+        except SolutionFailed:
+            if self.clock is not None:
+                self.clock.release()
+            raise
+        out, contract_error, unchanged = None, None, None
+        try:
+            check_descriptor(queued["output"], self._dims, self._dtype, self.device)
+        except DescriptorError as exc:
+            contract_error = str(exc)
+        if self.clock is not None:
+            self.clock.after_done()
+        if contract_error is None:
+            try:
+                out = self.opener.open(queued["output"], self._dtype).clone()
+            except DescriptorError as exc:
+                contract_error = str(exc)
+        unchanged = self.slots.unchanged(fresh)
+        if self.clock is not None:
+            self.clock.release()
+        done = self.expect("done")
+        host_ms = (time.perf_counter() - started) * 1e3
+        span_ms = self.clock.span_ms() if self.clock is not None else None
+        return CallReport(out, contract_error, True if unchanged is None else bool(unchanged.item()),
+                          dict(done.get("timing") or {}), span_ms, host_ms, done.get("audit_profile"))
+
+    def shape_end(self, timed: dict[int, float], prepare_launch_names: list[str]) -> dict:
+        self.order("shape_end", timed={str(k): v for k, v in timed.items()}, prepare_launch_names=prepare_launch_names)
+        return self.expect("shape_end_done")

@@ -1,0 +1,132 @@
+"""The judge process: `python -m scoring.judge RESULT_FD`, its order on stdin.
+
+The scorer (scoring/isolation.py) starts one for each solution, ahead of need where it can
+(scoring/standby.py), and a fresh one after a shape whose worker could not go on. Messages to the scorer
+go as JSON lines on RESULT_FD, a pipe only this process holds: the worker, in its own namespaces, never
+sees it (X14). This process starts the worker, calibrates its clock against it, has it import the
+solution, and scores the shapes (scoring/judge/shapes.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from scoring import interpreter_fixes
+from scoring.judge.link import SolutionFailed, WorkerLink, WorkerLost
+from scoring.judge.shapes import ShapeJudge
+from scoring.problem import load_problem
+from scoring.spec import Shape
+from scoring.wire import send
+
+EXIT_FRESH_PROCESS_NEEDED = 3
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def receive_order() -> Path:
+    """Wait on stdin for the supervisor's order (a judge may be started ahead of need); then what was
+    printed before it moves into the system's log, stdin is /dev/null and stdout and stderr append to it."""
+    line = sys.stdin.buffer.readline()
+    if not line:
+        sys.exit(0)
+    order = json.loads(line)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    log_fd = os.open(order["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    early = Path(order["early_output"])
+    os.write(log_fd, early.read_bytes())
+    early.unlink()
+    null_fd = os.open(os.devnull, os.O_RDONLY)
+    for target, source in ((0, null_fd), (1, log_fd), (2, log_fd)):
+        os.dup2(source, target)
+    os.close(log_fd)
+    os.close(null_fd)
+    return Path(order["task"])
+
+
+def _unfinished(raw: dict, status: str, detail: str) -> dict:
+    return {"name": raw["name"], "shape_set": raw["shape_set"], "params": dict(raw["params"]), "status": status,
+            "detail": detail}
+
+
+def main(argv: list[str]) -> int:
+    task_path = receive_order()
+    startup_s: dict[str, float] = {}
+    step_start = time.perf_counter()
+
+    def step_done(name: str) -> None:
+        nonlocal step_start
+        now = time.perf_counter()
+        startup_s[name] = now - step_start
+        step_start = now
+
+    interpreter_fixes.apply()
+    task = json.loads(task_path.read_text())
+    task_path.unlink()  # the mixed seed is in it
+    result_fd = int(argv[0])
+    import torch
+
+    device = torch.device(task["device"])
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    problem = load_problem(task["problem_dir"])
+    env = {name: os.environ[name] for name in task.get("environment_names") or os.environ if name in os.environ}
+    link = WorkerLink(device, env, REPO_ROOT)
+    try:
+        return _run(task, problem, link, result_fd, startup_s, step_done)
+    finally:
+        link.close()
+
+
+def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_done) -> int:
+    solution_path = Path(task["solution_path"])
+    worker_task = {key: task[key] for key in ("problem_dir", "solution_path", "device", "enforce_forbidden", "watch")}
+    worker_task["environment_names"] = task.get("environment_names")
+    try:
+        ready = link.start(worker_task, solution_path)
+        step_done("worker_start")
+        calibration = link.calibrate()
+        step_done("judge_clock_calibration")
+        link.order("import")
+        imported = link.expect("imported", "import_failed", timeout_s=task.get("import_timeout_s", 600))
+    except (WorkerLost, SolutionFailed) as exc:
+        send(result_fd, "import_failed", status="import_error",
+             detail=f"the worker did not start: {exc.detail if hasattr(exc, 'detail') else exc}")
+        return 0
+    if imported["event"] == "import_failed":
+        send(result_fd, "import_failed", status=imported["status"], detail=imported["detail"])
+        return 0
+    step_done("solution_import")
+    timer = dict(ready.get("timer") or {}, **(link.clock.describe() if link.clock else {}))
+    timer["judge_clock_calibration"] = calibration.as_dict()
+    timer["sandbox"] = ready.get("sandbox") or {"outcome": f"none ({link.sandbox_why_not})"}
+    send(result_fd, "imported", import_ms=imported["import_ms"], startup_s=startup_s, timer=timer,
+         kernel_record=ready.get("kernel_record"), library_version=imported.get("library_version"))
+    task = dict(task, idle_tail_ms=calibration.idle_tail_ms())
+    judge = ShapeJudge(task, problem, link, calibration)
+    for offset, raw in enumerate(task["shapes"]):
+        index = task["first_index"] + offset
+        shape = Shape(raw["name"], raw["shape_set"], raw["params"])
+        send(result_fd, "shape_start", index=index)
+        try:
+            result = judge.score_shape(shape)
+        except SolutionFailed as failed:
+            send(result_fd, "shape_result", index=index, result=_unfinished(raw, failed.status, failed.detail))
+            if failed.fresh:
+                return EXIT_FRESH_PROCESS_NEEDED
+            continue
+        except WorkerLost as lost:
+            send(result_fd, "shape_result", index=index, result=_unfinished(raw, lost.status, lost.detail))
+            return EXIT_FRESH_PROCESS_NEEDED
+        except Exception as exc:  # noqa: BLE001 -- the judge's own failure: said, never a hang
+            detail = "the judge failed: " + "".join(traceback.format_exception(exc)[-4:])
+            send(result_fd, "shape_result", index=index, result=_unfinished(raw, "runtime_error", detail))
+            return EXIT_FRESH_PROCESS_NEEDED
+        send(result_fd, "shape_result", index=index, result=result)
+    send(result_fd, "done")
+    return 0

@@ -1,0 +1,210 @@
+"""Tensors that cross the line between the judge and its worker, without a copy and without pickle from
+the worker.
+
+The judge owns the input tensors: it makes them in its own memory (the pristine copies it checks against),
+and the worker sees them through buffers the judge shares once per shape and refills before every call
+(`InputSlots`). On the GPU a buffer is shared by CUDA IPC (the judge pickles the tensor for the worker with
+torch's IPC reductions: judge to worker only); in the CPU profile it is a file both processes map.
+
+The solution's output crosses the other way as a descriptor, a JSON object of plain fields that the judge
+validates before it maps a byte (`open_output`): on the GPU the CUDA IPC handle of the output's storage,
+its offset, shape, strides and dtype; in the CPU profile the worker copies the output into a file the judge
+named (`OutputMailbox`), since host memory has no IPC handle.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import math
+import os
+import pickle
+from pathlib import Path
+
+import torch
+
+DTYPES = {str(d): d for d in (torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.float8_e4m3fn,
+                               torch.float8_e5m2, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8,
+                               torch.bool)}
+
+
+class DescriptorError(Exception):
+    """The worker's description of its output cannot be what it claims (a contract failure, X05)."""
+
+
+# ---------------------------------------------------------------------------------------------- inputs
+class InputSlots:
+    """The judge's shared input buffers for one worker: one per input key, re-made when a key's shape or
+    dtype changes (a block table's width varies per call), refilled with the call's values otherwise."""
+
+    def __init__(self, device: torch.device, folder: Path):
+        self.device = device
+        self.folder = folder
+        self.slots: dict[str, torch.Tensor] = {}
+        self._files = 0
+
+    def update(self, fresh: dict) -> dict:
+        """The payload that brings the worker's view up to date with `fresh`'s keys, shapes and dtypes (the
+        values are written by `fill`)."""
+        new: dict[str, torch.Tensor] = {}
+        values: dict[str, object] = {}
+        for key, value in fresh.items():
+            if not isinstance(value, torch.Tensor):
+                values[key] = value
+                continue
+            slot = self.slots.get(key)
+            if slot is None or slot.shape != value.shape or slot.dtype != value.dtype:
+                self.slots[key] = new[key] = self._allocate(value)
+        for key in [k for k in self.slots if k not in fresh or not isinstance(fresh[k], torch.Tensor)]:
+            del self.slots[key]
+        return {"values": values, "tensors": self._describe(new), "keys": sorted(fresh)}
+
+    def fill(self, fresh: dict) -> None:
+        """Copy the call's values into the shared buffers (on the current stream, on the GPU)."""
+        for key, slot in self.slots.items():
+            slot.copy_(fresh[key], non_blocking=True)
+
+    def unchanged(self, pristine: dict) -> torch.Tensor | None:
+        """A device boolean: every shared buffer still equal to the call's pristine values (NaN equal to NaN),
+        queued on the current stream; None when there are no tensor inputs."""
+        flags = [_same_values(self.slots[key], pristine[key]) for key in self.slots]
+        return torch.stack(flags).all() if flags else None
+
+    def _allocate(self, like: torch.Tensor) -> torch.Tensor:
+        if self.device.type == "cuda":
+            return torch.empty_like(like, device=self.device, memory_format=torch.contiguous_format)
+        self._files += 1
+        path = self.folder / f"input-{self._files}.bin"
+        nbytes = max(1, like.numel() * like.element_size())
+        storage = torch.UntypedStorage.from_file(str(path), shared=True, nbytes=nbytes)
+        return torch.empty(0, dtype=like.dtype).set_(storage, 0, like.shape)
+
+    def _describe(self, new: dict[str, torch.Tensor]) -> dict:
+        if not new:
+            return {}
+        if self.device.type == "cuda":
+            from multiprocessing.reduction import ForkingPickler
+
+            importlib.import_module("torch.multiprocessing")  # registers the CUDA IPC reductions
+            return {"cuda_ipc": base64.b64encode(bytes(ForkingPickler.dumps(new))).decode()}
+        return {"files": {key: {"path": str(Path(t.untyped_storage().filename or "")), "dtype": str(t.dtype),
+                                "shape": list(t.shape)} for key, t in new.items()}}
+
+
+def _same_values(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return torch.zeros((), dtype=torch.bool, device=a.device)
+    if not (a.is_floating_point() or a.is_complex()):
+        return (a == b).all()
+    return ((a == b) | (a.isnan() & b.isnan())).all()
+
+
+def map_inputs(payload: dict, view: dict) -> dict:
+    """Worker side: `view` (key -> the tensor the solution is given) brought up to date with a payload."""
+    tensors = payload.get("tensors") or {}
+    if "cuda_ipc" in tensors:
+        importlib.import_module("torch.multiprocessing")  # registers the CUDA IPC reductions
+        view.update(pickle.loads(base64.b64decode(tensors["cuda_ipc"])))  # from the judge only
+    for key, spec in (tensors.get("files") or {}).items():
+        dtype = DTYPES[spec["dtype"]]
+        shape = spec["shape"]
+        nbytes = max(1, math.prod(shape) * torch.empty((), dtype=dtype).element_size())
+        storage = torch.UntypedStorage.from_file(spec["path"], shared=True, nbytes=nbytes)
+        view[key] = torch.empty(0, dtype=dtype).set_(storage, 0, shape)
+    view.update(payload.get("values") or {})
+    for key in [k for k in view if k not in payload["keys"]]:
+        del view[key]
+    return view
+
+
+# ---------------------------------------------------------------------------------------------- output
+class OutputMailbox:
+    """CPU profile: a file the judge names for a shape's outputs; the worker copies each output into it."""
+
+    def __init__(self, folder: Path, dims: tuple, dtype: torch.dtype, number: int):
+        self.path = folder / f"output-{number}.bin"
+        self.dims, self.dtype = tuple(dims), dtype
+        nbytes = max(1, math.prod(self.dims) * torch.empty((), dtype=dtype).element_size())
+        self.storage = torch.UntypedStorage.from_file(str(self.path), shared=True, nbytes=nbytes)
+        self.storage.fill_(0xFF)  # NaN in every float format: an output that was not copied shows
+
+    def spec(self) -> dict:
+        return {"path": str(self.path), "dtype": str(self.dtype), "shape": list(self.dims)}
+
+
+def describe_output(out, mailbox: dict | None) -> dict:
+    """Worker side: what the judge needs to read `out` (the worker holds `out` until the judge has read it)."""
+    if type(out) is not torch.Tensor:
+        return {"type": f"{type(out).__module__}.{type(out).__qualname__}"}
+    desc = {"type": "torch.Tensor", "dtype": str(out.dtype), "shape": list(out.shape), "device": out.device.type,
+            "layout": str(out.layout)}
+    if out.layout != torch.strided:
+        return desc
+    if out.device.type == "cuda":
+        shared = out.untyped_storage()._share_cuda_()
+        desc.update(stride=list(out.stride()), offset=out.storage_offset(),
+                    cuda_ipc=[base64.b64encode(x).decode() if isinstance(x, bytes) else x for x in shared])
+    elif mailbox is not None and list(out.shape) == mailbox["shape"] and str(out.dtype) == mailbox["dtype"]:
+        nbytes = max(1, out.numel() * out.element_size())
+        storage = torch.UntypedStorage.from_file(mailbox["path"], shared=True, nbytes=nbytes)
+        torch.empty(0, dtype=out.dtype).set_(storage, 0, out.shape).copy_(out)
+        desc.update(stride=[], offset=0, mailbox=mailbox["path"])
+    return desc
+
+
+def check_descriptor(desc: dict, dims: tuple, dtype: torch.dtype, device: torch.device) -> None:
+    """The output contract (X05), judged from the worker's descriptor: raises DescriptorError."""
+    if desc.get("type") != "torch.Tensor":
+        raise DescriptorError(f"returned {desc.get('type')}, expected a plain torch.Tensor")
+    if tuple(desc.get("shape") or ()) != tuple(dims):
+        raise DescriptorError(f"shape {tuple(desc.get('shape') or ())}, expected {tuple(dims)}")
+    if desc.get("dtype") != str(dtype):
+        raise DescriptorError(f"dtype {desc.get('dtype')}, expected {dtype}")
+    if desc.get("device") != device.type:
+        raise DescriptorError(f"device {desc.get('device')}, expected {device}")
+    if desc.get("layout") != str(torch.strided):
+        raise DescriptorError(f"layout {desc.get('layout')}, expected a dense strided tensor")
+
+
+class OutputOpener:
+    """Judge side: maps the worker's outputs, each storage once (the caching allocator hands the solution
+    the same blocks call after call), and checks that the described view lies inside the storage."""
+
+    def __init__(self, device: torch.device):
+        self.device = device
+        self._opened: dict[tuple, torch.UntypedStorage] = {}
+
+    def open(self, desc: dict, dtype: torch.dtype) -> torch.Tensor:
+        shape, stride, offset = desc["shape"], desc.get("stride"), desc.get("offset")
+        if "mailbox" in desc:
+            nbytes = max(1, math.prod(shape) * torch.empty((), dtype=dtype).element_size())
+            storage = torch.UntypedStorage.from_file(desc["mailbox"], shared=True, nbytes=nbytes)
+            return torch.empty(0, dtype=dtype).set_(storage, 0, shape)
+        shared = desc.get("cuda_ipc")
+        if not (isinstance(shared, list) and len(shared) == 8 and _ints(shape) and _ints(stride)
+                and len(stride) == len(shape) and isinstance(offset, int) and offset >= 0):
+            raise DescriptorError("the output's descriptor is malformed")
+        try:
+            args = [base64.b64decode(x) if i in (1, 4, 6) and x is not None else x for i, x in enumerate(shared)]
+        except (TypeError, ValueError):
+            raise DescriptorError("the output's IPC handle is not base64") from None
+        if not (isinstance(args[2], int) and isinstance(args[3], int) and args[2] >= 0 and args[3] >= 0):
+            raise DescriptorError("the output's storage size or offset is not a count of bytes")
+        itemsize = torch.empty((), dtype=dtype).element_size()
+        last = offset + sum((n - 1) * s for n, s in zip(shape, stride) if n > 0) if math.prod(shape) else offset
+        if any(s < 0 for s in stride) or (last + 1) * itemsize > args[2]:
+            raise DescriptorError("the output's view reaches outside its storage")
+        key = (args[1], args[2], args[3])
+        storage = self._opened.get(key)
+        if storage is None:
+            try:
+                storage = torch.UntypedStorage._new_shared_cuda(*args)
+            except (RuntimeError, TypeError) as exc:
+                raise DescriptorError(f"the output's storage could not be opened ({exc})") from None
+            self._opened[key] = storage
+        return torch.empty(0, dtype=dtype, device=self.device).set_(storage, offset, shape, stride)
+
+
+def _ints(values) -> bool:
+    return isinstance(values, list) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                            for v in values)

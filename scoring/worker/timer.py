@@ -1,0 +1,100 @@
+"""The worker's timer: CUDA events around the call, behind the judge's GO event.
+
+The judge holds its gate (scoring/judge/clock.py) until this call is queued: the worker's stream waits on
+the judge's GO event, so the start event, the solution's kernels, the end event and the DONE event run back
+to back once the judge has refilled the inputs and flushed the L2, without the host's launch time between
+them (up to the gate's timeout: a solution that synchronises inside its call waits that long). After the
+end event has completed, a device-wide synchronise measures how long this process's other streams outlived
+it. These are the worker's own numbers: the judge weighs them against its clock.
+
+The persisting-L2 settings are per context, so they are read and reset here (X12); the flush is the judge's.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from typing import Any, Callable
+
+import torch
+
+from scoring.l2_residency import declare_signatures, read_persisting_l2, residency_detail
+from scoring.timing import CallTiming, _loaded_cudart
+
+
+class WorkerTimer:
+    def __init__(self, device: torch.device, go_handle: str | None):
+        self.device = device
+        self.gpu = device.type == "cuda"
+        self._perf_counter = time.perf_counter
+        if not self.gpu:
+            return
+        self._Event = torch.cuda.Event
+        self._synchronize = torch.cuda.synchronize
+        self._current_stream = torch.cuda.current_stream
+        self._go = torch.cuda.Event.from_ipc_handle(device, base64.b64decode(go_handle))
+        self._done = torch.cuda.Event(interprocess=True, enable_timing=False)
+        self._cudart = _loaded_cudart()
+        self._reset_persisting = getattr(self._cudart, "cudaCtxResetPersistingL2Cache", None)
+        self._baseline_l2_limit_bytes, self._l2_check_unavailable = 0, "CUDA runtime library not found"
+        if self._cudart is not None:
+            try:
+                declare_signatures(self._cudart)
+                reading = read_persisting_l2(self._cudart, self._current_stream(device).cuda_stream)
+                self._baseline_l2_limit_bytes, self._l2_check_unavailable = reading.limit_bytes, None
+            except (AttributeError, RuntimeError) as exc:
+                self._l2_check_unavailable = str(exc)
+
+    def done_handle(self) -> str | None:
+        return base64.b64encode(self._done.ipc_handle()).decode() if self.gpu else None
+
+    def describe(self) -> dict[str, Any]:
+        if not self.gpu:
+            return {"timer": "host-perf-counter (CPU profile)", "persisting_l2_check": "not applicable (CPU profile)"}
+        return {"timer": "cuda-events behind the judge's GO event",
+                "persisting_l2_reset": "cudaCtxResetPersistingL2Cache (the worker's context)"
+                if self._reset_persisting else "not verified (CUDA runtime symbol not found)",
+                "persisting_l2_check": "cudaDeviceGetLimit + cudaStreamGetAttribute before every call"
+                if not self._l2_check_unavailable else f"not verified ({self._l2_check_unavailable})"}
+
+    def residency_detail(self) -> str | None:
+        if not self.gpu or self._l2_check_unavailable:
+            return None
+        reading = read_persisting_l2(self._cudart, self._current_stream(self.device).cuda_stream)
+        return residency_detail(reading, self._baseline_l2_limit_bytes)
+
+    def time_call(self, fn: Callable[[], Any], queued: Callable[[Any], None]) -> tuple[Any, CallTiming]:
+        if not self.gpu:
+            start = self._perf_counter()
+            out = fn()
+            elapsed_ms = (self._perf_counter() - start) * 1e3
+            queued(out)
+            return out, CallTiming(elapsed_ms, elapsed_ms, 0.0, elapsed_ms)
+        if self._reset_persisting is not None:
+            self._reset_persisting()
+        stream = self._current_stream(self.device)
+        stream.wait_event(self._go)
+        start, end = self._Event(enable_timing=True), self._Event(enable_timing=True)
+        host_start = self._perf_counter()
+        start.record()
+        out = fn()
+        returned = self._perf_counter()
+        end.record()
+        self._done.record()
+        queued(out)
+        end.synchronize()
+        tail_start = self._perf_counter()
+        self._synchronize()
+        host_end = self._perf_counter()
+        return out, CallTiming(start.elapsed_time(end), (host_end - host_start) * 1e3,
+                               (host_end - tail_start) * 1e3, (returned - host_start) * 1e3)
+
+    def calibration_call(self, sleep_cycles: int, queued: Callable[[Any], None]) -> CallTiming:
+        """A trusted call (before the solution is imported): a sleep of known length, so that the judge can
+        measure what its clock adds to the worker's events and check that DONE orders its stream."""
+        def work():
+            if self.gpu and sleep_cycles:
+                torch.cuda._sleep(sleep_cycles)
+            return torch.zeros(1, device=self.device)
+
+        return self.time_call(work, queued)[1]
