@@ -133,13 +133,13 @@ class WorkerLink:
         os.close(reply_w)
         self.reader = Reader(self._reply_r)
 
-    def start(self, task: dict, solution_path: Path) -> dict:
+    def start(self, task: dict, solution_path: Path, l2_bytes: int) -> dict:
         """Start the worker and give it its task; returns its "ready" message (GPU: its DONE event's handle)."""
         self._spawn(solution_path)
         if self.device.type == "cuda":
             from scoring.judge.clock import JudgeClock
 
-            self.clock = JudgeClock(self.device, task["l2_bytes"])
+            self.clock = JudgeClock(self.device, l2_bytes)
             task = dict(task, go_event=self.clock.go_handle())
         self.order("task", task=task)
         ready = self.expect("ready", timeout_s=300)

@@ -88,15 +88,18 @@ def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_
     worker_task = {key: task[key] for key in ("problem_dir", "solution_path", "device", "enforce_forbidden", "watch")}
     worker_task["environment_names"] = task.get("environment_names")
     try:
-        ready = link.start(worker_task, solution_path)
+        ready = link.start(worker_task, solution_path, task["l2_bytes"])
         step_done("worker_start")
         calibration = link.calibrate()
         step_done("judge_clock_calibration")
         link.order("import")
         imported = link.expect("imported", "import_failed", timeout_s=task.get("import_timeout_s", 600))
     except (WorkerLost, SolutionFailed) as exc:
+        send(result_fd, "import_failed", status="import_error", detail=f"the worker did not start: {exc.detail}")
+        return 0
+    except Exception as exc:  # noqa: BLE001 -- the judge's own failure, said in the result
         send(result_fd, "import_failed", status="import_error",
-             detail=f"the worker did not start: {exc.detail if hasattr(exc, 'detail') else exc}")
+             detail="the judge failed to start its worker: " + "".join(traceback.format_exception(exc)[-4:]))
         return 0
     if imported["event"] == "import_failed":
         send(result_fd, "import_failed", status=imported["status"], detail=imported["detail"])
