@@ -126,6 +126,7 @@ class WorkerLink:
             command = [sys.executable, "-m", "scoring.worker", *args]
         # Outside a sandbox the worker leads its own process group, killed whole; inside, unshare's child
         # (the namespace's init) dies with unshare, and every process of the namespace with it.
+        self.worker_environment_names = sorted(env)  # what the worker keeps in os.environ (scrub_environment)
         self.proc = subprocess.Popen(command, pass_fds=(cmd_r, reply_w), env=env, cwd=self.repo_root,
                                      start_new_session=self.sandbox_why_not is not None,
                                      preexec_fn=_die_with_the_judge)
@@ -136,6 +137,7 @@ class WorkerLink:
     def start(self, task: dict, solution_path: Path, l2_bytes: int) -> dict:
         """Start the worker and give it its task; returns its "ready" message (GPU: its DONE event's handle)."""
         self._spawn(solution_path)
+        task = dict(task, environment_names=self.worker_environment_names)
         if self.device.type == "cuda":
             from scoring.judge.clock import JudgeClock
 
