@@ -7,9 +7,10 @@ GO event. The worker's stream waits on GO. Once the worker says the call is queu
 on the worker's DONE event, a second stamp t1 and its snapshot of the output, then opens the gate.
 
 So the inputs exist, and the L2 is flushed, only after the worker's whole call is queued: work the worker
-starts early on another stream sees the previous call's values and an L2 about to be flushed. And t1 - t0,
-the judge's span, contains the worker's call: measured on an H100 (scripts/probe_judge_ipc.py), it is the
-worker's event time plus ~297 us of context switching, steady to a few microseconds. The gap (span minus
+starts early on another stream sees the previous call's values and an L2 about to be flushed. The judge's
+host then watches GO and DONE complete (polling the events: a GPU-side wait on DONE was measured to wake
+late by ~10% of the call's length under a busy worker, so the judge's stream queues its own work only once
+DONE is seen). The span, DONE minus GO, contains the worker's call plus one context switch. The gap (span minus
 the time the worker reports) is calibrated on trusted calls before the solution is imported; a shape whose
 reported times leave a larger gap was reported short (scoring/judge/cross_check.py).
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import ctypes
+import time
 
 import torch
 import triton
@@ -34,6 +36,22 @@ def _stamp(ptr, slot):
     tl.store(ptr + slot, _now_ns())
 
 
+EVENT_DEADLINE_S = 120.0  # a worker that said "queued" and recorded no DONE: the judge does not wait forever
+
+
+class EventNeverCompleted(Exception):
+    pass
+
+
+def _completed_at(event: torch.cuda.Event) -> float:
+    """perf_counter when `event` is seen complete (polled: a few microseconds late at most)."""
+    deadline = time.perf_counter() + EVENT_DEADLINE_S
+    while not event.query():
+        if time.perf_counter() > deadline:
+            raise EventNeverCompleted(f"an event did not complete within {EVENT_DEADLINE_S:g} s")
+    return time.perf_counter()
+
+
 class JudgeClock:
     def __init__(self, device: torch.device, l2_bytes: int):
         self.device = device
@@ -48,9 +66,10 @@ class JudgeClock:
         self._go = torch.cuda.Event(interprocess=True, enable_timing=False)
         self._go.record()
         self._done: torch.cuda.Event | None = None
+        self._back = torch.cuda.Event()
         cudart = _loaded_cudart()
         self._reset_persisting = getattr(cudart, "cudaCtxResetPersistingL2Cache", None)
-        self.hold(lambda: None)  # compiles the gate and the stamp now
+        self.hold(lambda: None)  # compiles the gate now
         self.release()
         torch.cuda.synchronize(device)
 
@@ -61,7 +80,7 @@ class JudgeClock:
         self._done = torch.cuda.Event.from_ipc_handle(self.device, base64.b64decode(handle))
 
     def hold(self, refill) -> None:
-        """Queue the gate, `refill()` (the call's inputs), the flush, t0 and GO."""
+        """Queue the gate, `refill()` (the call's inputs), the flush and GO."""
         self._number += 1
         _hold_until[(1,)](self._host_counter, self._device_counter, self._number,
                           timeout_ns=int(GATE_TIMEOUT_US * 1e3), num_warps=1)
@@ -71,21 +90,25 @@ class JudgeClock:
         self._fill_value = 1.0 - self._fill_value  # a different value each time: the write is not elided
         self._flush.fill_(self._fill_value)
         self._flush.sum()  # read back: the call finds clean lines, not the flush's write-back
-        _stamp[(1,)](self._stamps, 0)
         self._go.record()
 
-    def after_done(self) -> None:
-        """Queue the wait on the worker's DONE and the stamp t1 (call after the worker said "queued")."""
+    def release_and_watch(self) -> float:
+        """Open the gate (call after the worker said "queued"), then watch from the host: when GO completes
+        (h0) and when the worker's DONE completes (h1). Returns h1 - h0 in ms: the judge's span."""
+        self._host_value.value = self._number
+        h0 = _completed_at(self._go)
+        return (_completed_at(self._done) - h0) * 1e3
+
+    def back_to_the_judge(self) -> float:
+        """Queue the judge's own work after DONE and return how long (ms) after DONE the judge's stream ran:
+        work the worker left queued past DONE holds the GPU and shows here."""
+        h1 = time.perf_counter()
         torch.cuda.current_stream(self.device).wait_event(self._done)
-        _stamp[(1,)](self._stamps, 1)
+        self._back.record()
+        return (_completed_at(self._back) - h1) * 1e3
 
     def release(self) -> None:
         self._host_value.value = self._number
-
-    def span_ms(self) -> float:
-        """t1 - t0 of the last call (synchronises the judge's stream)."""
-        t0, t1 = self._stamps.tolist()
-        return (t1 - t0) / 1e6
 
     def describe(self) -> dict:
         return {"judge_gate": "one block on the judge's stream until the worker's call is queued",

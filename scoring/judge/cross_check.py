@@ -39,7 +39,9 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
     limit_us = max(GAP_LIMIT_US, GAP_LIMIT_SHARE * median_ms * 1e3)
     record.update(span_ms_median=round(statistics.median(clock["spans_ms"]), 4), gap_us_median=round(gap_us, 2),
                   calibrated_gap_us=round(null_gap_us, 2), excess_us=round(excess_us, 2),
-                  detection_limit_us=round(limit_us, 2))
+                  detection_limit_us=round(limit_us, 2),
+                  back_to_the_judge_us_median=round(statistics.median(clock["back_us"]), 2) if clock.get("back_us")
+                  else None)
     if excess_us > limit_us:
         record["outcome"] = (f"failed (X30: the worker reported {median_ms * 1e3:.1f} us per call, but the judge's "
                              f"clock saw {excess_us:.1f} us more per call than the calibrated switching cost "

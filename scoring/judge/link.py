@@ -69,6 +69,7 @@ class CallReport:
     span_ms: float | None  # the judge's clock: t1 - t0 around the worker's call (GPU)
     host_ms: float  # the judge's wall time from the order to the worker's "done"
     audit_profile: dict | None = None
+    back_ms: float | None = None  # from DONE seen to the judge's own stream running (GPU)
 
 
 @dataclass
@@ -78,6 +79,7 @@ class Calibration:
     ordered: bool = True  # every calibration span contained its call
     detail: str = ""
     tails_ms: list = field(default_factory=list)  # the worker's device-wide synchronise wait, nothing outliving
+    back_us: list = field(default_factory=list)  # from DONE seen to the judge's stream running again
 
     def idle_tail_ms(self) -> float:
         return statistics.quantiles(self.tails_ms, n=10)[-1] if len(self.tails_ms) >= 2 else 0.0
@@ -89,7 +91,8 @@ class Calibration:
     def as_dict(self) -> dict:
         summary = {str(k): {"median_us": round(statistics.median(v), 2), "min_us": round(min(v), 2),
                             "max_us": round(max(v), 2)} for k, v in self.gaps_us.items() if v}
-        return {"gap_us_by_sleep_cycles": summary, "done_orders_the_judge": self.ordered, "detail": self.detail}
+        return {"gap_us_by_sleep_cycles": summary, "done_orders_the_judge": self.ordered, "detail": self.detail,
+                "back_to_the_judge_us_median": round(statistics.median(self.back_us), 2) if self.back_us else None}
 
 
 class WorkerLink:
@@ -162,16 +165,16 @@ class WorkerLink:
                 self.clock.hold(lambda: None)
                 self.order("calibrate", sleep_cycles=cycles)
                 self.expect("queued")
-                self.clock.after_done()
-                self.clock.release()
+                span_ms = self.clock.release_and_watch()
+                back_ms = self.clock.back_to_the_judge()
                 done = self.expect("done")
-                span_ms = self.clock.span_ms()
                 event_ms = done["timing"]["device_ms"]
                 if span_ms < event_ms:
                     calibration.ordered = False
                 if i >= 4:  # the first calls warm the clocks
                     gaps.append((span_ms - event_ms) * 1e3)
                     calibration.tails_ms.append(done["timing"]["tail_ms"])
+                    calibration.back_us.append(back_ms * 1e3)
         if not calibration.ordered:
             calibration.detail = ("the worker's DONE event did not order the judge's stream (a span shorter than "
                                   "the call): the judge's clock cannot check this worker's times")
@@ -287,21 +290,26 @@ class WorkerLink:
             check_descriptor(queued["output"], self._dims, self._dtype, self.device)
         except DescriptorError as exc:
             contract_error = str(exc)
+        span_ms = back_ms = None
         if self.clock is not None:
-            self.clock.after_done()
+            from scoring.judge.clock import EventNeverCompleted
+
+            try:
+                span_ms = self.clock.release_and_watch()
+                back_ms = self.clock.back_to_the_judge()
+            except EventNeverCompleted as exc:
+                self.kill()
+                raise WorkerLost("integrity", f"X32: the worker said its call was queued, but {exc}") from None
         if contract_error is None:
             try:
                 out = self.opener.open(queued["output"], self._dtype).clone()
             except DescriptorError as exc:
                 contract_error = str(exc)
         unchanged = self.slots.unchanged(fresh)
-        if self.clock is not None:
-            self.clock.release()
         done = self.expect("done")
         host_ms = (time.perf_counter() - started) * 1e3
-        span_ms = self.clock.span_ms() if self.clock is not None else None
         return CallReport(out, contract_error, True if unchanged is None else bool(unchanged.item()),
-                          dict(done.get("timing") or {}), span_ms, host_ms, done.get("audit_profile"))
+                          dict(done.get("timing") or {}), span_ms, host_ms, done.get("audit_profile"), back_ms)
 
     def shape_end(self, timed: dict[int, float], prepare_launch_names: list[str]) -> dict:
         self.order("shape_end", timed={str(k): v for k, v in timed.items()}, prepare_launch_names=prepare_launch_names)

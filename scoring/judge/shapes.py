@@ -156,6 +156,7 @@ class ShapeJudge:
                 if report.span_ms is not None:
                     clock["gaps_us"].append((report.span_ms - timing.device_ms) * 1e3)
                     clock["spans_ms"].append(report.span_ms)
+                    clock["back_us"].append(report.back_ms * 1e3)
             clock["host_ms"].append(report.host_ms)
             against_reference = kind == "last" or (kind == "timed" and
                                                    self.sample_rng.random() < self.task["timed_check_rate"])
@@ -200,7 +201,7 @@ class ShapeJudge:
         phases_s = result["phases_s"] = {"checks": time.perf_counter() - started}
         summary = worst(stats)
         result["check"] = {**summary.as_dict(), "seeds_checked": len(stats)}
-        clock = {"timed": {}, "gaps_us": [], "spans_ms": [], "host_ms": []}
+        clock = {"timed": {}, "gaps_us": [], "spans_ms": [], "host_ms": [], "back_us": []}
         if not summary.passed:
             classes = "X01/X24" if shape.shape_set == "visible" else "X23/X01/X24"
             if summary.detail.startswith(("X04", "X05")):
