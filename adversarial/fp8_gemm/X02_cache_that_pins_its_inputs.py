@@ -1,17 +1,17 @@
 """X02 result reuse that the allocator cannot give away: outputs cached on the input's storage address,
 with the two most recent inputs kept alive so that the next fresh input cannot land at either address.
 
-Every correctness seed and every timed call then gets a new address and a correct answer. Only the
-scorer's last timed call, which refills the previous call's input tensors with new values in place,
-meets a cached address, so its check is what must fail.
+The judge hands the solution the same shared buffers on every call, refilled with new values (the
+inputs live in the judge's memory, scoring/shared_tensors.py), so the second correctness seed already
+meets a cached address and its stale output fails the reference.
 """
 
 from _correct import correct
 
 EXPECTED = {
     "class": "X02",
-    "cpu": {"status": "incorrect", "shapes": {"square_64": "incorrect"}, "detail": "a timed call failed"},
-    "gpu": {"status": "incorrect", "shapes": {"square_8192": "incorrect"}, "detail": "a timed call failed"},
+    "cpu": {"status": "incorrect", "shapes": {"square_64": "incorrect"}, "detail": "outside atol+rtol"},
+    "gpu": {"status": "incorrect", "shapes": {"square_8192": "incorrect"}, "detail": "outside atol+rtol"},
 }
 _cache = {}  # (shape, address) -> (input, output), the two most recent calls' (memory stays bounded)
 

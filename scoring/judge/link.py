@@ -206,12 +206,13 @@ class WorkerLink:
             return WorkerLost("timeout", f"the worker sent nothing for {self.deadline_s:g} s; killed")
         if exc.kind == "malformed":
             self.kill()
-            return WorkerLost("integrity", f"X14: the worker's channel carried {exc}")
+            return WorkerLost("integrity", f"X14: malformed message on the worker's channel ({exc})")
         code = self._wait_briefly()
         how = "still running" if code is None else f"exit code {code}" if code >= 0 else \
             f"killed by {signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else -code}"
         self.kill()
-        return WorkerLost("runtime_error", f"the worker ended ({how}): {exc}")
+        early = " before reporting (X14: early exit)" if code == 0 else ""
+        return WorkerLost("runtime_error", f"the worker ended ({how}){early}: {exc}")
 
     def _wait_briefly(self) -> int | None:
         try:
