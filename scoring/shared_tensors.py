@@ -40,24 +40,31 @@ class InputSlots:
     def __init__(self, device: torch.device, folder: Path):
         self.device = device
         self.folder = folder
-        self.slots: dict[str, torch.Tensor] = {}
+        self.slots: dict[str, torch.Tensor] = {}  # key -> this call's view of its buffer
+        self.buffers: dict[str, torch.Tensor] = {}  # key -> the flat shared buffer
         self._files = 0
 
     def update(self, fresh: dict) -> dict:
         """The payload that brings the worker's view up to date with `fresh`'s keys, shapes and dtypes (the
-        values are written by `fill`)."""
+        values are written by `fill`). A buffer is re-made only when a key's dtype changes or its elements
+        outgrow the buffer (with room to spare: a block table's width varies per call); a new mapping per
+        call would cost the worker's kernels fresh page-table walks (measured: paged attention 2x slower)."""
         new: dict[str, torch.Tensor] = {}
         values: dict[str, object] = {}
+        shapes: dict[str, list[int]] = {}
         for key, value in fresh.items():
             if not isinstance(value, torch.Tensor):
                 values[key] = value
                 continue
-            slot = self.slots.get(key)
-            if slot is None or slot.shape != value.shape or slot.dtype != value.dtype:
-                self.slots[key] = new[key] = self._allocate(value)
-        for key in [k for k in self.slots if k not in fresh or not isinstance(fresh[k], torch.Tensor)]:
-            del self.slots[key]
-        return {"values": values, "tensors": self._describe(new), "keys": sorted(fresh)}
+            buffer = self.buffers.get(key)
+            if buffer is None or buffer.dtype != value.dtype or buffer.numel() < value.numel():
+                capacity = value.numel() if buffer is None else 2 * value.numel()
+                self.buffers[key] = new[key] = self._allocate(capacity, value.dtype)
+            self.slots[key] = self.buffers[key][:value.numel()].view(value.shape)
+            shapes[key] = list(value.shape)
+        for key in [k for k in self.slots if k not in shapes]:
+            del self.slots[key], self.buffers[key]
+        return {"values": values, "tensors": self._describe(new), "shapes": shapes, "keys": sorted(fresh)}
 
     def fill(self, fresh: dict) -> None:
         """Copy the call's values into the shared buffers (on the current stream, on the GPU)."""
@@ -70,14 +77,16 @@ class InputSlots:
         flags = [_same_values(self.slots[key], pristine[key]) for key in self.slots]
         return torch.stack(flags).all() if flags else None
 
-    def _allocate(self, like: torch.Tensor) -> torch.Tensor:
+    def _allocate(self, numel: int, dtype: torch.dtype) -> torch.Tensor:
+        """A flat buffer of `numel` elements (at least one)."""
+        numel = max(1, numel)
         if self.device.type == "cuda":
-            return torch.empty_like(like, device=self.device, memory_format=torch.contiguous_format)
+            return torch.empty(numel, dtype=dtype, device=self.device)
         self._files += 1
         path = self.folder / f"input-{self._files}.bin"
-        nbytes = max(1, like.numel() * like.element_size())
+        nbytes = numel * torch.empty((), dtype=dtype).element_size()
         storage = torch.UntypedStorage.from_file(str(path), shared=True, nbytes=nbytes)
-        return torch.empty(0, dtype=like.dtype).set_(storage, 0, like.shape)
+        return torch.empty(0, dtype=dtype).set_(storage, 0, (numel,))
 
     def _describe(self, new: dict[str, torch.Tensor]) -> dict:
         if not new:
@@ -99,22 +108,24 @@ def _same_values(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return ((a == b) | (a.isnan() & b.isnan())).all()
 
 
-def map_inputs(payload: dict, view: dict) -> dict:
-    """Worker side: `view` (key -> the tensor the solution is given) brought up to date with a payload."""
+def map_inputs(payload: dict, buffers: dict) -> dict:
+    """Worker side: the inputs the solution is given (key -> tensor or value), from a payload and the flat
+    buffers mapped so far (key -> buffer, updated in place)."""
     tensors = payload.get("tensors") or {}
     if "cuda_ipc" in tensors:
         importlib.import_module("torch.multiprocessing")  # registers the CUDA IPC reductions
-        view.update(pickle.loads(base64.b64decode(tensors["cuda_ipc"])))  # from the judge only
+        buffers.update(pickle.loads(base64.b64decode(tensors["cuda_ipc"])))  # from the judge only
     for key, spec in (tensors.get("files") or {}).items():
         dtype = DTYPES[spec["dtype"]]
-        shape = spec["shape"]
-        nbytes = max(1, math.prod(shape) * torch.empty((), dtype=dtype).element_size())
-        storage = torch.UntypedStorage.from_file(spec["path"], shared=True, nbytes=nbytes)
-        view[key] = torch.empty(0, dtype=dtype).set_(storage, 0, shape)
+        numel = math.prod(spec["shape"])
+        storage = torch.UntypedStorage.from_file(spec["path"], shared=True,
+                                                 nbytes=numel * torch.empty((), dtype=dtype).element_size())
+        buffers[key] = torch.empty(0, dtype=dtype).set_(storage, 0, (numel,))
+    for key in [k for k in buffers if k not in payload["shapes"]]:
+        del buffers[key]
+    view = {key: buffers[key][:math.prod(shape)].view(shape) for key, shape in payload["shapes"].items()}
     view.update(payload.get("values") or {})
-    for key in [k for k in view if k not in payload["keys"]]:
-        del view[key]
-    return view
+    return {key: view[key] for key in payload["keys"]}
 
 
 # ---------------------------------------------------------------------------------------------- output

@@ -169,9 +169,8 @@ class WorkerLink:
                 back_ms = self.clock.back_to_the_judge()
                 done = self.expect("done")
                 event_ms = done["timing"]["device_ms"]
-                if span_ms < event_ms:
-                    calibration.ordered = False
-                if i >= 4:  # the first calls warm the clocks
+                if i >= 4:  # the first calls warm the clocks (and, measured, may run before GO: see clock.py)
+                    calibration.ordered &= span_ms >= event_ms
                     gaps.append((span_ms - event_ms) * 1e3)
                     calibration.tails_ms.append(done["timing"]["tail_ms"])
                     calibration.back_us.append(back_ms * 1e3)
@@ -254,6 +253,9 @@ class WorkerLink:
             self.mailbox = OutputMailbox(self.scratch, dims, dtype, self.calls)
             mailbox = self.mailbox.spec()
         self.slots = InputSlots(self.device, self.scratch)
+        self.opener = OutputOpener(self.device)  # the last shape's mappings of the worker's memory closed
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
         self._dims, self._dtype = tuple(dims), dtype
         self.order("shape_start", dims=list(dims), dtype=str(dtype), mailbox=mailbox)
         self.expect("shape_start_done")
@@ -265,21 +267,17 @@ class WorkerLink:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         self.order("prepare", weights=payload)
-        reply = self.expect("prepare_done")
-        self._weights_slots = slots  # alive while the worker may hold views of them
-        return reply
+        return self.expect("prepare_done")  # the worker's state holds clones: these buffers can go
 
     def call(self, number: int, fresh: dict, audited: bool, record_kernels: bool) -> CallReport:
         """One call on the judge's `fresh` inputs (kept private: the worker gets copies in shared buffers)."""
         payload = self.slots.update(fresh)
-        changed = bool(payload["tensors"]) or number == 0
         if self.clock is not None:
             self.clock.hold(lambda: self.slots.fill(fresh))
         else:
             self.slots.fill(fresh)
         started = time.perf_counter()
-        self.order("call", number=number, inputs=payload if changed or payload["values"] else None,
-                   audited=audited, record_kernels=record_kernels)
+        self.order("call", number=number, inputs=payload, audited=audited, record_kernels=record_kernels)
         try:
             queued = self.expect("queued")
         except SolutionFailed:

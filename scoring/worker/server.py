@@ -82,7 +82,8 @@ class CallServer:
         self.solution = None
         self.import_launch_names: set[str] = set()
         self.state = None
-        self.view: dict = {}  # key -> the tensor the solution is given (the judge's shared buffers)
+        self.view: dict = {}  # key -> the tensor the solution is given (views of the judge's shared buffers)
+        self.buffers: dict = {}  # key -> a shared buffer, mapped once per shape
         self.output_spec: tuple | None = None
         self.mailbox: dict | None = None
         self.windows: dict[int, CallWindow] = {}  # this shape's calls, by the judge's call number
@@ -122,7 +123,7 @@ class CallServer:
         return self.recorder.listening() if self.recorder else contextlib.nullcontext()
 
     def prepare(self, message: dict) -> dict:
-        weights = map_inputs(message["weights"], {})
+        weights = map_inputs(message["weights"], {})  # the solution gets clones: the judge frees these
         prepare = getattr(self.solution, "prepare", None)
         self.state = None
         gc.collect()
@@ -140,7 +141,9 @@ class CallServer:
         self.output_spec = (tuple(message["dims"]), message["dtype"])
         self.mailbox = message.get("mailbox")
         self.windows = {}
-        self.view = {}
+        self.view, self.buffers, self.held_output = {}, {}, None
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()  # the last shape's blocks back to the GPU: the judge allocates there too
 
     # -- one call -------------------------------------------------------------------------------------
     def _poison_free_blocks(self) -> None:
@@ -159,8 +162,7 @@ class CallServer:
         """Run one call and send "queued" (the output's descriptor) and "done" (the worker's times), or
         "failed" when the solution raised."""
         self.held_output = None
-        if message.get("inputs"):
-            map_inputs(message["inputs"], self.view)
+        self.view = map_inputs(message["inputs"], self.buffers)
         number = message["number"]
         residency = self.timer.residency_detail()  # before the reset, which leaves these settings in force
         if residency:

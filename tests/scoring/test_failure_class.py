@@ -124,7 +124,7 @@ def test_the_worker_records_what_a_compiler_error_was_raised_from():
 import os
 os.environ["TRITON_INTERPRET"] = "1"
 import torch, triton, triton.language as tl
-from scoring.worker import _classify
+from scoring.worker.failures import classify as _classify
 from scoring.failure_class import headline
 
 @triton.jit

@@ -14,7 +14,7 @@ from scoring.audit import choose_audited_call
 from scoring.kernel_record import (CallKernels, CallWindow, CollectCost, KernelRecorder, ShapeKernelSummary,
                                    _launched_between)
 from scoring.spec import Shape, SpecError, load_spec
-from scoring.worker import scrub_environment
+from scoring.worker.server import scrub_environment
 
 HOUSE_AND_TORCH_KERNELS = [
     "_fp8_gemm_kernel", "tma_kernel", "_softmax_rows_kernel",
