@@ -200,6 +200,9 @@ class AuditReservoir:
         return drawn
 
 
+AFTER_THE_CALL = "after the call:"  # CounterReader.why_not when collecting the call's counters failed
+
+
 def _profiled_rows(ranges: list[dict]) -> list[dict]:
     """The counter reader's ranges as the judges read ncu's rows (metric name -> value, a kernel name)."""
     return [{**{k: str(v) for k, v in r.items() if k != "range"}, "Kernel Name": f"kernel {r.get('range', '?')}"}
@@ -221,6 +224,12 @@ def run_audits(problem, solution_shapes: list[dict], profile: str, audited: tupl
             record["outcome"] = "not verified (CPU profile: no GPU counters to read)"
         elif audited is None:
             record["outcome"] = "not verified (this run times no shape, so there is no timed call to audit)"
+        elif taken and not taken.get("ranges") and str(taken.get("why_not") or "").startswith(AFTER_THE_CALL):
+            # The profiler ran, and what the solution's call did defeated it (more kernels than it takes, ranges
+            # dropped): an audit the solution made impossible fails the run (X31); "not verified" is kept for
+            # what the machine cannot do.
+            record.update(shape=audited[0].name,
+                          outcome=f"failed (X31: the audit could not follow the solution's call: {taken['why_not']})")
         elif not taken or not taken.get("ranges"):
             why = (taken or {}).get("why_not") or "the profiled call's shape reported no counters"
             record.update(shape=audited[0].name, outcome=f"not verified ({why})")

@@ -28,6 +28,27 @@ class Defence:
 CORPUS = "adversarial/fp8_gemm/"  # adversaries with their EXPECTED classification per device
 
 CLASSES: tuple[Defence, ...] = (
+    Defence("X30", "grader tampering from inside the solution's process",
+            "every verdict is made in the judge, a process that never imports solution code: it makes the inputs, "
+            "keeps the pristine copies, reads its own snapshot of each output (taken when the worker's DONE event "
+            "completed), runs verify_call and the fp64 reference, computes the statistics and writes the result; "
+            "the worker runs in its own PID, mount and network namespaces with every mount read-only but its "
+            "scratch and cache and no capabilities. The worker's timer and kernel record remain its own claims "
+            "(the judge's clock records the gap but does not judge yet: docs/integrity.md)",
+            "scoring/judge/, scoring/worker/, scoring/sandbox.py, scoring/shared_tensors.py",
+            (f"{CORPUS}X30_rewrites_the_worker_check.py", f"{CORPUS}X30_shortens_the_reported_times.py",
+             f"{CORPUS}X30_relays_the_result_channel.py"), "cpu+gpu"),
+    Defence("X31", "opting out of an audit", "a counter audit whose profiler ran but could not follow the "
+            "solution's call (more kernels than it takes, ranges dropped) fails the run; 'not verified' is kept for "
+            "what the machine cannot do (no counter permission, the CPU profile)", "scoring/audit.py (run_audits)",
+            ("tests/scoring/test_hardware_and_audit.py::test_an_audit_the_solution_made_impossible_fails_x31_and_one"
+             "_the_machine_cannot_run_is_not_verified",), "cpu"),
+    Defence("X32", "a worker that will not die or breaks its channel",
+            "every wait of the judge on its worker has a deadline and a size bound (scoring/wire.py); a worker "
+            "that floods, closes or garbles its channel, or never completes its DONE event, is killed with its "
+            "namespace and the shape gets a status; the scorer stops reading a judge once it said done",
+            "scoring/wire.py, scoring/judge/link.py, scoring/isolation.py",
+            (f"{CORPUS}X32_floods_the_reply_channel.py",), "cpu+gpu"),
     Defence("X01", "identity / zeros / constant output",
             "inputs scaled so outputs are O(1); element-wise relative and normwise bounds; every problem must "
             "ship zeros and pass-through solutions that fail", "scoring/checking.py, tests/problems",

@@ -11,7 +11,9 @@ from _correct import correct
 EXPECTED = {
     "class": "X30",
     "cpu": {"status": "passed", "shapes": {"square_64": "passed"}},
-    "gpu": {"status": "integrity", "shapes": {"square_8192": "integrity"}, "detail": "X30: the worker reported"},
+    # Caught today by the worker's CUPTI kernel record (kernel time 1.25x the reported interval, X10), which
+    # this code could also rewrite; the judge's clock records the gap but does not judge yet (cross_check.py).
+    "gpu": {"status": "integrity", "shapes": {"square_8192": "integrity"}, "detail": "X10: the calls' kernels ran"},
 }
 
 

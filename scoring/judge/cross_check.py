@@ -17,6 +17,12 @@ import statistics
 
 GAP_LIMIT_US = 10.0
 GAP_LIMIT_SHARE = 0.05
+# Not yet a verdict: on the H100, under real kernels, the judge's host view of the worker's IPC events
+# disagreed with the worker's own events in both directions on honest house kernels (moe_swiglu: the span
+# 2.1 ms shorter than the call; softmax: 85 us longer than calibrated), so a gap beyond the limit is
+# recorded as "not verified (would flag ...)" and fails nothing until the clock is made reliable
+# (docs/integrity.md, "What remains").
+JUDGED = False
 
 
 def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tuple[str, dict]:
@@ -42,10 +48,11 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
                   detection_limit_us=round(limit_us, 2),
                   back_to_the_judge_us_median=round(statistics.median(clock["back_us"]), 2) if clock.get("back_us")
                   else None)
-    if excess_us > limit_us:
-        record["outcome"] = (f"failed (X30: the worker reported {median_ms * 1e3:.1f} us per call, but the judge's "
-                             f"clock saw {excess_us:.1f} us more per call than the calibrated switching cost "
-                             f"(limit {limit_us:.1f} us): the reported times were shortened)")
+    if abs(excess_us) > limit_us:
+        finding = (f"X30: the worker reported {median_ms * 1e3:.1f} us per call, but the judge's clock saw "
+                   f"{excess_us:.1f} us more per call than the calibrated switching cost (limit {limit_us:.1f} us)")
+        record["outcome"] = f"failed ({finding})" if JUDGED else \
+            f"not verified (the judge's clock is recorded, not yet judged; it would say: {finding})"
     else:
-        record["outcome"] = "passed"
+        record["outcome"] = "passed" if JUDGED else "not verified (the judge's clock is recorded, not yet judged)"
     return record["outcome"], record

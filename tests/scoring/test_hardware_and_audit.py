@@ -125,3 +125,18 @@ def test_tensor_ops_command_explains_bad_arguments_and_a_missing_gpu():
     if not torch.cuda.is_available():
         code, text = run("problem=kda", "shape=b4_t8k_h16")
         assert code != 0 and "needs a GPU" in text
+
+
+def test_an_audit_the_solution_made_impossible_fails_x31_and_one_the_machine_cannot_run_is_not_verified():
+    from types import SimpleNamespace
+
+    shape = SimpleNamespace(name="square", params={"M": 64, "N": 64, "K": 64})
+    problem = SimpleNamespace(spec=SimpleNamespace(audits=[SimpleNamespace(expect="fp8")]), flops=lambda _: 1)
+    defeated = {"timed_call_index": 0, "ranges": [], "launch_names": [],
+                "why_not": "after the call: cuptiRangeProfilerDecodeData: 3 ranges dropped"}
+    shapes = [{"name": "square", "audit_profile": defeated, "kernel_record": {"vendor_kernels": "passed"}}]
+    outcome = run_audits(problem, shapes, "gpu", (shape, 1))[0]["outcome"]
+    assert outcome.startswith("failed (X31: the audit could not follow the solution's call")
+    machine = dict(defeated, why_not="before the call: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")
+    shapes[0]["audit_profile"] = machine
+    assert run_audits(problem, shapes, "gpu", (shape, 1))[0]["outcome"].startswith("not verified (before the call")
