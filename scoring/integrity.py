@@ -197,12 +197,54 @@ CORPUS_SECTION = (
 )
 
 
+TRUST_BOUNDARY_SECTION = (
+    "## The trust boundary: why a number on the board can be trusted",
+    "",
+    ("Two processes score a solution. The **judge** (`scoring/judge/`) never imports solution code: it makes "
+     "every input with the run's secret seeds, keeps the pristine copies, takes its own snapshot of each output "
+     "when the call's DONE event has completed, runs `verify_call` and the fp64 reference, computes the timing "
+     "statistics, decides every verdict and reports to the scorer on a pipe only it holds. The **worker** "
+     "(`scoring/worker/`) imports the solution and calls it; it holds no reference output, no tolerance and no "
+     "pass/fail. It runs in a sandbox (`scoring/sandbox.py`): its own PID, mount and network namespaces, every "
+     "mount read-only but its scratch folder and its per-solution compile cache, all capabilities dropped and "
+     "no_new_privs set; the sandbox reports what it holds, tested from inside before the solution is imported "
+     "(`timer.sandbox` in each result: PID 1, one process visible, repository not writable, CapEff 0, only `lo`; "
+     "measured the same on the H100 and on CI's CPU machine)."),
+    "",
+    ("What crosses the line, and nothing else: the judge's input buffers, shared once per shape by CUDA IPC "
+     "(GPU) or as files both map (CPU profile) and refilled by the judge before every call; the judge's GO "
+     "event and the worker's DONE event (CUDA IPC events); orders (task, prepare, call, shape start and end) and "
+     "answers as bounded JSON lines (`scoring/wire.py`); the worker's output descriptor (an IPC handle, offset, "
+     "shape, strides, dtype: validated before a byte is mapped, never unpickled); the worker's claims (its "
+     "CUDA-event times, its CUPTI kernel record, an audited call's counters, a refused operator)."),
+    "",
+    ("What the judge guarantees, whatever Python code the solution runs: the inputs are fresh and the judge's "
+     "own; the output judged is the bytes the solution's call left when DONE completed; the checks, the "
+     "reference, the statistics and the result file cannot be reached (tried: "
+     "`adversarial/fp8_gemm/X30_rewrites_the_worker_check.py`, which scored 0.854 when the checks lived in the "
+     "solution's process, is incorrect on the H100 and on the CPU). What the worker can still do is lie in its "
+     "claims: its times, its kernel names, its counters. The judge's own clock (`scoring/judge/clock.py`: the "
+     "gate, the L2 flush and the inputs' refill after the call is queued, GO and DONE watched from the judge's "
+     "host) is recorded per shape (`judge_clock`) but not yet judged: on the H100 its gap against the worker's "
+     "events was steady on trusted calls (147 us, +-2 us) yet moved by -2.1 ms..+90 us on honest house kernels "
+     "(the cross-process IPC events do not order reliably under real load), so a forged time is caught today "
+     "only by the worker's CUPTI kernel record (kernel time 1.25x the forged interval, X10), a claim the same "
+     "code could rewrite. That, and the in-process audits, are the open part of issue 32."),
+    "",
+)
+
+
 RESIDUALS_SECTION = (
     "## Residuals: what the defences do not close",
     "",
-    ("- The grader's own state. Solution code runs in the scoring worker's Python interpreter, which holds "
-     "what the grader knows about the current call: which timed call the counter audit profiles, which calls "
-     "meet the reference, which get kernel activity. Code that walks the grader's frames "
+    ("- The worker's claims. Times, kernel names and counters are read in the solution's process (CUDA events "
+     "and CUPTI must be), and Python code there can rewrite them: `X30_shortens_the_reported_times.py` and "
+     "`X30_relays_the_result_channel.py` are caught by the kernel record's X10 rule, not by the judge, until the "
+     "judge's clock is reliable enough to judge (above)."),
+    ("- The grader's own state in the worker. Solution code runs in the worker's Python interpreter, which holds "
+     "what the worker knows about the current call: whether it is profiled for the counter audit, and whether "
+     "its kernel activity is recorded (which calls meet the reference is decided in the judge, after the call). "
+     "Code that walks the worker's frames "
      "(`sys._getframe`, `sys._current_frames`) or objects (`gc`) can read it: "
      "`adversarial/fp8_gemm/X13_other_kernels_on_the_audited_call.py` finds the profiled call this way and runs "
      "the fp8 kernel there only; it is caught because the profiled call must launch the kernels the timed calls "
@@ -245,6 +287,7 @@ def markdown() -> str:
         evidence = "<br>".join(f"`{e}`" for e in d.evidence)
         rows.append(f"| {d.class_id} | {d.name} | {d.defence} | {d.code} | {evidence} | {d.where} |")
     rows += ["", *RESIDUALS_SECTION]
+    rows[4:4] = [*TRUST_BOUNDARY_SECTION]
     return "\n".join(rows) + "\n"
 
 

@@ -14,7 +14,11 @@ decided to check (and profiles one chosen call), this passes everything, audits 
 current worker draws the reference sample after the call returns, so a sampled call is no longer
 visible; the seeds, the last call and the audited call still are.
 
-Defence: the decision is no longer the only check: every call's output is verified (Freivalds, fresh
+Since the judge/worker split the decision is made in the judge's process, after the call: the worker's
+frames hold nothing to read, so this solution takes every call for unwatched and skips (the frame walk is
+kept as it was), and the judge's checks of its own copy of the output fail it at once.
+
+Defence before the split: the decision was no longer the only check: every call's output is verified (Freivalds, fresh
 random vector per call) whatever the grader's locals say, so the first skipping call (a warm-up) fails:
 "X02/X03/X13: a timed call failed verification".
 """
@@ -26,10 +30,8 @@ from _partial import first_rows, kept_rows, row_tile
 
 EXPECTED = {
     "class": "X13",
-    "cpu": {"status": "incorrect", "shapes": {"square_64": "incorrect"},
-            "detail": "X02/X03/X13: a timed call failed verification"},
-    "gpu": {"status": "incorrect", "shapes": {"square_8192": "incorrect"},
-            "detail": "X02/X03/X13: a timed call failed verification"},
+    "cpu": {"status": "incorrect", "shapes": {"square_64": "incorrect"}},
+    "gpu": {"status": "incorrect", "shapes": {"square_8192": "incorrect"}},
 }
 SKIPPED_SHARE = 1 / 3
 CHECKED_LOCALS = ("against_reference", "check_this", "same_storage", "audited")
@@ -48,7 +50,7 @@ def grader_will_check() -> bool:
         if name == "one_call":  # a timed or warm-up call whose flags are all off
             return False
         frame = frame.f_back
-    return True  # not the grader it knows: do not risk it
+    return False  # no grader decision in this process (the judge keeps it): take the call for unwatched
 
 
 def run(state, a, a_scale):

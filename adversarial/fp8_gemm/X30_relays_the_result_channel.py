@@ -13,7 +13,8 @@ from _correct import correct
 
 EXPECTED = {
     "class": "X30",
-    "cpu": {"status": "passed", "shapes": {"square_64": "passed"}},
+    "cpu": {"not_exercised": "the CPU profile has no judge clock and no kernel record: its host timings are "
+                             "not scores, and a forged one passes there"},
     # Caught today by the worker's CUPTI kernel record (kernel time 1.25x the reported interval, X10), which
     # this code could also rewrite; the judge's clock records the gap but does not judge yet (cross_check.py).
     "gpu": {"status": "integrity", "shapes": {"square_8192": "integrity"}, "detail": "X10: the calls' kernels ran"},
