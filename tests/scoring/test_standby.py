@@ -29,10 +29,10 @@ def _seen(fd):
     return {{"target": Path(os.readlink(f"/proc/self/fd/{{fd}}")).name, "flags": fcntl.fcntl(fd, fcntl.F_GETFL)}}
 
 print("probe imported")
-with open(Path(__file__).with_suffix(".jsonl"), "a") as f:
-    f.write(json.dumps({{"argv": [Path(sys.argv[0]).name, len(sys.argv)], "stdin": sys.stdin.read(),
-                        "fds": [_seen(fd) for fd in (0, 1, 2)], "cwd": os.getcwd(),
-                        "environment": sorted(os.environ)}}) + "\\n")
+# Printed, not written beside the probe: the worker's sandbox leaves only its scratch folder writable.
+print("PROBE " + json.dumps({{"argv": [Path(sys.argv[0]).name, len(sys.argv)], "stdin": sys.stdin.read(),
+                             "fds": [_seen(fd) for fd in (0, 1, 2)], "cwd": os.getcwd(),
+                             "environment": sorted(os.environ)}}), flush=True)
 
 
 def run(state, a, a_scale):
@@ -58,7 +58,9 @@ def test_the_solution_sees_the_same_process_whether_its_worker_was_started_ahead
     assert first["status"] == second["status"] == "passed"
     assert first["processes"][0]["started_ahead_s"] == 0.0
     assert second["processes"][0]["started_ahead_s"] > 0.0
-    fresh, ahead = [json.loads(line) for line in probe.with_suffix(".jsonl").read_text().splitlines()]
+    fresh, ahead = [json.loads(line[len("PROBE "):]) for run_dir in ("first", "second")
+                    for line in next((tmp_path / run_dir / "cpu").glob("*.logs/probe.log")).read_text().splitlines()
+                    if line.startswith("PROBE ")]
     assert fresh == ahead
     assert fresh["stdin"] == "" and fresh["fds"][0]["target"] == "null"
     assert fresh["fds"][1]["target"] == fresh["fds"][2]["target"] == "probe.log"
