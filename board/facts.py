@@ -83,7 +83,7 @@ def collect_facts() -> Facts:
         checking_doc=module_docstring(SCORING_DIR / "checking.py"),
         audit_doc=module_docstring(SCORING_DIR / "audit.py"),
         audit_kinds=audit_kinds,
-        worker_doc=module_docstring(SCORING_DIR / "worker.py"),
+        worker_doc="\n\n".join(module_docstring(SCORING_DIR / side / "__init__.py") for side in ("judge", "worker")),
         roofline_doc=inspect.getdoc(scoring_roofline) or "",
         score_doc=inspect.getdoc(scoring_result.score) or "",
         max_plausible_fraction=scoring_roofline.MAX_PLAUSIBLE_FRACTION,

@@ -6,12 +6,14 @@ FLOP formula shows skipped work (X22). Outcomes are `passed`, `failed (Xnn: deta
 `not verified (why)`: an audit that could not run is never reported as passed.
 
 The profiled call is a timed call of the solution's own scoring worker, drawn with the run's secret seed (a
-timed shape, then a reservoir over its timed calls, `AuditReservoir`): every GPU worker loads CUPTI's range
-profiler before the solution is imported (scoring/counters.py), and the worker switches it on for the drawn
-calls (kernel replay: the call's outputs are unchanged; its time is not kept; the last one drawn is judged). No
-second process, no ncu, no profiler environment: the process the solution runs in looks the same whichever call
-is audited, and a solution that is honest only when profiled is honest on every timed call. (Grader state inside
-the process, which code that walks the grader's frames or objects can read, is the residual: docs/integrity.md.)
+timed shape, then a reservoir over its timed calls, `AuditReservoir`): every GPU worker loads CUPTI's
+range profiler before the solution is imported (scoring/counters.py), and the worker switches it on for the
+drawn calls (kernel replay: the call's outputs are unchanged; its time is not kept; the last one drawn is
+judged). No second process, no ncu, no profiler environment: the process the solution runs in looks the same
+whichever call is audited, and a solution that is honest only when profiled is honest on every timed call.
+The counters are read in the worker, the solution's process, and judged outside it; a profile the solution's
+call made impossible fails the run (X31). What a solution that rewrites the worker's counter reader could
+still forge is stated in docs/integrity.md (the trust boundary).
 `profile_one_call` (ncu on a separate process, `scoring.audit_target`) remains for the measuring command
 `scoring.tensor_ops` only.
 """

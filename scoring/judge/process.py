@@ -90,6 +90,10 @@ def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_
     try:
         ready = link.start(worker_task, solution_path, task["l2_bytes"])
         step_done("worker_start")
+        # The worker's own steps are parts of its start; what is left is the sandbox and the interpreter.
+        worker_steps = {name: float(seconds) for name, seconds in (ready.get("startup_s") or {}).items()}
+        startup_s["worker_start"] = max(0.0, startup_s["worker_start"] - sum(worker_steps.values()))
+        startup_s.update(worker_steps)
         calibration = link.calibrate()
         step_done("judge_clock_calibration")
         link.order("import")

@@ -234,7 +234,10 @@ class ShapeJudge:
     def _finish(self, result: dict, counts: dict, clock: dict, prepare_names: list[str], audit: dict | None) -> dict:
         """The shape's watch record (verification counts, the worker's kernel record, the judge's clock), and
         the verdicts drawn from them when the shape has none yet."""
+        record_start = time.perf_counter()
         record = self.link.shape_end(clock["timed"], prepare_names)
+        if "timing" in result:  # the worker resolving its kernel record: a phase of a timed shape's wall time
+            result["phases_s"]["kernel_record"] = time.perf_counter() - record_start
         if self.verify is not None:
             method = self.verify_method
         else:

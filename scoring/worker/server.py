@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import math
 import os
 import sys
@@ -304,13 +303,17 @@ def main(argv: list[str]) -> int:
     task = first["task"]
     interpreter_fixes.apply()  # CPU profile only: Triton's interpreter gets bf16 dots wrong without it
     watch = task["device"] != "cpu" and task.get("watch", True)
+    startup_s, step_start = {}, time.perf_counter()
     recorder = KernelRecorder() if watch else None  # on for the whole process, before CUDA starts
+    startup_s["kernel_recorder"], step_start = time.perf_counter() - step_start, time.perf_counter()
     counters = CounterReader() if watch else None
+    startup_s["counter_reader"], step_start = time.perf_counter() - step_start, time.perf_counter()
     if task["device"] == "cpu":
         poison_uninitialised_memory_everywhere()
     server = CallServer(task, reply_fd, recorder, counters)
+    startup_s["call_server"] = time.perf_counter() - step_start
     send(reply_fd, "ready", done_event=server.timer.done_handle(), timer=server.timer.describe(),
-         kernel_record=server.recorder_note, sandbox=lockdown_report(REPO_ROOT))
+         kernel_record=server.recorder_note, sandbox=lockdown_report(REPO_ROOT), startup_s=startup_s)
     # Calls of a trusted null workload before the solution exists: the judge's clock calibration.
     while True:
         message = reader.get(None)

@@ -2,6 +2,9 @@
 
 import hashlib
 import json
+import os
+import re
+import threading
 import time
 from pathlib import Path
 
@@ -93,22 +96,26 @@ def test_importing_one_problem_after_another_builds_up_one_index(tmp_path, adapt
 def test_runs_are_shared_out_one_per_gpu_at_a_time_each_scorer_pinned_to_its_gpu(tmp_path, adapters):
     """gpus=0,1: two scorers at once, each seeing one GPU (CUDA_VISIBLE_DEVICES, since agents' files allocate on
     `cuda`), and agent.json saying the host scored others meanwhile. Each solution records its GPU and when it
-    was imported, then holds its import for 3 s: the two imports overlap only if the runs ran at once."""
+    was imported, then holds its import for 3 s, and says what it saw in its import error (the scoring sandbox
+    leaves every folder but its scratch read-only): the two imports overlap only if the runs ran at once."""
     clone = make_clone(tmp_path / "clone", RUNS)
     out, results, lines = tmp_path / "out", tmp_path / "results", []
     config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
                                                     "gpus=0,1"], "t")
     assert importer.run_import(config, echo=lambda text, **_: None) == 0
     for run in RUNS[:2]:
-        record = tmp_path / f"{run[4]}.seen"
         (out / "fp8_gemm" / run[4] / "solution.py").write_text(
-            f"import os, time\nstarted = time.time()\ntime.sleep(3)\n"
-            f"open({str(record)!r}, 'w').write(f\"{{os.environ.get('CUDA_VISIBLE_DEVICES')}} {{started}} "
-            f"{{time.time()}}\")\nraise ImportError('a stand-in file')\n")
+            "import os, time\nstarted = time.time()\ntime.sleep(3)\n"
+            "raise ImportError('seen %s %s %s' % (os.environ.get('CUDA_VISIBLE_DEVICES'), started, time.time()))\n")
     config = importer.parse(importer.ImportConfig, [f"out={out}", f"results={results}", "score=true",
                                                     "gpus=0,1"], "t")
     importer.run_import(config, echo=lambda text, **_: lines.append(text))
-    seen = [(tmp_path / f"{run[4]}.seen").read_text().split() for run in RUNS[:2]]
+    seen = []
+    for run in RUNS[:2]:
+        log = (out / "fp8_gemm" / run[4] / "score.log").read_text()
+        found = re.search(r"ImportError: seen (\S+) (\S+) (\S+)", log)
+        assert found, log
+        seen.append(found.groups())
     assert sorted(gpu for gpu, _, _ in seen) == ["0", "1"], lines
     (_, start_a, end_a), (_, start_b, end_b) = seen
     assert float(start_a) < float(end_b) and float(start_b) < float(end_a), "the two runs did not overlap"
@@ -261,6 +268,27 @@ def _gone(pid: int) -> bool:
         return True
 
 
+def _descendant_workers(ancestor: int) -> set[int]:
+    """Host PIDs of `scoring.worker` processes below `ancestor` (the worker runs in a PID namespace of its own,
+    so it cannot say its host PID itself)."""
+    parents, workers = {}, set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if b"scoring.worker" in (stat.parent / "cmdline").read_bytes():
+                workers.add(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+
+    def below(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == ancestor:
+                return True
+        return False
+    return {pid for pid in workers if below(pid)}
+
+
 def test_a_run_past_its_deadline_is_killed_with_its_workers_and_keeps_its_log(tmp_path, adapters):
     """A scorer still running at the deadline is cut off: it and the worker it started in a session of its own
     are killed (they would hold the GPU through the next run), and score.log keeps what it wrote."""
@@ -270,16 +298,22 @@ def test_a_run_past_its_deadline_is_killed_with_its_workers_and_keeps_its_log(tm
                                                     "device=cpu"], "t")
     assert importer.run_import(config, echo=lambda text, **_: None) == 0
     folder = out / "fp8_gemm" / RUNS[0][4]
-    pid_file = tmp_path / "worker.pid"
-    (folder / "solution.py").write_text(f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
-                                        "while True:\n    time.sleep(1)\n")
-    code, outcome = importer.score_folder(config, folder, "fp8_gemm", limit_s=20)
-    assert outcome.startswith("not scored: cut off after 2") and "(the deadline)" in outcome, outcome
-    assert pid_file.exists(), (folder / "score.log").read_text()  # the worker had imported the hanging file
-    deadline = time.monotonic() + 10
-    while not _gone(int(pid_file.read_text())) and time.monotonic() < deadline:
+    (folder / "solution.py").write_text("import time\nwhile True:\n    time.sleep(1)\n")
+    workers: set[int] = set()  # the scoring workers this test's scorer started, seen while it ran
+    outcomes: list = []
+    scoring = threading.Thread(target=lambda: outcomes.append(
+        importer.score_folder(config, folder, "fp8_gemm", limit_s=20)))
+    scoring.start()
+    while scoring.is_alive():
+        workers |= _descendant_workers(os.getpid())
         time.sleep(0.2)
-    assert _gone(int(pid_file.read_text()))
+    code, outcome = outcomes[0]
+    assert outcome.startswith("not scored: cut off after 2") and "(the deadline)" in outcome, outcome
+    assert workers, (folder / "score.log").read_text()  # the worker had imported the hanging file
+    deadline = time.monotonic() + 10
+    while not all(_gone(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert all(_gone(pid) for pid in workers)
     assert (folder / "score.log").read_text().startswith("$ ")
     # The next call knows it needs more than it ran: its problem's guess (no run yet: unknown_run_s, 120 s,
     # x1.25 + 15 s = 165 s) plus the 20 s it was cut off after, so it is started first and not late.

@@ -31,12 +31,14 @@ def test_a_timed_shape_splits_its_wall_time_into_phases(tmp_path):
     # The worker's timed window is the scorer's to read; the CPU profile records no GPU state at all.
     assert not any("timed_window_monotonic_s" in shape or "gpu_state" in shape for shape in shapes)
 
-    # One worker ran every shape; its start-up is split into steps, which are parts of spawn-to-imported
+    # One worker ran every shape; its start-up (the judge's view: the sandboxed worker's start, its own steps, the
+    # clock's calibration, the solution's import) is split into steps, which are parts of spawn-to-imported
     # (the rest is the interpreter's start and the scorer's imports), itself part of the process's life.
     (process,) = system["processes"]
     assert system["processes_started"] == 1 and process["first_shape"] == 0
     steps = process["worker_startup_s"]
-    assert set(steps) == {"kernel_recorder", "counter_reader", "runner", "solution_import"}
+    assert set(steps) == {"worker_start", "kernel_recorder", "counter_reader", "call_server",
+                          "judge_clock_calibration", "solution_import"}
     assert all(seconds >= 0 for seconds in steps.values()) and steps["solution_import"] > 0
     assert sum(steps.values()) < process["spawn_to_imported_s"] < process["lifetime_s"] <= system["wall_s"]
     assert sum(shape["wall_s"] for shape in timed) < process["lifetime_s"]
