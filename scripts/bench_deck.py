@@ -42,12 +42,12 @@ AGREEMENT_MIN_MS = 0.05  # shapes shorter than 50 us are left out of the repeat 
 TARGETS_S = {"deck_warm": 300, "deck_cold": 600, "one_solution_warm": 30}
 
 
-def score(problem: str, results: Path, device: str, extra: list[str], fresh: bool) -> dict:
-    """One `python -m scoring.run` of the house kernel; its wall time and result."""
+def score(problem: str, results: Path, device: str, extra: list[str], fresh: bool, repo: Path = REPO) -> dict:
+    """One `python -m scoring.run` of the house kernel (of the scorer in `repo`); its wall time and result."""
     argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"device={device}", f"out={results}",
             f"fresh_lines={'true' if fresh else 'false'}", "progress=false", *extra]
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
+    done = subprocess.run(argv, cwd=repo, capture_output=True, text=True)
     wall_s = time.perf_counter() - started
     paths = [line[len("result: "):].strip() for line in done.stdout.splitlines() if line.startswith("result: ")]
     if not paths:

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Issue 32's before/after on a lent GPU: each problem's house kernel scored by the design before the judge/worker
+# split (a `git archive` of it, carried in .scratch/old_design) and by this tree's, interleaved, one
+# scripts/bench_ab.py per problem (a summary per problem: a run cut off by the call's limit loses one problem).
+#     here:   git archive 60e795f scoring problems pyproject.toml | tar -x -C .scratch/old_design
+#             bash scripts/device_head.sh pack; run with carry [".scratch"]
+#     there:  bash scripts/device_judge_ab.sh LABEL fp8_gemm,softmax [ROUNDS]
+# Everything (summaries, the runs' result files, logs) is packed into $OUT/LABEL.tgz.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+label="${1:?usage: bash scripts/device_judge_ab.sh LABEL PROBLEMS [ROUNDS]}"
+problems="${2:?usage: bash scripts/device_judge_ab.sh LABEL PROBLEMS [ROUNDS]}"
+rounds="${3:-2}"
+bash scripts/device_head.sh unpack
+export PYTHONUNBUFFERED=1
+work="$(mktemp -d "/tmp/ab-$label-XXXXXX")"
+for problem in ${problems//,/ }; do
+  timeout "${PER_PROBLEM_S:-280}" python scripts/bench_ab.py a="" b="" a_tree=.scratch/old_design device=cuda \
+    problems="$problem" rounds="$rounds" score_args="lines=none" out="$work/speed" results="$work/runs/$problem" \
+    > "$work/$problem.log" 2>&1
+  echo "$problem exit $?"
+  grep -A2 "^problem " "$work/$problem.log" | tail -1
+done
+tar -czf "${OUT:?}/$label.tgz" -C "$work" .
