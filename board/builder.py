@@ -4,7 +4,8 @@ Order: problems and result files are loaded and validated (issues reported, skip
 strict mode); pandas tables and the per-hardware boards are computed; run pages are rendered (in
 worker processes, and kept from the previous build when their inputs are unchanged); then problem,
 agent, leaderboard, list, methodology and download pages. Files a previous build wrote that this one
-did not are removed, so a rebuild never serves a page for a run that is gone.
+did not are removed (only those: output.py keeps the manifest and refuses folders it must not own), so a
+rebuild never serves a page for a run that is gone and never touches a file it did not write.
 """
 
 from __future__ import annotations
@@ -32,13 +33,13 @@ from .frame import RANKED_KINDS, build_frames, row_identity
 from .issues import BuildError, Issue
 from .annotations import load_annotations
 from .load import Run, add_run, orphan_annotations, read_result, result_files, slim
-from .pages import PACKAGE, copy_assets, environment, write_text
+from .output import check_output, prune, read_manifest, write_manifest, write_text
+from .pages import PACKAGE, copy_assets, environment
 from .problem_info import load_problems
 from .provenance import failure_label, rescored
 from .rank import build_boards
 from .run_info import RunFacts, solution_source, write_transcript
 
-MANIFEST = ".build-manifest.json"
 REPO = PACKAGE.parent
 
 
@@ -200,22 +201,16 @@ def _build(config, log) -> BuildReport:
     out = Path(config.out)
     if not results.is_dir():
         raise BuildError(f"results folder '{results}' does not exist; pass results=PATH")
-    if out.resolve() in (REPO, results.resolve()) or (out / "problems").is_dir():
-        raise BuildError(f"out={out} looks like a source folder; the build writes into (and prunes) it: choose site/")
+    check_output(out, sources=(REPO, results))
     problems, issues = load_problems(Path(config.problems) if config.problems else None)
     annotations, annotation_issues = load_annotations(results / "annotations")
     issues += annotation_issues
-    out.mkdir(parents=True, exist_ok=True)
-    manifest_path = out / MANIFEST
-    try:
-        previous = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
-    except (OSError, json.JSONDecodeError):
-        previous = {}
+    previous = read_manifest(out)
     generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     site = {"result_count": 0, "generated": generated}
     job = dict(results=results, known=set(problems), annotations=annotations, cpu=config.cpu, out=out,
                transcripts=config.transcripts, incremental=config.incremental, site=site, version=code_version(),
-               previous=previous.get("runs", {}) if isinstance(previous, dict) else {})
+               previous=previous.get("runs") if isinstance(previous.get("runs"), dict) else {})
     files = result_files(results)
     if config.strict:  # validate everything before writing anything: a bad file leaves the old site alone
         checked = _read_all(files, config, dict(job, render=False))
@@ -229,6 +224,7 @@ def _build(config, log) -> BuildReport:
             for issue in bad:
                 log(f"skipped: {issue}")
             raise _strict_failure(_invalid(checked), len(bad))
+    out.mkdir(parents=True, exist_ok=True)
     outcomes = _read_all(files, config, job)
     kept: dict[str, Run] = {}
     facts: dict[str, dict] = {}
@@ -297,9 +293,8 @@ def _build(config, log) -> BuildReport:
     sizes = {p.name: _size(p) for p in written if p.parent.name == "downloads"}
     page("downloads.html", "downloads.html.j2", title="Downloads", section="downloads", code=False, plots=False,
          json_size=sizes.get("results.json", ""), csv_size=sizes.get("results.csv", ""), schema="ceiling.site-results/1")
-    write_text(manifest_path, json.dumps({"runs": manifest}))
-    written.add(manifest_path)
-    _prune(out, written)
+    written.add(write_manifest(out, manifest, written))
+    prune(out, previous, written)
     seconds = time.perf_counter() - started
     return BuildReport(out, len(runs), len(written), rendered, len(runs) - rendered, tuple(issues),
                        cpu_skipped, seconds, invalid)
@@ -318,17 +313,6 @@ def _invalid(outcomes: list[FileOutcome]) -> int:
 def _size(path: Path) -> str:
     size = path.stat().st_size
     return f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} kB"
-
-
-def _prune(out: Path, written: set[Path]) -> None:
-    # Every written path is `out / ...`, as rglob yields them, so normpath (a string operation) makes
-    # them comparable; resolve() cost 20,000 realpath calls at 10,000 runs.
-    keep = {os.path.normpath(p) for p in written}
-    for path in sorted(out.rglob("*"), reverse=True):
-        if path.is_file() and os.path.normpath(path) not in keep and path.name != "README.md":
-            path.unlink()
-        elif path.is_dir() and not any(path.iterdir()):
-            path.rmdir()
 
 
 def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFrame, boards, provenance) -> None:

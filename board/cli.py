@@ -1,7 +1,7 @@
 """`python -m board [results=results] [out=site] [strict=false] ...`: build the static site.
 
 Exit status: 0 built (bad files, if any, were reported and skipped), 1 strict mode found bad files or
-the build could not run, 2 a usage error. Problems are printed as one line each, never a traceback.
+the build could not run, 2 a usage error (an unknown key, or an out= folder the build must not own). Problems are printed as one line each, never a traceback.
 """
 
 from __future__ import annotations
@@ -26,8 +26,13 @@ def main(argv: list[str] | None = None) -> int:
 
     log = (lambda line: print(line, file=sys.stderr)) if not config.quiet else (
         lambda line: print(line, file=sys.stderr) if line.startswith("skipped") else None)
+    from .output import UnsafeOutput
+
     try:
         report = build(config, log=log)
+    except UnsafeOutput as error:  # a usage error: the folder named by out= is not one to write into
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except BuildError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

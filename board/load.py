@@ -171,7 +171,9 @@ def _run_dir(results: Path, path: Path, data: dict) -> Path | None:
         return path.parent
     agent = data.get("agent") or {}
     candidates = []
-    if agent.get("run_dir"):
-        candidates += [results.parent / agent["run_dir"], results / agent["run_dir"]]
+    if isinstance(agent.get("run_dir"), str) and agent["run_dir"]:
+        # Relative to the result's own folder (the harness writes `runs/<id>` beside the result), the results
+        # root or the repository.
+        candidates += [path.parent / agent["run_dir"], results / agent["run_dir"], results.parent / agent["run_dir"]]
     candidates.append(path.parent / "runs" / data["run_id"])
     return next((c for c in candidates if c.is_dir()), None)

@@ -9,13 +9,13 @@ from __future__ import annotations
 import math
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import jinja2
 import plotly
 
 from .code import highlight_cached, pygments_css
+from .output import FILE_MODE, write_text
 from .provenance import origins
 from .run_tables import audit_table, badge, run_list_rows, shape_table
 
@@ -52,19 +52,6 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def write_text(path: Path, text: str) -> None:
-    """Atomic write: a reader (or a half-finished build) never sees a torn page."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def copy_assets(out: Path) -> list[Path]:
     assets = out / "assets"
     assets.mkdir(parents=True, exist_ok=True)
@@ -74,6 +61,7 @@ def copy_assets(out: Path) -> list[Path]:
         unchanged = target.exists() and target.stat().st_size == source.stat().st_size
         if source != PLOTLY_JS or not unchanged:  # the 4.8 MB plotly.js is copied once
             shutil.copyfile(source, target)
+            os.chmod(target, FILE_MODE)  # copyfile keeps the mode of a file it overwrites
         written.append(target)
     css = assets / "pygments.css"
     write_text(css, pygments_css())
