@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,11 +33,14 @@ def _signal_group(pgid: int, sig: int) -> None:
 
 
 def run_with_budget(argv: list[str], limit_s: float, stdout: Path, stderr: Path, env: dict | None = None,
-                    cwd: Path | None = None, grace_s: float = GRACE_S) -> Outcome:
+                    cwd: Path | None = None, grace_s: float = GRACE_S, pass_fds: tuple[int, ...] = (),
+                    before_exec: Callable[[], None] | None = None) -> Outcome:
+    """`pass_fds` stay open in the child; `before_exec` runs in the child before it executes `argv`
+    (e.g. entering the run's cgroup, so that nothing the command starts escapes it)."""
     started = time.monotonic()
     with open(stdout, "wb") as out, open(stderr, "wb") as err:
         proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
-                                start_new_session=True)
+                                start_new_session=True, pass_fds=pass_fds, preexec_fn=before_exec)
         try:
             code = proc.wait(timeout=limit_s)
             _signal_group(proc.pid, signal.SIGKILL)  # leftovers of a finished run do not outlive it

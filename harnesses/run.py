@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
+from harnesses.agent_user import AgentUserError
 from harnesses.agents import AdapterError
 from harnesses.config import HarnessConfig
 from scoring.options import OptionError, help_text, parse
@@ -26,7 +27,7 @@ def main(argv: list[str]) -> int:
     try:
         config = parse(HarnessConfig, argv, "python -m harnesses.run")
         run_dir = run_one(config)
-    except (OptionError, AdapterError, SandboxError, SpecError) as exc:
+    except (OptionError, AdapterError, AgentUserError, SandboxError, SpecError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     record = json.loads((run_dir / "run.json").read_text())

@@ -17,11 +17,13 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harnesses import sandbox
+from harnesses import redact, sandbox
 from harnesses.agents import get_adapter
 from harnesses.budget import run_with_budget
 from harnesses.collect import judge
 from harnesses.config import HarnessConfig
+from harnesses.confine import hand_over, make_scratch, run_confined
+from harnesses.confine import release as release_workspace
 from harnesses.score import REPO_ROOT, score_solution
 from harnesses.workspace import agent_prompt, make_workspace
 from scoring.spec import find_problem
@@ -38,10 +40,19 @@ def find_run(out: Path, run_id: str) -> Path | None:
 
 
 def agent_env(config: HarnessConfig, adapter, invocation_env: dict, readonly: tuple[Path, ...], home: str) -> dict:
+    """The allow-list of variables the CLI gets; nothing else of the harness's environment goes in."""
     env = dict(BASE_ENV, HOME=home, PATH=sandbox.sandbox_path_env(readonly))
     names = adapter.env_names + (PROXY_NAMES if config.network == "host" else ())
     env.update({name: os.environ[name] for name in names if name in os.environ})
     env.update(invocation_env)
+    if config.gpu:
+        env["CUDA_VISIBLE_DEVICES"] = config.gpu
+    return env
+
+
+def scorer_env(config: HarnessConfig, secrets: dict[str, str]) -> dict:
+    """The scorer's environment: the harness's own, less every secret (the solution runs in the scorer)."""
+    env = {k: v for k, v in os.environ.items() if k not in secrets}
     if config.gpu:
         env["CUDA_VISIBLE_DEVICES"] = config.gpu
     return env
@@ -59,37 +70,42 @@ def run_one(config: HarnessConfig) -> Path:
     exe = adapter.find_executable(config.cli_dir)
     problem_dir = find_problem(config.problem)
     run_id, out = config.effective_run_id(), Path(config.out).resolve()
-    scratch = Path(tempfile.mkdtemp(prefix=f"ceiling-{run_id}-"))
-    run_dir, workspace, home = scratch / "run", scratch / "workspace", scratch / "home"
+    scratch_root = Path(tempfile.mkdtemp(prefix=f"ceiling-{run_id}-"))
+    run_dir = scratch_root / "run"
     (run_dir / "logs").mkdir(parents=True)
-    home.mkdir()
-    make_workspace(problem_dir, workspace)
-    started = datetime.now(timezone.utc)
-    if config.sandbox == "bwrap":
-        readonly = tuple(sorted({exe.parent.absolute(), exe.resolve().parent}))
-        inv = adapter.build(str(exe), config.model, config.effort, agent_prompt(problem_dir, sandbox.WORKSPACE),
-                            Path(sandbox.HOME))
-        env = agent_env(config, adapter, inv.env, readonly, sandbox.HOME)
-        policy = sandbox.SandboxPolicy(workspace, home, config.network, readonly,
-                                       hidden=(REPO_ROOT, out, scratch, Path.home()))
-        argv, cwd = sandbox.command(policy, list(inv.argv), env), None
-        (run_dir / "logs" / "sandbox.log").write_text(json.dumps(
-            {"policy": dataclasses.asdict(policy), "bwrap_argv": argv[: argv.index("--")]}, indent=1, default=str))
-    else:
-        inv = adapter.build(str(exe), config.model, config.effort, agent_prompt(problem_dir, str(workspace)), home)
-        env = agent_env(config, adapter, inv.env, (exe.parent,), str(home))
-        argv, cwd = list(inv.argv), workspace
-        (run_dir / "logs" / "sandbox.log").write_text("sandbox=none: the CLI ran without isolation\n")
-    stdout, stderr = run_dir / "logs" / "agent.stdout", run_dir / "logs" / "agent.stderr"
-    outcome = run_with_budget(argv, config.time_limit_s, stdout, stderr, env=env, cwd=cwd)
-    got = judge(adapter, outcome, config.time_limit_s, stdout, run_dir, home, workspace)
+    confined = config.sandbox == "bwrap"
+    scratch = make_scratch(scratch_root, config, confined)
+    try:
+        make_workspace(problem_dir, scratch.workspace)
+        hand_over(scratch)
+        started = datetime.now(timezone.utc)
+        if confined:
+            readonly = tuple(sorted({exe.parent.absolute(), exe.resolve().parent}))
+            inv = adapter.build(str(exe), config.model, config.effort,
+                                agent_prompt(problem_dir, sandbox.WORKSPACE), Path(sandbox.HOME))
+            env = agent_env(config, adapter, inv.env, readonly, sandbox.HOME)
+            outcome, confinement = run_confined(config, scratch, list(inv.argv), env, readonly,
+                                                (REPO_ROOT, out, scratch_root, Path.home()), run_dir / "logs")
+        else:
+            inv = adapter.build(str(exe), config.model, config.effort,
+                                agent_prompt(problem_dir, str(scratch.workspace)), scratch.home)
+            env = agent_env(config, adapter, inv.env, (exe.parent,), str(scratch.home))
+            (run_dir / "logs" / "sandbox.log").write_text("sandbox=none: the CLI ran without isolation\n")
+            outcome = run_with_budget(list(inv.argv), config.time_limit_s, run_dir / "logs" / "agent.stdout",
+                                      run_dir / "logs" / "agent.stderr", env=env, cwd=scratch.workspace)
+            confinement = {"sandbox": "none"}
+        got = judge(adapter, outcome, config.time_limit_s, run_dir / "logs" / "agent.stdout", run_dir,
+                    scratch.home, scratch.workspace)
+    finally:
+        release_workspace(scratch)
+    secrets = redact.secret_values(adapter.env_names)
 
     agent = {"harness": adapter.name, "model": config.model, "effort": config.effort,
              "effort_applied": inv.effort_applied, "run_dir": f"runs/{run_id}",
              "transcript": str(got.transcript.relative_to(run_dir)) if got.transcript else None,
              "tokens": got.tokens, "cost_usd": got.cost_usd, "wall_s": round(outcome.wall_s, 3),
              "complete": got.complete, "incomplete_reason": got.incomplete_reason}
-    score_env = dict(os.environ, **({"CUDA_VISIBLE_DEVICES": config.gpu} if config.gpu else {}))
+    score_env = scorer_env(config, secrets)
     scored = None
     if got.solution and config.score:
         scored = score_solution(config.problem, got.solution, agent, out, config.device, config.score_args.split(),
@@ -97,6 +113,7 @@ def run_one(config: HarnessConfig) -> Path:
         if scored.result_path:
             shutil.copyfile(scored.result_path, run_dir / "result.json")
     why_unscored = "not scored: " + ("score=false" if not config.score else "no solution.py")
+    redactions = redact.redact_folder(run_dir, secrets)  # before anything of the run is published
     hw = scored.result_path.parent.name if scored and scored.result_path else \
         ("cpu" if config.device == "cpu" else "unscored")
     final = out / hw / "runs" / run_id
@@ -106,7 +123,7 @@ def run_one(config: HarnessConfig) -> Path:
         final.rename(stale)
     final.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(run_dir), final)
-    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.rmtree(scratch_root, ignore_errors=True)
     page = None
     if config.render and got.transcript:
         from viewer import write_transcript_page
@@ -119,7 +136,10 @@ def run_one(config: HarnessConfig) -> Path:
         "agent_argv": list(inv.argv), "agent_env_names": sorted(env), "sandbox": config.sandbox,
         "exit_code": outcome.exit_code, "timed_out": outcome.timed_out, "wall_s": round(outcome.wall_s, 3),
         "complete": got.complete, "incomplete_reason": got.incomplete_reason, "agent": agent,
+        "confinement": confinement,
         "native_files": [str(p.relative_to(run_dir)) for p in got.native],
+        "files": [dataclasses.asdict(k) for k in got.kept], "refused_files": list(got.refused),
+        "redactions": [dataclasses.asdict(r) for r in redactions],
         "solution": "solution.py" if got.solution else None,
         "score": {"status": scored.status if scored else why_unscored,
                   "exit_code": scored.exit_code if scored else None,

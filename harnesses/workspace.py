@@ -47,11 +47,12 @@ def public_problem(problem_dir: Path) -> dict:
 
 
 def make_workspace(problem_dir: Path, dest: Path) -> Path:
-    """Create `dest` (must not exist) with the public files of `problem_dir`; returns `dest`."""
+    """Fill `dest` (absent, or an empty folder such as a fresh tmpfs) with the public files of `problem_dir`;
+    returns `dest`."""
     problem_dir, dest = Path(problem_dir), Path(dest)
-    if dest.exists():
-        raise FileExistsError(f"{dest}: a workspace must be a fresh directory; remove it or pick another")
-    dest.mkdir(parents=True)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise FileExistsError(f"{dest}: a workspace must be a fresh, empty directory; remove it or pick another")
+    dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(problem_dir / "prompt.md", dest / "prompt.md")
     shutil.copyfile(problem_dir / "problem.py", dest / "problem.py")
     starter = problem_dir / "solutions" / "starter.py"

@@ -3,6 +3,7 @@ another run and the user's own agent config, to write outside its workspace and 
 every attempt fails, while the same calls inside the workspace work (the control)."""
 
 import json
+import os
 import socket
 from pathlib import Path
 
@@ -84,9 +85,13 @@ def test_network_host_policy_reaches_the_host(fake_dir, tmp_path):
 def test_gpu_nodes_are_bound_and_secrets_covered(tmp_path, monkeypatch):
     monkeypatch.setattr(sandbox.glob, "glob", lambda pattern: ["/dev/nvidia0", "/dev/nvidiactl"])
     monkeypatch.setattr(sandbox, "bwrap_path", lambda: "bwrap")
-    policy = sandbox.SandboxPolicy(tmp_path, tmp_path, "none", hidden=(Path("/usr/share/secret-repo"),))
-    cmd = sandbox.command(policy, ["true"], {"PATH": "/usr/bin"})
+    policy = sandbox.SandboxPolicy(tmp_path, tmp_path, tmp_path / "files", "none",
+                                   hidden=(Path("/usr/share/secret-repo"),))
+    prepared = sandbox.command(policy, ["true"], {"PATH": "/usr/bin"})
+    for fd in prepared.pass_fds:
+        os.close(fd)
+    cmd = prepared.argv
     joined = " ".join(cmd)
     assert "--dev-bind /dev/nvidia0 /dev/nvidia0" in joined and "--dev-bind /dev/nvidiactl" in joined
-    assert "--tmpfs /usr/share/secret-repo" in joined and "--unshare-net" in cmd
-    assert cmd[cmd.index("--clearenv") + 1:cmd.index("--")] == ["--setenv", "PATH", "/usr/bin"]
+    assert "--tmpfs /usr/share/secret-repo" in joined and "--unshare-all" in cmd and "--share-net" not in cmd
+    assert cmd[cmd.index("--clearenv") + 1:cmd.index("--seccomp")] == ["--setenv", "PATH", "/usr/bin"]
