@@ -37,7 +37,7 @@ from .output import check_output, prune, read_manifest, write_manifest, write_te
 from .pages import PACKAGE, copy_assets, environment
 from .problem_info import load_problems
 from .provenance import failure_label, rescored
-from .rank import build_boards
+from .rank import annotate, build_boards
 from .run_info import RunFacts, solution_source, write_transcript
 
 REPO = PACKAGE.parent
@@ -262,6 +262,7 @@ def _build(config, log) -> BuildReport:
         if facts[run.run_id]["transcript_page"]:
             written.add(out / "run" / facts[run.run_id]["transcript_page"])
     trials, shapes = build_frames(runs)
+    trials = annotate(trials)  # each trial's reason not to be ranked, "" when its cell counts it
     boards = build_boards(trials) if runs else []
     provenance = {run.run_id: p for run in runs if (p := rescored(run.data.get("agent"))) is not None}
     env = environment()
@@ -282,8 +283,12 @@ def _build(config, log) -> BuildReport:
         page(f"board/{board.hw}.html", "board.html.j2", **context)
         if i == 0:
             page("index.html", "board.html.j2", **context)
+        if board.other_runs:
+            page(f"board/{board.hw}-other.html", "other_runs.html.j2", title=f"Other runs: {board.hw_label}",
+                 section="board", board=board, code=False, plots=False)
     if not boards:
         page("index.html", "lists.html.j2", title="No results yet", section="board", items=[], code=False, plots=False)
+    _harness_test_page(page, trials)
     _problem_pages(page, problems, runs, trials, shapes, boards, provenance)
     _agent_pages(page, trials, boards, facts, provenance)
     facts_doc = collect_facts()
@@ -324,9 +329,12 @@ def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFr
         precision = run.data["problem"].get("precision") or problems[run.problem].spec.precision
         peaks.setdefault((run.problem, run.hardware), (peak["tflops"].get(precision), peak["bandwidth_gbps"]))
     # Split the tables by (problem, hardware) once, rather than masking all rows for every section. The figures
-    # compare the ranked rows only: re-scored runs and known-wrong demonstrations have tables of their own.
+    # compare what the ranking counts only (ranking_rules.py): re-scored runs, known-wrong demonstrations and
+    # harness tests have tables of their own, and runs of another scorer version or setting are "other runs".
     if not shapes.empty:
-        shapes = shapes[~shapes["row_key"].str.startswith(("rescored:", "solution:"))]
+        counted = trials[(trials["reason"] == "") & trials["row_kind"].isin(RANKED_KINDS)]
+        keys = pd.MultiIndex.from_frame(counted[["run_id", "row_key"]])
+        shapes = shapes[pd.MultiIndex.from_frame(shapes[["run_id", "row_key"]]).isin(keys)]
     shapes_of = dict(iter(shapes.groupby(["problem", "hw"], sort=False))) if not shapes.empty else {}
     trials_of = dict(iter(trials.groupby(["problem", "hw"], sort=False))) if not trials.empty else {}
     items = []
@@ -338,7 +346,7 @@ def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFr
             sub = shapes_of.get((name, board.hw), shapes.iloc[0:0])
             section_trials = trials_of[(name, board.hw)]
             peak_tflops, peak_gbps = peaks[(name, board.hw)]
-            solutions = section_trials[section_trials["row_kind"].isin(["agent", "house"]) & ~section_trials["flagged"]]
+            solutions = section_trials[section_trials["row_kind"].isin(["agent", "house"]) & (section_trials["reason"] == "")]
             best = solutions.sort_values(["fraction", "created"], ascending=[False, True]).head(10)
             demos = section_trials[section_trials["row_kind"] == "solution"].sort_values(["row_label", "created"])
             sections.append(dict(
@@ -392,3 +400,10 @@ def _agent_pages(page, trials: pd.DataFrame, boards, facts: dict, provenance: di
     items.sort(key=lambda item: item["order"])
     page("agents.html", "lists.html.j2", title="Agents and reference systems", section="agents", items=items,
          code=False, plots=False)
+
+
+def _harness_test_page(page, trials: pd.DataFrame) -> None:
+    """Runs of the harness's own tests (a fake or probe agent CLI): shown here and on their run pages only."""
+    tests = trials[trials["row_kind"] == "test"].sort_values("created", ascending=False) if not trials.empty else trials
+    page("harness-tests.html", "harness_tests.html.j2", title="Harness tests", section="agents",
+         runs=tests.to_dict("records") if not tests.empty else [], code=False, plots=False)

@@ -5,7 +5,8 @@ solution published elsewhere and re-scored here (`agent.rescored_from`) is its o
 keyed `rescored:<harness>/<model>/<effort>` and never merged with, or ranked among, our own runs; a run
 without an agent whose solution is the problem's `solutions/house.py` is the house kernel; any other
 solution scored without an agent (a known-wrong demonstration, a user's file) is its own row, keyed by
-its path and shown on problem pages, never ranked; reference lines are keyed by their role (eager,
+its path and shown on problem pages, never ranked; a harness test (a fake or probe agent CLI,
+ranking_rules.py) is kind "test", keyed `test:<harness>/<model>/<effort>`, never ranked or plotted; reference lines are keyed by their role (eager,
 compiled, library). A verdict that keeps a run off the ranking applies to its solution, not to the
 reference lines measured beside it.
 """
@@ -18,6 +19,7 @@ import pandas as pd
 
 from .load import Run
 from .provenance import failure_label, is_rescored
+from .ranking_rules import is_test_harness, run_reasons, scorer_commit, version_of
 
 # Result status -> the cell's category: pass, fail (wrong, rejected, forbidden), err (crash, timeout),
 # integrity (an audit failed), na (the line does not exist for this problem: not an attempt).
@@ -27,12 +29,14 @@ CATEGORY = {
     "integrity": "integrity", "not_available": "na",
 }
 REFERENCE_LABELS = {"eager": "eager PyTorch", "compiled": "torch.compile", "library": "vendor library"}
-KIND_ORDER = {"agent": 0, "house": 1, "reference": 2, "solution": 3, "rescored": 4}
-RANKED_KINDS = ("agent", "house", "reference")  # the main ranking; re-scored and known-wrong rows stay out of it
+KIND_ORDER = {"agent": 0, "house": 1, "reference": 2, "solution": 3, "rescored": 4, "test": 5}
+RANKED_KINDS = ("agent", "house", "reference")  # the main ranking; re-scored, known-wrong and test rows stay out
+UNPLOTTED_PREFIXES = ("rescored:", "solution:", "test:")  # row keys never in a figure or the best runs
 
 TRIAL_COLUMNS = ["hw", "hw_label", "problem", "run_id", "created", "row_key", "row_kind", "row_label", "slug",
                  "system", "status", "category", "fraction", "visible_fraction", "held_out_fraction", "verdict",
-                 "flagged", "wall_s", "solution_sha", "complete", "failure"]
+                 "flagged", "wall_s", "solution_sha", "complete", "failure", "scorer_commit", "scorer_version",
+                 "run_reasons"]
 SHAPE_COLUMNS = ["hw", "problem", "run_id", "row_key", "system", "shape", "shape_set", "status", "median_ms",
                  "p10_ms", "p90_ms", "achieved_tflops", "achieved_gbps", "fraction", "flops", "bytes_moved", "flagged"]
 
@@ -48,6 +52,9 @@ def row_identity(run: Run, index: int, system: dict) -> tuple[str, str, str, str
         if agent:
             effort = agent.get("effort") or "default"
             parts = (agent["harness"], agent["model"], effort)
+            if is_test_harness(agent):
+                return ("test:" + "/".join(parts), "test", " · ".join(parts) + " (harness test)",
+                        "test-" + slugify("--".join(parts)))
             if is_rescored(agent):
                 return ("rescored:" + "/".join(parts), "rescored", " · ".join(parts) + " (re-scored)",
                         "rescored-" + slugify("--".join(parts)))
@@ -73,6 +80,8 @@ def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
         hw_label = data["hardware"]["peak"].get("label") or hw
         verdict = run.annotation.verdict if run.annotation else ""
         off = bool(run.annotation and run.annotation.off_ranking)
+        commit = scorer_commit(data)
+        version, reasons = version_of(commit), "; ".join(run_reasons(data))
         for index, system in enumerate(data["systems"]):
             key, kind, label, slug = row_identity(run, index, system)
             flagged = off and index == 0
@@ -83,7 +92,8 @@ def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
                            system["name"], status, CATEGORY.get(status, "err"), fraction,
                            score.get("visible_fraction"), score.get("held_out_fraction"),
                            verdict if index == 0 else "", flagged, system.get("wall_s"), system.get("sha256") or "",
-                           _covers_visible_and_held_out(system), failure_label(system.get("failure"))))
+                           _covers_visible_and_held_out(system), failure_label(system.get("failure")),
+                           commit[:7], version, reasons))
             for shape in system["shapes"]:
                 timing = shape.get("timing") or shape  # full results nest timing; slim ones are flat
                 shapes.append((hw, run.problem, run.run_id, key, system["name"], shape["name"], shape["shape_set"],

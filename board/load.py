@@ -150,7 +150,12 @@ def slim(data: dict) -> dict:
         entry["shapes"] = shapes
         systems.append(entry)
     score = data.get("score")
+    ceiling = data.get("ceiling") if isinstance(data.get("ceiling"), dict) else {}
+    config = data.get("config") if isinstance(data.get("config"), dict) else {}
     return {"run_id": data["run_id"], "created_utc": data["created_utc"], "agent": _json_safe(data.get("agent")),
+            # what the ranking rules read (ranking_rules.py): the scorer's commit and tree, audits, shape sets
+            "ceiling": {k: _json_safe(ceiling.get(k)) for k in ("version", "commit", "dirty")},
+            "config": {k: _json_safe(config.get(k)) for k in ("audits", "shapes")},
             "status": data.get("status"),
             "score": {k: _finite(v) for k, v in score.items()} if isinstance(score, dict) else None,
             "problem": {"name": data["problem"]["name"], "precision": data["problem"].get("precision"),

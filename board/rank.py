@@ -8,7 +8,9 @@ trial. Runs whose verdict keeps them off the ranking, and lines that do not exis
 (`not_available`), are shown but never counted.
 
 Only agents run by our harness, the house kernels and the reference lines are rows of the ranking
-(`frame.RANKED_KINDS`). Runs re-scored from another site's published solutions are listed apart, per
+(`frame.RANKED_KINDS`), and only from runs that meet the ranking rules (ranking_rules.py: one scorer
+version per board, audits on, a clean checkout, every shape set, the newest house code); every other
+run is in `Board.other_runs` with its reasons. Runs re-scored from another site's published solutions are listed apart, per
 problem (`Board.rescored`), and known-wrong demonstrations only on their problem's page; their runs'
 reference lines, measured here like any other, still count for the reference rows.
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .frame import KIND_ORDER, RANKED_KINDS
+from .ranking_rules import declared_versions, version_detail
 
 CELL_LABELS = {"fail": "FAIL", "err": "ERR", "integrity": "INTEGRITY", "na": "n/a", "flagged": "flagged"}
 
@@ -57,6 +60,17 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Scope:
+    """What the board ranks: one scorer version, the commits and dates of the runs its cells count."""
+    version: str  # "" when no run on this hardware can be ranked
+    commits: tuple[str, ...]
+    first_utc: str
+    last_utc: str
+    ranked_runs: int
+    evidence: str  # why the version's commits are declared equivalent (scorer_versions.toml), or ""
+
+
+@dataclass(frozen=True)
 class Board:
     hw: str
     hw_label: str
@@ -64,29 +78,97 @@ class Board:
     rows: tuple[Row, ...]
     runs: int
     rescored: tuple[dict, ...] = ()  # re-scored runs (trial records), by problem then fraction: never ranked
+    scope: Scope = Scope("", (), "", "", 0, "")
+    other_runs: tuple[dict, ...] = ()  # runs whose solution no cell counts, with their reasons, newest first
+    reason_counts: tuple[tuple[str, int], ...] = ()  # (first reason, runs), most common first
 
 
 def build_boards(trials: pd.DataFrame) -> list[Board]:
-    boards = []
-    for hw, frame in trials.groupby("hw", sort=True):
-        boards.append(_board(str(hw), frame))
-    return boards
+    """One board per hardware; `trials` may already carry `reason` (annotate), else it is computed here."""
+    return [_board(str(hw), frame) for hw, frame in trials.groupby("hw", sort=True)]
+
+
+def annotate(trials: pd.DataFrame) -> pd.DataFrame:
+    """The trials with `reason` (with_reasons), each hardware against its own current scorer version."""
+    if trials.empty:
+        return trials.assign(reason=pd.Series(dtype=str))
+    return pd.concat([with_reasons(frame, current_version(frame)) for _, frame in trials.groupby("hw", sort=False)])
+
+
+def current_version(frame: pd.DataFrame) -> str:
+    """The scorer version a board ranks, among its runs with no run-level reason (ranking_rules.py): the
+    newest declared version (scorer_versions.toml lists them newest first) that has such runs, else the
+    version of the newest such run; "" when no run qualifies."""
+    eligible = frame[(frame["run_reasons"] == "") & (frame["scorer_version"] != "")]
+    if eligible.empty:
+        return ""
+    present = set(eligible["scorer_version"])
+    for version in declared_versions():
+        if version.name in present:
+            return version.name
+    return str(eligible.sort_values("created")["scorer_version"].iloc[-1])
+
+
+def with_reasons(frame: pd.DataFrame, version: str) -> pd.DataFrame:
+    """Every trial with `reason`: "" when its cell may count it, else why not (the first reason is the one
+    filtered on; a verdict that keeps a run off is handled by the cell, which still shows it)."""
+    house = (frame["row_kind"] == "house") & (frame["run_reasons"] == "") & (frame["scorer_version"] == version)
+    newest = frame[house].sort_values("created").groupby("problem")["solution_sha"].last()
+    reasons = []
+    for kind, run_reasons, scorer, status, complete, sha, problem, flagged, verdict in zip(
+            frame["row_kind"], frame["run_reasons"], frame["scorer_version"], frame["status"], frame["complete"],
+            frame["solution_sha"], frame["problem"], frame["flagged"], frame["verdict"]):
+        found = [run_reasons] if run_reasons else []
+        if kind == "rescored":
+            found.insert(0, "re-scored from another site (listed apart)")
+        elif kind == "solution":
+            found.insert(0, "known-wrong demonstration (on its problem page)")
+        if scorer and scorer != version and not run_reasons:
+            found.append(f"scorer version {scorer}, not the board's ({version or 'none'})")
+        if not found and status == "passed" and not complete:
+            found.append("passed on a subset of the shapes (no headline)")
+        if not found and kind == "house" and sha != newest.get(problem, sha):
+            found.append("an older house kernel (superseded by newer code)")
+        if not found and flagged:
+            found.append(f"verdict {verdict} (off the ranking)")
+        reasons.append("; ".join(found))
+    return frame.assign(reason=reasons)
 
 
 def board_trials(frame: pd.DataFrame) -> pd.DataFrame:
-    """The trials the board's cells aggregate. A passed run scored on a subset of the shapes (shapes=visible)
-    has no headline, so it stays on its run page only. Of the house kernels only the newest code counts per
-    problem: trials are repeats of one solution, and an improved kernel replaces the old one (whose runs
-    keep their pages)."""
-    frame = frame[frame["complete"] | (frame["status"] != "passed")]
-    house = frame["row_kind"] == "house"
-    newest = frame[house].sort_values("created").groupby("problem")["solution_sha"].last()
-    return frame[~house | (frame["solution_sha"] == frame["problem"].map(newest))]
+    """The trials the board's cells aggregate: ranked kinds with no reason against them (ranking_rules.py,
+    `with_reasons`), plus runs kept off by a verdict, which a cell shows but does not count."""
+    frame = with_reasons(frame, current_version(frame))
+    counted = (frame["reason"] == "") | (frame["flagged"] & (frame["reason"].str.startswith("verdict ")))
+    return frame[counted & frame["row_kind"].isin(RANKED_KINDS)]
+
+
+def _scope(frame: pd.DataFrame, version: str) -> Scope:
+    ranked = frame[(frame["reason"] == "") & frame["row_kind"].isin(RANKED_KINDS)]
+    if ranked.empty:
+        return Scope("", (), "", "", 0, "")
+    detail = version_detail(version)
+    commits = tuple(sorted(set(ranked["scorer_commit"])))
+    created = sorted(ranked["created"])
+    return Scope(version, commits, created[0], created[-1], int(ranked["run_id"].nunique()), detail.evidence)
+
+
+def _other_runs(frame: pd.DataFrame) -> tuple[tuple[dict, ...], tuple[tuple[str, int], ...]]:
+    """The runs whose solution no cell counts, newest first, each with its reasons; and how many per first reason."""
+    others = frame[(frame["row_kind"] != "reference") & (frame["reason"] != "")]
+    others = others.sort_values(["created", "run_id"], ascending=[False, True])
+    records = tuple(others[["run_id", "problem", "row_label", "row_kind", "slug", "status", "fraction", "created",
+                            "verdict", "scorer_commit", "reason"]].to_dict("records"))
+    counts = Counter(r["reason"].split("; ")[0] for r in records)
+    return records, tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 def _board(hw: str, all_trials: pd.DataFrame) -> Board:
-    frame = board_trials(all_trials)
-    problems = tuple(sorted(frame["problem"].unique()))
+    version = current_version(all_trials)
+    reasoned = all_trials if "reason" in all_trials else with_reasons(all_trials, version)
+    counted = (reasoned["reason"] == "") | (reasoned["flagged"] & reasoned["reason"].str.startswith("verdict "))
+    frame = reasoned[counted]
+    problems = tuple(sorted(frame[frame["row_kind"].isin(RANKED_KINDS)]["problem"].unique()))
     rescored = all_trials[all_trials["row_kind"] == "rescored"]
     rescored = rescored.sort_values(["problem", "fraction", "row_label", "run_id"], ascending=[True, False, True, True])
     frame = frame[frame["row_kind"].isin(RANKED_KINDS)]
@@ -111,8 +193,10 @@ def _board(hw: str, all_trials: pd.DataFrame) -> Board:
         if row.aggregate is not None:
             rank += 1
         numbered.append(Row(**{**row.__dict__, "rank": rank if row.aggregate is not None else None}))
+    others, reason_counts = _other_runs(reasoned)
     return Board(hw, str(all_trials["hw_label"].iloc[0]), problems, tuple(numbered),
-                 int(all_trials["run_id"].nunique()), tuple(rescored.to_dict("records")))
+                 int(all_trials["run_id"].nunique()), tuple(rescored.to_dict("records")), _scope(reasoned, version),
+                 others, reason_counts)
 
 
 def _cell(problem: str, trials: pd.DataFrame) -> Cell:

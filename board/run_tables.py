@@ -178,3 +178,17 @@ def run_list_rows(runs: list[dict], agent_columns: bool, root: str) -> Markup:
             f'<td class="status-{status}">{status}{failure}</td><td class="num" data-value="{_data_value(r["fraction"])}">'
             f'{_num(r["fraction"], "%.3f")}</td>\n{agent}<td>{badge(r["verdict"]) if r["verdict"] else ""}</td></tr>\n')
     return Markup("".join(rows))
+
+
+def other_run_rows(records, root: str) -> Markup:
+    """The <tr> rows of a board's "other runs" page: run, problem, system, status, fraction, scorer commit, reasons."""
+    rows = []
+    for r in records:
+        run_id, problem, status = markupsafe.escape(r["run_id"]), markupsafe.escape(r["problem"]), markupsafe.escape(str(r["status"]))
+        fraction = r["fraction"] if r["status"] == "passed" else None
+        rows.append(
+            f'<tr><td><a href="{root}run/{run_id}.html">{run_id}</a></td><td><a href="{root}problem/{problem}.html">{problem}</a></td>'
+            f'<td><a href="{root}agent/{markupsafe.escape(r["slug"])}.html">{markupsafe.escape(r["row_label"])}</a></td>'
+            f'<td class="status-{status}">{status}</td><td class="num" data-value="{_data_value(fraction)}">{_num(fraction, "%.3f")}</td>'
+            f'<td><code>{markupsafe.escape(r["scorer_commit"] or "—")}</code></td><td>{markupsafe.escape(r["reason"])}</td></tr>\n')
+    return Markup("".join(rows))

@@ -24,8 +24,15 @@ AGENT_A = {"harness": "claude-code", "model": "opus-test", "effort": "high", "to
 AGENT_B = {"harness": "codex", "model": "gpt-test", "effort": "medium"}
 
 
+# The committed template was scored at an unrecorded commit ("HEAD") from a modified checkout, which the
+# ranking rules keep off the board; fixture runs are made as if scored by one clean scorer commit.
+SCORER_COMMIT = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
+
+
 def template() -> dict:
-    return json.loads(TEMPLATE.read_text())
+    data = json.loads(TEMPLATE.read_text())
+    data["ceiling"] = {"version": "0.1.0", "commit": SCORER_COMMIT, "dirty": False}
+    return data
 
 
 def make_result(run_id: str, *, agent=None, scale: float = 1.0, status: str = "passed", hw: str | None = None,
@@ -62,7 +69,7 @@ def write(path: Path, data) -> Path:
 def good_tree(root: Path) -> Path:
     """A results/ folder the build must accept whole (plus one CPU-profile result it leaves out)."""
     hw = root / "h100_sxm"
-    shutil.copy(TEMPLATE, hw / TEMPLATE.name) if hw.is_dir() else (hw.mkdir(parents=True), shutil.copy(TEMPLATE, hw / TEMPLATE.name))
+    write(hw / TEMPLATE.name, template())  # the committed house run, as scored by the fixtures' clean commit
     write(hw / "run-a1.json", make_result("run-a1", agent=AGENT_A, scale=0.9))
     write(hw / "run-a2.json", make_result("run-a2", agent=AGENT_A, scale=0.8))
     write(hw / "run-a3.json", make_result("run-a3", agent=AGENT_A, status="incorrect"))
@@ -174,3 +181,39 @@ def rescored_tree(root: Path) -> Path:
 
 
 AGENT_C = {"harness": "droid", "model": "ours-test", "effort": "low"}
+
+
+# ---- the ranking rules: runs a cell must not count ----
+FAKE_AGENT = {"harness": "claude", "model": "fake-house", "effort": "default", "run_dir": "runs/e2e-fake",
+              "transcript": "transcript.jsonl", "tokens": {"total": 12920}, "cost_usd": 0.04, "wall_s": 0.1}
+OLD_COMMIT = "0ed3d8f25000000000000000000000000000beef"
+
+
+def rules_tree(root: Path) -> Path:
+    """good_tree plus runs the ranking rules keep off the board, each faster than anything ranked (so that a
+    leak shows in a cell, the best runs or a figure): a harness test with its run folder under runs/, a run
+    from a modified checkout, one with audits off, one at an unrecorded commit ("HEAD"), one of an older scorer
+    version, and a shapes=visible run of a newer, clean scorer that must not move the board's version."""
+    good_tree(root)
+    hw = root / "h100_sxm"
+
+    def variant(run_id: str, agent=AGENT_A, scale: float = 1.45, created="2026-11-22T05:00:00+00:00", **changes) -> dict:
+        data = make_result(run_id, agent=agent, scale=scale, created=created)
+        for dotted, value in changes.items():
+            section, key = dotted.split("__")
+            data[section][key] = value
+        return data
+
+    fake = variant("e2e-fake", agent=FAKE_AGENT, scale=1.4)
+    write(hw / "e2e-fake.json", fake)
+    run_dir = hw / "runs" / "e2e-fake"
+    write(run_dir / "result.json", fake)
+    shutil.copy(TRANSCRIPT, run_dir / "transcript.jsonl")
+    write(run_dir / "solution.py", "def run(state, a, a_scale):\n    return a  # FAKE-SOLUTION\n")
+    write(hw / "rule-dirty.json", variant("rule-dirty", ceiling__dirty=True))
+    write(hw / "rule-noaudit.json", variant("rule-noaudit", config__audits=False))
+    write(hw / "rule-head.json", variant("rule-head", ceiling__commit="HEAD"))
+    write(hw / "rule-old.json", variant("rule-old", ceiling__commit=OLD_COMMIT, created="2026-11-21T05:00:00+00:00"))
+    write(hw / "rule-visible.json", variant("rule-visible", config__shapes="visible",
+                                            ceiling__commit="ffffffffffffffffffffffffffffffffffffffff"))
+    return root

@@ -33,14 +33,16 @@ def test_the_board_counts_the_newest_house_code_and_only_runs_with_a_headline():
 
     def trial(run_id, created, kind, sha, complete, status="passed"):
         return {"run_id": run_id, "created": created, "row_kind": kind, "problem": "w4a16_gemm",
-                "solution_sha": sha, "complete": complete, "status": status}
+                "solution_sha": sha, "complete": complete, "status": status, "scorer_version": "v1",
+                "run_reasons": "", "flagged": False, "verdict": ""}
 
     frame = pd.DataFrame([
         trial("old-house", "2026-11-22T04:13", "house", "aaa", True),
         trial("new-house", "2026-11-22T06:51", "house", "bbb", True),
         trial("new-house-visible-only", "2026-11-22T06:52", "house", "bbb", False),
         trial("library-line", "2026-11-22T04:13", "reference", "", True),
-        trial("wrong-visible-only", "2026-11-22T05:00", "solution", "ccc", False, status="forbidden_op"),
+        trial("agent-failed-visible-only", "2026-11-22T05:00", "agent", "ccc", False, status="forbidden_op"),
+        trial("wrong-demo", "2026-11-22T05:00", "solution", "ddd", True, status="forbidden_op"),
     ])
     kept = set(board_trials(frame)["run_id"])
-    assert kept == {"new-house", "library-line", "wrong-visible-only"}
+    assert kept == {"new-house", "library-line", "agent-failed-visible-only"}

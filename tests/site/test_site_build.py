@@ -68,7 +68,8 @@ def test_a_missing_problem_counts_zero_and_an_all_flagged_row_is_unranked():
     from board.rank import build_boards
 
     base = dict(hw="h", hw_label="H", created="t", row_kind="agent", system="s", visible_fraction=None,
-                held_out_fraction=None, verdict="", wall_s=None, solution_sha="", complete=True)
+                held_out_fraction=None, verdict="", wall_s=None, solution_sha="", complete=True,
+                scorer_commit="abcdef0", scorer_version="abcdef0", run_reasons="")
     records = [dict(base, problem="p1", run_id="r1", row_key="a", row_label="A", slug="a", status="passed",
                     category="pass", fraction=0.6, flagged=False),
                dict(base, problem="p2", run_id="r2", row_key="b", row_label="B", slug="b", status="passed",
