@@ -20,6 +20,7 @@ from harnesses.budget import Outcome, run_with_budget
 from harnesses.config import HarnessConfig
 
 CPU_SLACK_S = 60
+FILES_MB = 16  # the harness's own files for the run (init.py, passwd, the proxy socket): a tmpfs of its own
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Scratch:
     home: Path
     files: Path  # the harness's: init.py, passwd, the proxy socket, staging folders
     user: agent_user.AgentUser
-    tmpfs_notes: tuple[str, ...]  # '' for each folder that got its tmpfs, else why not
+    tmpfs_notes: tuple[str, ...]  # workspace, home, files: '' for each that got its tmpfs, else why not
 
 
 def make_scratch(root: Path, config: HarnessConfig, confined: bool) -> Scratch:
@@ -42,6 +43,8 @@ def make_scratch(root: Path, config: HarnessConfig, confined: bool) -> Scratch:
         notes.append(limits.mount_tmpfs(folder, config.workspace_mb, user.uid, user.gid) if confined else
                      "sandbox=none")
     files.mkdir()
+    # A tmpfs here too: what the sandbox binds from it then shows in its mountinfo without the scratch path.
+    notes.append(limits.mount_tmpfs(files, FILES_MB, 0, 0, 0o755) if confined and user.switch else "not needed")
     return Scratch(root, workspace, home, files, user, tuple(notes))
 
 
@@ -55,7 +58,7 @@ def hand_over(scratch: Scratch) -> None:
 
 def release(scratch: Scratch) -> None:
     """Unmount and remove what the agent had (after collection); the run folder beside it stays."""
-    for folder, note in zip((scratch.workspace, scratch.home), scratch.tmpfs_notes):
+    for folder, note in zip((scratch.workspace, scratch.home, scratch.files), scratch.tmpfs_notes):
         if not note:
             limits.unmount(folder)
     for folder in (scratch.workspace, scratch.home, scratch.files):

@@ -123,11 +123,11 @@ def make_cgroup(name: str, max_processes: int, memory_mb: int) -> tuple[RunCgrou
         return None, f"could not make a cgroup: {exc}"
 
 
-def mount_tmpfs(folder: Path, size_mb: int, uid: int, gid: int) -> str:
+def mount_tmpfs(folder: Path, size_mb: int, uid: int, gid: int, mode: int = 0o700) -> str:
     """Mount a size-capped tmpfs on `folder` (empty); returns '' or why it could not."""
     if os.geteuid() != 0:
         return "not root: not a size-capped tmpfs (only the file-size rlimit caps it)"
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode=0700,uid={uid},gid={gid},"
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode={mode:o},uid={uid},gid={gid},"
                            "nosuid,nodev", "tmpfs", str(folder)], capture_output=True, text=True)
     return "" if done.returncode == 0 else f"mount tmpfs refused: {done.stderr.strip()}"
 

@@ -133,8 +133,9 @@ def command(policy: SandboxPolicy, argv: list[str], env: dict[str, str]) -> Prep
     cmd += _system_args()
     for name in ("passwd", "group", "hosts"):
         cmd += ["--ro-bind", str(etc / name), f"/etc/{name}"]
-    # bubblewrap binds /proc/sys, sysrq-trigger, irq and bus read-only over its fresh /proc itself.
-    cmd += ["--proc", "/proc", "--dev", "/dev",
+    # /proc/sys read-only (a bind of the host's, whose per-namespace entries show the reader's namespaces):
+    # the user namespace already refuses the host-global knobs, this refuses the run's own too.
+    cmd += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
             "--size", str(policy.tmp_mb << 20), "--tmpfs", "/tmp"]
     secrets = sorted({p.resolve() for p in policy.hidden})
     system = [Path("/usr")]

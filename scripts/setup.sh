@@ -40,6 +40,11 @@ if [ "$mode" = "test" ] && [ ! -x /usr/bin/chromium ]; then
         echo "setup: /usr/bin/chromium missing and not root: browser tests will be skipped" >&2
     fi
 fi
+# The agent sandbox never runs the agent as root: a harness started as root drops to this user
+# (harnesses/agent_user.py). Ordinary users need none (their sandbox runs as themselves).
+if [ "$(id -u)" = "0" ] && ! getent passwd ceiling-agent >/dev/null; then
+    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin ceiling-agent
+fi
 if [ "$mode" = "test" ]; then
     bash scripts/install_test_system_packages.sh  # bubblewrap and a single-node SLURM for the harness tests
 fi
