@@ -37,6 +37,7 @@ from .output import check_output, prune, read_manifest, write_manifest, write_te
 from .pages import PACKAGE, copy_assets, environment
 from .problem_info import load_problems
 from .provenance import failure_label, rescored
+from .public_text import error_body, error_line, relative_paths, scrub
 from .rank import annotate, build_boards
 from .run_info import RunFacts, solution_source, write_transcript
 
@@ -136,22 +137,29 @@ def _render_run(run: Run) -> dict:
     if not facts.transcript_page and facts.tokens is None and agent:
         facts = RunFacts(agent.get("tokens") if isinstance(agent.get("tokens"), int) else None,
                          agent.get("cost_usd"), agent.get("wall_s"), "", facts.transcript_error)
+    public = scrub(run.data)  # the machine's absolute paths made relative (public_text.py)
     systems = []
-    for i, system in enumerate(run.data["systems"]):
+    for i, system in enumerate(public["systems"]):
         _key, _kind, label, slug = row_identity(run, i, system)
         failure = reread(system, tolerance_normwise(run.data.get("problem")))
         systems.append(dict(system, row_label=label, slug=slug, label=system.get("label") or system["name"],
                             failure=failure, failure_label=failure_label(failure),
-                            cached_run_id=_cached_run_id(system.get("cached_from"))))
+                            cached_run_id=_cached_run_id(system.get("cached_from")),
+                            error_line=error_line(system.get("import_detail")),
+                            error_body=error_body(system.get("import_detail")),
+                            failure_line=error_line((failure or {}).get("detail")),
+                            failure_body=error_body((failure or {}).get("detail"))))
     source, source_path, note = solution_source(run, REPO)
+    facts = replace(facts, transcript_error=relative_paths(facts.transcript_error))
     try:
         result_rel = str(run.path.resolve().relative_to(REPO))
     except ValueError:
         result_rel = run.path.name
     html = env.get_template("run.html.j2").render(
-        title=f"Run {run.run_id}", root="../", section="", code=True, plots=False, site=_JOB["site"], run=run,
-        systems=systems, facts=facts, annotation=run.annotation, source=source, source_path=source_path,
-        source_note=note, result_rel=result_rel, rescored=rescored(agent))
+        title=f"Run {run.run_id}", root="../", section="", code=True, plots=False, site=_JOB["site"], run=run, run_page=True,
+        public=public, systems=systems, facts=facts, annotation=run.annotation, source=source,
+        source_path=relative_paths(source_path), source_note=relative_paths(note), result_rel=result_rel,
+        rescored=rescored(agent))
     write_text(out / "run" / f"{run.run_id}.html", html)
     return asdict(facts)
 

@@ -17,7 +17,7 @@ import plotly
 from .code import highlight_cached, pygments_css
 from .output import FILE_MODE, write_text
 from .provenance import origins
-from .run_tables import audit_table, badge, other_run_rows, run_list_rows, shape_table
+from .run_tables import audit_table, badge, other_run_rows, run_list_rows, shape_errors, shape_table
 
 PACKAGE = Path(__file__).resolve().parent
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
@@ -48,7 +48,7 @@ def environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["j2", "html"]), trim_blocks=True,
                              lstrip_blocks=True, undefined=jinja2.Undefined)
     env.globals.update(fmt=fmt, frac=frac, num=num, badge=badge, highlight=highlight_cached, shape_table=shape_table,
-                       audit_table=audit_table, run_list_rows=run_list_rows, other_run_rows=other_run_rows, origins=origins)
+                       audit_table=audit_table, run_list_rows=run_list_rows, other_run_rows=other_run_rows, shape_errors=shape_errors, origins=origins)
     return env
 
 

@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from .annotations import VERDICTS
 from .load import shown_fraction
+from .public_text import error_body, error_line
 
 
 def _num(value, spec: str) -> str:
@@ -89,7 +90,7 @@ def shape_table(system: dict) -> Markup:
         timing = shape.get("timing") or {}
         check = shape.get("check") or {}
         status = _text(str(shape.get("status", "")))
-        detail = _text(str(shape.get("detail") or check.get("detail") or ""))
+        detail = _text(error_line(shape.get("detail") or check.get("detail") or ""))  # the full text: shape_errors
         p10, p90 = timing.get("p10_ms"), timing.get("p90_ms")
         if isinstance(p10, (int, float)) and isinstance(p90, (int, float)):
             spread = f"{p10:.4f}–{p90:.4f}"
@@ -113,6 +114,23 @@ def shape_table(system: dict) -> Markup:
             f'<td class="num" data-value="{_value(fraction)}">{_num(fraction, "%.3f")}</td>'
             f'<td class="num">{_num(check.get("normwise_err"), "%.2e")}</td></tr>')
     return Markup(f'<table class="sortable shapes">{_HEAD}<tbody>{"".join(rows)}</tbody></table>')
+
+
+def shape_errors(system: dict) -> Markup:
+    """The full error texts of a system's shapes (tracebacks, paths made relative), collapsed, each text once
+    with the shapes it came from; the table's status cells show only its first line."""
+    texts: dict[str, list[str]] = {}
+    for shape in system.get("shapes") or []:
+        body = error_body(shape.get("detail") or (shape.get("check") or {}).get("detail") or "")
+        if body:
+            texts.setdefault(body, []).append(str(shape.get("name", "")))
+    if not texts:
+        return Markup("")
+    blocks = "".join(f'<p class="small">{escape(", ".join(names))}:</p><pre class="doc">{escape(body)}</pre>'
+                     for body, names in texts.items())
+    count = sum(len(names) for names in texts.values())
+    return Markup(f'<details class="shape-errors"><summary class="small">the full error text of {count} '
+                  f'shape{"" if count == 1 else "s"}</summary>{blocks}</details>')
 
 
 def _audited_call(audit: dict) -> str:
