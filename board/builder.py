@@ -27,6 +27,7 @@ from scoring.failure_class import reread, tolerance_normwise
 
 from . import figures
 from .code import markdown
+from .colors import palette
 from .downloads import RunDownload, run_download, write_downloads
 from .facts import collect_facts
 from .frame import RANKED_KINDS, build_frames, row_identity
@@ -272,6 +273,8 @@ def _build(config, log) -> BuildReport:
     trials, shapes = build_frames(runs)
     trials = annotate(trials)  # each trial's reason not to be ranked, "" when its cell counts it
     boards = build_boards(trials) if runs else []
+    # one colour per system on every page (colors.py)
+    colours = palette(trials.loc[trials["row_kind"].isin(RANKED_KINDS), "row_key"]) if not trials.empty else {}
     provenance = {run.run_id: p for run in runs if (p := rescored(run.data.get("agent"))) is not None}
     env = environment()
     notes = [(f"{invalid} result file(s) skipped as invalid, never shown; {len(issues)} problem(s) in the input "
@@ -287,7 +290,7 @@ def _build(config, log) -> BuildReport:
 
     for i, board in enumerate(boards):
         context = dict(title=f"Leaderboard: {board.hw_label}", section="board", board=board, boards=boards,
-                       notes=notes, provenance=provenance, code=False, plots=False)
+                       notes=notes, provenance=provenance, code=False, plots=False, colours=colours)
         page(f"board/{board.hw}.html", "board.html.j2", **context)
         if i == 0:
             page("index.html", "board.html.j2", **context)
@@ -297,7 +300,7 @@ def _build(config, log) -> BuildReport:
     if not boards:
         page("index.html", "lists.html.j2", title="No results yet", section="board", items=[], code=False, plots=False)
     _harness_test_page(page, trials)
-    _problem_pages(page, problems, runs, trials, shapes, boards, provenance)
+    _problem_pages(page, problems, runs, trials, shapes, boards, provenance, colours)
     _agent_pages(page, trials, boards, facts, provenance)
     facts_doc = collect_facts()
     page("methodology.html", "methodology.html.j2", title="Methodology", section="methodology", facts=facts_doc,
@@ -328,7 +331,8 @@ def _size(path: Path) -> str:
     return f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} kB"
 
 
-def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFrame, boards, provenance) -> None:
+def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFrame, boards, provenance,
+                   colours: dict[str, str]) -> None:
     labels = dict(zip(trials["row_key"], trials["row_label"])) if not trials.empty else {}
     runs_by_problem = trials.groupby("problem")["run_id"].nunique().to_dict() if not trials.empty else {}
     peaks = {}
@@ -339,9 +343,10 @@ def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFr
     # Split the tables by (problem, hardware) once, rather than masking all rows for every section. The figures
     # compare what the ranking counts only (ranking_rules.py): re-scored runs, known-wrong demonstrations and
     # harness tests have tables of their own, and runs of another scorer version or setting are "other runs".
+    # A system is plotted from its passing runs only; one that did not pass is listed beneath the figures.
     if not shapes.empty:
-        counted = trials[(trials["reason"] == "") & trials["row_kind"].isin(RANKED_KINDS)]
-        keys = pd.MultiIndex.from_frame(counted[["run_id", "row_key"]])
+        passing = trials[(trials["reason"] == "") & trials["row_kind"].isin(RANKED_KINDS) & (trials["status"] == "passed")]
+        keys = pd.MultiIndex.from_frame(passing[["run_id", "row_key"]])
         shapes = shapes[pd.MultiIndex.from_frame(shapes[["run_id", "row_key"]]).isin(keys)]
     shapes_of = dict(iter(shapes.groupby(["problem", "hw"], sort=False))) if not shapes.empty else {}
     trials_of = dict(iter(trials.groupby(["problem", "hw"], sort=False))) if not trials.empty else {}
@@ -360,8 +365,9 @@ def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFr
             sections.append(dict(
                 hw=board.hw, hw_label=board.hw_label, peak_tflops=peak_tflops, peak_gbps=peak_gbps,
                 runs=int(section_trials["run_id"].nunique()),
-                roofline=_script_json(figures.roofline_figure(sub, labels, peak_tflops, peak_gbps)),
-                shapes=_script_json(figures.shape_fraction_figure(sub, labels)),
+                roofline=_script_json(figures.roofline_figure(sub, labels, peak_tflops, peak_gbps, colours)),
+                shapes=_script_json(figures.shape_fraction_figure(sub, labels, colours)),
+                not_plotted=_not_plotted(section_trials, colours),
                 best=best.to_dict("records"), demos=demos.to_dict("records"),
                 rescored=[r for r in board.rescored if r["problem"] == name]))
         page(f"problem/{name}.html", "problem.html.j2", title=info.spec.title, section="problems", info=info,
@@ -370,6 +376,20 @@ def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFr
         items.append(dict(name=name, title=info.spec.title, precision=info.spec.precision,
                           runs=runs_by_problem.get(name, 0)))
     page("problems.html", "lists.html.j2", title="Problems", section="problems", items=items, code=False, plots=False)
+
+
+def _not_plotted(section: pd.DataFrame, colours: dict[str, str]) -> list[dict]:
+    """The ranked systems of one problem and hardware with no passing counted run: what they got instead."""
+    counted = section[(section["reason"] == "") & section["row_kind"].isin(RANKED_KINDS) & (section["category"] != "na")]
+    missing = []
+    for key, frame in counted.groupby("row_key", sort=True):
+        if (frame["status"] == "passed").any():
+            continue
+        statuses = ", ".join(f"{status} ×{count}" for status, count in frame["status"].value_counts().items())
+        failures = sorted({f for f in frame["failure"] if isinstance(f, str) and f})
+        missing.append(dict(label=frame["row_label"].iloc[0], slug=frame["slug"].iloc[0], colour=colours.get(key, "#444"),
+                            statuses=statuses, failures=", ".join(failures), run_id=frame["run_id"].iloc[0]))
+    return missing
 
 
 def _script_json(text: str) -> str:

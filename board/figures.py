@@ -1,9 +1,12 @@
 """Plotly figures of a problem on one hardware, as JSON the page hands to the local plotly.js.
 
-Roofline: arithmetic intensity (FLOP per byte moved) against achieved TFLOPS, both on log axes, under
-the hardware's compute roof (peak TFLOPS of the problem's precision) and memory roof (intensity x
+Roofline: arithmetic intensity (FLOP per byte moved) against achieved TFLOP/s, both on log axes, under
+the hardware's compute roof (peak TFLOP/s of the problem's precision) and memory roof (intensity x
 peak bandwidth); one point per shape per system, the median over that system's passing, ranked runs.
-Per shape: the median fraction of peak of each system on each scored shape (failures count as zero).
+Per shape: the median fraction of the roofline of each system on each scored shape, over its passing runs.
+The caller passes only passing runs of systems the ranking counts; a system that did not pass is listed
+beneath the figures instead. Each system keeps its site-wide colour (colors.py); markers differ in
+symbol and size (the first drawn largest) so that no series hides another.
 
 The figures are written as plain Plotly JSON ({"data": [...], "layout": {...}}) rather than through
 plotly.graph_objects, whose per-trace validation cost ~0.75 s a figure with 50 systems (measured with
@@ -12,16 +15,23 @@ cProfile on the 10,000-result benchmark); plotly.js reads the same JSON.
 
 from __future__ import annotations
 
+import json
 import math
 
-import json
-
 import pandas as pd
+
+from .colors import SYMBOLS
 
 _FONT = dict(family="system-ui, sans-serif", size=12)
 
 
-def roofline_figure(shapes: pd.DataFrame, labels: dict[str, str], peak_tflops: float, peak_gbps: float) -> str:
+def _marker(index: int, colour: str) -> dict:
+    return dict(color=colour, symbol=SYMBOLS[index % len(SYMBOLS)], size=max(7, 16 - 3 * index), opacity=0.85,
+                line=dict(color="#ffffff", width=1))
+
+
+def roofline_figure(shapes: pd.DataFrame, labels: dict[str, str], peak_tflops: float, peak_gbps: float,
+                    colours: dict[str, str] | None = None) -> str:
     passed = shapes[(shapes["status"] == "passed") & ~shapes["flagged"] & shapes["achieved_tflops"].notna()
                     & (shapes["bytes_moved"] > 0)]
     traces = []
@@ -40,26 +50,26 @@ def roofline_figure(shapes: pd.DataFrame, labels: dict[str, str], peak_tflops: f
                        name="roofline", line=dict(color="#333", width=2),
                        hovertemplate="intensity %{x:.3g} FLOP/B<br>roof %{y:.4g} TFLOPS<extra></extra>"))
     if points is not None:
-        for key, group in points.groupby("row_key", sort=False):
+        for index, (key, group) in enumerate(points.groupby("row_key", sort=False)):
             traces.append(dict(
                 type="scatter", x=group["intensity"].tolist(), y=group["tflops"].tolist(), mode="markers",
-                name=labels.get(key, key), marker=dict(size=10), text=group["shape"].tolist(),
+                name=labels.get(key, key), marker=_marker(index, (colours or {}).get(key, "#444")),
+                text=group["shape"].tolist(),
                 customdata=group["fraction"].tolist(),
                 hovertemplate="%{text}<br>%{x:.3g} FLOP/B, %{y:.4g} TFLOPS<br>fraction %{customdata:.3f}<extra></extra>"))
     layout = dict(
-        xaxis=dict(type="log", title=dict(text="arithmetic intensity (FLOP / byte moved)")),
-        yaxis=dict(type="log", title=dict(text="achieved TFLOPS")),
-        margin=dict(l=60, r=20, t=30, b=50), height=460, font=_FONT, legend=dict(orientation="h", y=-0.2),
+        xaxis=dict(type="log", title=dict(text="arithmetic intensity (FLOP per byte moved)")),
+        yaxis=dict(type="log", title=dict(text="achieved throughput (TFLOP/s)")),
+        margin=dict(l=60, r=20, t=30, b=50), height=460, font=_FONT, legend=dict(orientation="h", y=-0.25),
         annotations=[dict(x=math.log10(high), y=math.log10(peak_tflops), xanchor="right", yanchor="bottom",
-                          text=f"compute roof {peak_tflops:g} TFLOPS", showarrow=False),
+                          text=f"compute roof {peak_tflops:g} TFLOP/s", showarrow=False),
                      dict(x=math.log10(low), y=math.log10(low * peak_gbps / 1e3), xanchor="left", yanchor="bottom",
                           text=f"memory roof {peak_gbps:g} GB/s", showarrow=False, textangle=0)])
     return json.dumps({"data": traces, "layout": layout})
 
 
-def shape_fraction_figure(shapes: pd.DataFrame, labels: dict[str, str]) -> str:
-    scored = shapes[shapes["shape_set"].isin(["visible", "held_out"]) & ~shapes["flagged"]].copy()
-    scored["fraction"] = scored["fraction"].where(scored["status"] == "passed", 0.0).fillna(0.0)
+def shape_fraction_figure(shapes: pd.DataFrame, labels: dict[str, str], colours: dict[str, str] | None = None) -> str:
+    scored = shapes[shapes["shape_set"].isin(["visible", "held_out"]) & (shapes["status"] == "passed")]
     traces = []
     shape_order = list(dict.fromkeys(scored["shape"]))
     row_order = list(dict.fromkeys(scored["row_key"]))
@@ -68,8 +78,10 @@ def shape_fraction_figure(shapes: pd.DataFrame, labels: dict[str, str]) -> str:
         medians = medians.reindex(index=row_order, columns=shape_order)
         for key, values in zip(row_order, medians.to_numpy().tolist()):
             traces.append(dict(type="bar", x=shape_order, y=[None if pd.isna(v) else v for v in values],
-                               name=labels.get(key, key),
+                               name=labels.get(key, key), marker=dict(color=(colours or {}).get(key, "#444")),
                                hovertemplate="%{x}: %{y:.3f}<extra>" + labels.get(key, key) + "</extra>"))
-    layout = dict(barmode="group", yaxis=dict(title=dict(text="fraction of peak"), range=[0, 1]), font=_FONT,
-                  margin=dict(l=60, r=20, t=30, b=80), height=420, legend=dict(orientation="h", y=-0.3))
+    layout = dict(barmode="group", font=_FONT, margin=dict(l=60, r=20, t=30, b=110), height=440,
+                  xaxis=dict(title=dict(text="shape (visible and held-out)"), automargin=True),
+                  yaxis=dict(title=dict(text="fraction of the roofline (roofline time / measured time)"), range=[0, 1]),
+                  legend=dict(orientation="h", y=-0.45))
     return json.dumps({"data": traces, "layout": layout})

@@ -62,12 +62,12 @@ def test_the_fake_agent_is_never_ranked_best_or_plotted(rules_site):
         figure = json.loads(problem.split(f'id="{figure_id}">', 1)[1].split("</script>", 1)[0])
         names = {trace.get("name") for trace in figure["data"]}
         assert not any("fake" in str(name) or "harness test" in str(name) for name in names), figure_id
-    # Agent A's bars are the medians of its counted runs per shape: 0.9x, 0.8x and 1.0x the template's fractions
-    # (run-a3 failed its first shape only: 0 there); its five excluded runs (1.4-1.45x) would pull them up.
+    # Agent A's bars are the medians of its counted passing runs per shape: 0.9x and 0.8x the template's
+    # fractions (run-a3 failed); its five excluded runs (1.4-1.45x) would pull them up.
     shapes = json.loads(problem.split('id="fig-shapes-h100_sxm">', 1)[1].split("</script>", 1)[0])
     agent = next(t for t in shapes["data"] if t["name"] == "claude-code · opus-test · high")
     scored = [s for s in template()["systems"][0]["shapes"] if s["shape_set"] in ("visible", "held_out")]
-    expected = {s["name"]: (0.8 if i == 0 else 0.9) * s["fraction"] for i, s in enumerate(scored)}
+    expected = {s["name"]: 0.85 * s["fraction"] for s in scored}
     assert dict(zip(agent["x"], agent["y"])) == pytest.approx({x: expected[x] for x in agent["x"]})
     tests_page = (out / "harness-tests.html").read_text()
     assert "e2e-fake" in tests_page and "claude · fake-house · default (harness test)" in tests_page
