@@ -99,6 +99,8 @@ def run_one(config: HarnessConfig) -> Path:
     finally:
         release_workspace(scratch)
     secrets = redact.secret_values(adapter.env_names)
+    # Before scoring too: the scorer must not carry a secret the agent wrote into solution.py into its result.
+    redactions = redact.redact_folder(run_dir, secrets)
 
     agent = {"harness": adapter.name, "model": config.model, "effort": config.effort,
              "effort_applied": inv.effort_applied, "run_dir": f"runs/{run_id}",
@@ -113,7 +115,7 @@ def run_one(config: HarnessConfig) -> Path:
         if scored.result_path:
             shutil.copyfile(scored.result_path, run_dir / "result.json")
     why_unscored = "not scored: " + ("score=false" if not config.score else "no solution.py")
-    redactions = redact.redact_folder(run_dir, secrets)  # before anything of the run is published
+    redactions += redact.redact_folder(run_dir, secrets)  # the scorer's log and result, before publishing
     hw = scored.result_path.parent.name if scored and scored.result_path else \
         ("cpu" if config.device == "cpu" else "unscored")
     final = out / hw / "runs" / run_id

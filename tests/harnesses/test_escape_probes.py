@@ -117,6 +117,10 @@ def default_run(tmp_path_factory, host_listener):
     tmp_path = tmp_path_factory.mktemp("probes")
     port = host_listener
     probes = [
+        {"name": "control", "shell": "python3 -c 'import torch, numpy; print(torch.__version__)' && "
+                                     "printf 'int main(void){return 0;}' > /tmp/t.c && cc /tmp/t.c -o /tmp/t && "
+                                     "/tmp/t && echo compiled && echo ok > /workspace/ok.txt && cat /workspace/ok.txt "
+                                     "&& getent passwd $(id -u) | cut -d: -f1"},
         {"name": "identity", "shell": "id -u; grep -E '^(CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status"},
         {"name": "handle_open", "shell": HANDLE_OPEN},
         {"name": "syscalls", "shell": SYSCALLS},
@@ -145,6 +149,14 @@ def default_run(tmp_path_factory, host_listener):
                                                   "du -sm /workspace; rm -f /workspace/f*"},
     ]
     return _run(tmp_path, probes, api_hosts="localhost", **LIMITS)
+
+
+@needs_bwrap
+@needs_agent_user
+def test_the_agent_can_still_work(default_run):
+    """The control: Python with torch, a C compiler, writes in the workspace, its own name."""
+    out = default_run[1]["control"]
+    assert out["rc"] == 0 and "compiled" in out["stdout"] and out["stdout"].rstrip().endswith("ok\nagent"), out
 
 
 @needs_bwrap
