@@ -120,3 +120,25 @@ def test_redaction_replaces_every_secret_and_names_it(tmp_path):
         ("logs/agent.stderr", ("ANTHROPIC_API_KEY", "MY_DEPLOY_TOKEN"), 3)]
     assert (tmp_path / "logs" / "agent.stderr").read_text() == \
         "key=[REDACTED:ANTHROPIC_API_KEY] [REDACTED:MY_DEPLOY_TOKEN] [REDACTED:ANTHROPIC_API_KEY]"
+
+
+def test_a_missing_agent_user_is_a_usage_error_naming_the_fix():
+    from harnesses import agent_user
+
+    if os.geteuid() != 0:
+        assert agent_user.agent_user("no-such-user-ceiling").uid == os.geteuid()  # an ordinary user is itself
+        return
+    with pytest.raises(agent_user.AgentUserError, match="useradd --system .*scripts/setup.sh"):
+        agent_user.agent_user("no-such-user-ceiling")
+
+
+def test_sandbox_none_still_collects_through_the_collector(fake_dir, tmp_path):
+    import json
+
+    from harnesses.runner import run_one
+    from tests.harnesses.conftest import config_for
+
+    run_dir = run_one(config_for(fake_dir, tmp_path / "out", harness="claude", sandbox="none"))
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["complete"] and record["confinement"] == {"sandbox": "none"}
+    assert [k["path"] for k in record["files"]] == ["solution.py"]
