@@ -1,6 +1,15 @@
 /* Ceiling site: sortable tables and Plotly figures. No network, no inline handlers. */
 (function () {
   "use strict";
+  /* Phones: the navigation collapses behind a Menu button (CSS hides it only once this script runs). */
+  document.documentElement.classList.add("js");
+  var header = document.querySelector("header.top"), toggle = document.querySelector(".menu-toggle");
+  if (header && toggle) {
+    toggle.addEventListener("click", function () {
+      var open = header.classList.toggle("open");
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+  }
   function cellValue(row, index, numeric) {
     var cell = row.children[index];
     var raw = cell ? (cell.getAttribute("data-value") !== null ? cell.getAttribute("data-value") : cell.textContent.trim()) : "";
