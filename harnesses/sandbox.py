@@ -2,8 +2,8 @@
 
 Layout inside: a fresh root holding only read-only /usr (and the merged-usr links), a few named files of
 /etc (certificates, the loader cache, alternatives; passwd, group and hosts are written for the run),
-the Python and CLI installs read-only at their own paths, the workspace at /workspace and a fresh home
-at /home/agent (the only writable places besides a size-capped private /tmp), a fresh /proc with
+/sys's device tree, the Python and CLI installs read-only at their own paths, the workspace at
+/workspace and a fresh home at /home/agent (the only writable places besides a size-capped private /tmp), a fresh /proc with
 /proc/sys read-only, a minimal /dev, and the GPU device nodes when present. The repository, results,
 other runs and the user's own home are never bound; any of them under a bound folder is covered by an
 empty tmpfs.
@@ -37,6 +37,9 @@ ETC_KEPT = ("ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-pol
             "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone", "nsswitch.conf",
             "host.conf", "gai.conf", "protocols", "services", "mime.types", "os-release", "bash.bashrc",
             "profile", "inputrc", "terminfo", "magic", "magic.mime")
+# /sys narrowed to the device tree NVML, CUDA and CPU-topology readers walk; not /sys/fs (the host's cgroups,
+# named after other runs) nor /sys/kernel.
+SYS_KEPT = ("devices", "bus", "class", "dev", "module")
 NETWORKS = ("none", "proxy", "host")
 INIT_SOURCE = Path(__file__).with_name("sandbox_init.py")
 
@@ -115,6 +118,8 @@ def _system_args() -> list[str]:
             args += ["--ro-bind", name, name]
     for name in ETC_KEPT:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for name in SYS_KEPT:
+        args += ["--ro-bind-try", f"/sys/{name}", f"/sys/{name}"]
     return args
 
 

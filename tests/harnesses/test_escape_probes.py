@@ -120,7 +120,7 @@ def default_run(tmp_path_factory, host_listener):
         {"name": "control", "shell": "python3 -c 'import torch, numpy; print(torch.__version__)' && "
                                      "printf 'int main(void){return 0;}' > /tmp/t.c && cc /tmp/t.c -o /tmp/t && "
                                      "/tmp/t && echo compiled && echo ok > /workspace/ok.txt && cat /workspace/ok.txt "
-                                     "&& getent passwd $(id -u) | cut -d: -f1"},
+                                     "&& test -d /sys/devices/system/cpu && test ! -e /sys/fs/cgroup && getent passwd $(id -u) | cut -d: -f1"},
         {"name": "identity", "shell": "id -u; grep -E '^(CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status"},
         {"name": "handle_open", "shell": HANDLE_OPEN},
         {"name": "syscalls", "shell": SYSCALLS},
