@@ -46,54 +46,73 @@ CLASSES: tuple[Defence, ...] = (
     Defence("X32", "a worker that will not die or breaks its channel",
             "every wait of the judge on its worker has a deadline and a size bound (scoring/wire.py); a worker "
             "that floods, closes or garbles its channel, or never completes its DONE event, is killed with its "
-            "namespace and the shape gets a status; the scorer stops reading a judge once it said done",
-            "scoring/wire.py, scoring/judge/link.py, scoring/isolation.py",
-            (f"{CORPUS}X32_floods_the_reply_channel.py",), "cpu+gpu"),
+            "namespace and the shape gets a status; the scorer stops reading a judge once it said done; claims that "
+            "are not well formed are refused: times that are not finite non-negative numbers (NaN and Infinity "
+            "arrive as null), lines nested deeper than the parser goes",
+            "scoring/wire.py, scoring/judge/link.py (worker_timing), scoring/isolation.py",
+            (f"{CORPUS}X32_floods_the_reply_channel.py", f"{CORPUS}X32_reports_non_finite_times.py",
+             f"{CORPUS}X32_sends_deeply_nested_json.py"), "cpu+gpu"),
+    Defence("X33", "the judge acting on a name the worker made",
+            "the judge creates every file it shares in the worker's scratch folder (the one folder the worker can "
+            "write) under a random name, with O_CREAT|O_EXCL|O_NOFOLLOW, and maps it through its own descriptor; "
+            "it reads the output from its own mapping and refuses a descriptor that names another file (X05)",
+            "scoring/shared_tensors.py (create_shared_file, OutputOpener)",
+            (f"{CORPUS}X33_plants_a_link_in_the_scratch_folder.py", f"{CORPUS}X33_names_a_host_file_as_its_mailbox.py"),
+            "cpu"),
     Defence("X01", "identity / zeros / constant output",
             "inputs scaled so outputs are O(1); element-wise relative and normwise bounds; every problem must "
             "ship zeros and pass-through solutions that fail", "scoring/checking.py, tests/problems",
             ("problems/fp8_gemm/solutions/wrong/zeros.py", "problems/fp8_gemm/solutions/wrong/passthrough.py",
              "problems/paged_attention/solutions/wrong/uniform_weights.py"), "cpu+gpu"),
     Defence("X02", "result reuse (caching on id, data_ptr, shape)",
-            "fresh inputs generated for every call outside the timed region; every call's output verified cheaply "
-            "(the problem's verify_call: Freivalds for the GEMMs, sampled rows otherwise); a random sample of "
-            "timed calls and the last one compared with the fp64 reference, the last one on the previous call's "
-            "tensors refilled in place",
-            "scoring/worker.py (after_call, timed, _refill), problems/*/problem.py (verify_call)",
+            "fresh inputs made by the judge for every call and written into the shared buffers (the same buffers "
+            "every call of a shape: a cache keyed on address or identity returns the previous answer) only after "
+            "the worker has queued the call; every call's output verified cheaply in the judge (the problem's "
+            "verify_call: Freivalds for the GEMMs, sampled rows otherwise); a random sample of timed calls, drawn "
+            "by the judge, and the last one compared with the fp64 reference",
+            "scoring/judge/shapes.py (ShapeJudge.check, timed), scoring/judge/clock.py (JudgeClock.hold), "
+            "problems/*/problem.py (verify_call)",
             (f"{CORPUS}X02_cache_keyed_on_the_call.py", f"{CORPUS}X02_cache_that_pins_its_inputs.py"), "cpu+gpu"),
     Defence("X03", "batch-and-skip", "every call verified on fresh inputs (verify_call), correctness calls and "
-            "sampled timed calls against the reference", "scoring/worker.py, problems/*/problem.py (verify_call)",
+            "sampled timed calls against the reference, all in the judge",
+            "scoring/judge/shapes.py (ShapeJudge.check), problems/*/problem.py (verify_call)",
             (f"{CORPUS}X03_batch_and_skip.py", f"{CORPUS}X13_skips_work_when_unwatched.py"), "cpu+gpu"),
-    Defence("X04", "input mutation", "the solution gets clones; pristine copies compared after checked calls",
-            "scoring/worker.py (_assert_unchanged)", (f"{CORPUS}X04_mutates_its_input.py",), "cpu+gpu"),
-    Defence("X05", "lazy output", "outputs must be plain dense torch.Tensor of the declared shape, dtype and device",
-            "scoring/checking.py (check_output_contract)", (f"{CORPUS}X05_returns_a_tensor_subclass.py",),
+    Defence("X04", "input mutation", "the worker's buffers are copies the judge writes; after every call the "
+            "judge compares them with its private pristine copies",
+            "scoring/shared_tensors.py (InputSlots.unchanged), scoring/judge/link.py (WorkerLink.call)", (f"{CORPUS}X04_mutates_its_input.py",), "cpu+gpu"),
+    Defence("X05", "lazy output", "outputs must be plain dense torch.Tensor of the declared shape, dtype and "
+            "device, judged from the descriptor the worker sends (no object crosses the process boundary, only a "
+            "buffer the judge maps and copies)", "scoring/shared_tensors.py (describe_output, check_descriptor)", (f"{CORPUS}X05_returns_a_tensor_subclass.py",),
             "cpu+gpu"),
     Defence("X06", "seed prediction", "a per-run secret mixed into the public seed, never in the solution's "
-            "environment; the task file is removed before the solution loads; logged for replay",
-            "scoring/seeds.py, scoring/worker.py",
+            "environment; only the judge reads it (the worker's task holds no seed), and the judge removes its task "
+            "file before its worker starts; logged for replay",
+            "scoring/seeds.py, scoring/judge/process.py",
             (f"{CORPUS}X06_predicts_the_inputs_from_the_seed.py",
              "tests/scoring/test_isolation.py::test_the_seed_predicting_adversary_passes_when_the_seed_leaks"),
             "cpu+gpu"),
-    Defence("X10", "side stream", "the launch gate fills every SM until the host has queued the whole call, so "
-            "no stream's work runs before the start event; after the end event, a device-wide synchronise measures "
-            "work that outlived it, refused above the machine's calibrated idle tail; CUPTI's kernel time against "
+    Defence("X10", "side stream", "the worker's timed stream waits on the judge's GO event, queued after the "
+            "judge's gate, the refill of the inputs and the L2 flush: work any stream of the worker starts before "
+            "the call is queued sees the previous call's inputs; after the end event, a device-wide synchronise "
+            "measures work that outlived it, refused above the machine's calibrated idle tail (a worker-side "
+            "measure; the judge records how long after DONE its own stream ran); CUPTI's kernel time against "
             "the event time on the calls whose kernel activity is recorded (a random 20%), each record first cut "
             "to what is physically possible (no start before its launch call; on the timed stream, no end after "
             "the end event or the grader's next kernel there; other streams never cut), since CUDA-graph replays "
             "produced records ending 10-48 ms late (results/kernelbench/diag/)",
-            "scoring/launch_gate.py, scoring/timing.py (outlived_detail), scoring/kernel_record.py "
-            "(outside_timed_interval, RecordBounds)",
+            "scoring/judge/clock.py, scoring/worker/timer.py, scoring/timing.py (outlived_detail), "
+            "scoring/kernel_record.py (outside_timed_interval, RecordBounds)",
             (f"{CORPUS}X10_side_stream.py", f"{CORPUS}X10_warms_the_weights_during_the_launch_pad.py",
-             "tests/scoring/test_gpu.py::test_the_launch_gate_keeps_another_streams_work_behind_the_start_of_the_call",
              "tests/scoring/test_watch.py::test_kernel_time_beyond_the_timed_interval_is_x10_and_small_excess_is_not",
              "tests/scoring/test_watch.py::test_a_corrupt_record_is_cut_to_what_is_physically_possible",
              "tests/scoring/test_watch.py::test_work_on_another_stream_is_never_cut_by_a_later_kernel_there",
              "tests/scoring/test_gpu.py::test_work_hidden_on_a_side_stream_is_refused",
              "tests/scoring/test_timing.py::test_work_that_outlives_the_timed_stream_is_refused"), "cpu+gpu"),
-    Defence("X11", "timer tampering", "true callables captured before the solution is imported and compared "
-            "by identity after import, prepare and every check; results on a private pipe",
-            "scoring/guard.py (TamperSnapshot)", (f"{CORPUS}X11_patches_the_timer_at_import.py",), "cpu+gpu"),
+    Defence("X11", "timer tampering", "the verdicts and the statistics are the judge's; the times themselves "
+            "are the worker's CUDA events, Python the solution could rewrite (X30's residual): true callables are "
+            "captured before the solution is imported and compared by identity after import, prepare and every "
+            "call, which catches the plain patches; the scorer's pipe is the judge's",
+            "scoring/guard.py (TamperSnapshot), scoring/worker/server.py", (f"{CORPUS}X11_patches_the_timer_at_import.py",), "cpu+gpu"),
     Defence("X12", "L2 residency", "L2 flushed (2x its size) and persisting lines reset before every timed call; "
             "a persisting-L2 set-aside or persisting access-policy window set by the solution refuses the shape; "
             "any fraction of peak above 1.0 rejected",
@@ -110,7 +129,8 @@ CLASSES: tuple[Defence, ...] = (
             "calls inside the scoring worker, drawn by a secret reservoir that makes every timed call equally likely "
             "to be the one judged however many there are, and fails when that call launched other kernels than the "
             "timed calls it stands for (profiled_call_representative; residuals below)",
-            "scoring/worker.py, scoring/guard.py, scoring/audit.py",
+            "scoring/worker/server.py (one call path), scoring/judge/shapes.py (the judge's draws), "
+            "scoring/guard.py, scoring/audit.py",
             (f"{CORPUS}X13_honest_only_while_warming_up.py", f"{CORPUS}X13_hides_scaled_mm_from_the_watched_calls.py",
              f"{CORPUS}X13_watch_aware_vendor_call.py", f"{CORPUS}X13_swallows_the_refusal.py",
              f"{CORPUS}X13_skips_work_when_unwatched.py", f"{CORPUS}X13_reads_the_check_flag_from_the_callers_frame.py",
@@ -119,13 +139,16 @@ CLASSES: tuple[Defence, ...] = (
              f"{CORPUS}X20_bf16_past_the_first_timed_calls.py",
              "tests/scoring/test_timing.py::test_a_late_switch_is_caught_as_often_as_it_covers_the_timed_calls"),
             "cpu+gpu"),
-    Defence("X14", "early exit / fake result line", "results travel on the parent's private pipe; a child that "
-            "ends without reporting, or a malformed message, is classified", "scoring/isolation.py",
+    Defence("X14", "early exit / fake result line", "results travel from the judge on a pipe only it holds; "
+            "the worker's replies are bounded JSON lines the judge validates; a worker that ends without "
+            "reporting, or a malformed message, is classified", "scoring/isolation.py, scoring/wire.py, "
+            "scoring/judge/link.py",
             (f"{CORPUS}X14_early_exit_on_decode.py", f"{CORPUS}X14_prints_a_fake_result.py",
              f"{CORPUS}X14_forges_the_result_channel.py"), "cpu+gpu"),
     Defence("X15", "global state (TF32, reduced precision)", "backend flags snapshotted before import and "
             "compared after every call, and after a call that raised before the worker goes on; the reference "
-            "forces full precision", "scoring/guard.py, scoring/worker.py (Runner.recover)",
+            "runs in the judge, whose flags the solution cannot reach, at full precision",
+            "scoring/guard.py, scoring/worker/server.py (CallServer.recover)",
             (f"{CORPUS}X15_flips_tf32_at_import.py", f"{CORPUS}X15_flips_tf32_then_raises.py"), "cpu+gpu"),
     Defence("X20", "precision downcast", "tolerances that separate precisions where arithmetic can; the tensor "
             "pipe's per-precision counters where it cannot, read by CUPTI's range profiler inside the scoring worker "
@@ -137,18 +160,24 @@ CLASSES: tuple[Defence, ...] = (
              "tests/scoring/test_gpu.py::test_bf16_cast_passes_numerically_but_fails_the_audit_where_ncu_runs"),
             "gpu"),
     Defence("X21", "vendor library call", "the forbidden aten operators refused for the whole worker at the "
-            "dispatcher (every call, every spelling, attempts recorded even when caught); syntax-tree audit of the "
-            "solution's files; the name of every kernel the solution's code launches (import, prepare, every call) "
-            "from CUPTI's launch callbacks, matched against one vendor list (cuBLAS/cuBLASLt reached through ctypes "
+            "dispatcher (every call, every spelling, attempts recorded even when caught); syntax-tree audit, in the "
+            "judge, of the solution's own file and of the files of its folder the worker loaded; the name of every "
+            "kernel the solution's code launches (import, prepare, every call) from CUPTI's launch callbacks, sent "
+            "as names and matched by the judge against one vendor list (cuBLAS/cuBLASLt reached through ctypes "
             "or CuPy included); vendor kernel names in the profiled call; a call that raised is charged with its "
-            "attempts and launches before the worker goes on to the next shape",
-            "scoring/guard.py, scoring/import_audit.py, scoring/kernel_record.py, scoring/vendor_kernels.py, "
+            "attempts and launches before the worker goes on to the next shape. Residual: the refusal and the "
+            "recorder are in the worker, where Python can uninstall them; a name assembled at run time escapes "
+            "the syntax tree (X30_disarms_the_guard_and_hides_the_name passes in the CPU profile, which has no "
+            "kernel record)",
+            "scoring/guard.py, scoring/judge/process.py (audit_solution_source), scoring/import_audit.py, "
+            "scoring/kernel_record.py, scoring/vendor_kernels.py, scoring/judge/shapes.py, "
             "scoring/audit.py (vendor_kernels)",
             ("problems/fp8_gemm/solutions/wrong/scaled_mm_alias.py", "problems/fp8_gemm/solutions/wrong/matmul_operator.py",
              "problems/w4a16_gemm/solutions/wrong/dequant_then_mm.py", f"{CORPUS}X13_watch_aware_vendor_call.py",
              f"{CORPUS}X13_swallows_the_refusal.py", f"{CORPUS}X21_cupy_cublas_without_aten.py",
              f"{CORPUS}X21_cublaslt_through_ctypes.py", f"{CORPUS}X21_forbidden_op_then_raises.py",
-             f"{CORPUS}X21_cupy_cublas_then_raises.py",
+             f"{CORPUS}X21_cupy_cublas_then_raises.py", f"{CORPUS}X30_disarms_the_forbidden_op_guard.py",
+             f"{CORPUS}X30_disarms_the_guard_and_hides_the_name.py",
              "tests/scoring/test_checking_and_guard.py::test_forbidden_op_is_refused_in_every_spelling_and_every_mode",
              "tests/scoring/test_hardware_and_audit.py::test_vendor_kernels_in_the_profiled_call_fail_x21"), "cpu+gpu"),
     Defence("X22", "skipped work", "dense-equivalent formulas; adversarial routing and lengths; executed tensor "
@@ -230,6 +259,21 @@ TRUST_BOUNDARY_SECTION = (
      "(the cross-process IPC events do not order reliably under real load), so a forged time is caught today "
      "only by the worker's CUPTI kernel record (kernel time 1.25x the forged interval, X10), a claim the same "
      "code could rewrite. That, and the in-process audits, are the open part of issue 32."),
+    "",
+    ("Red team, round 1 (an attacker given only these docs and the source, CPU profile, 2026-11-27): five "
+     "attacks got a better verdict than they deserved, all now refused and kept in `adversarial/fp8_gemm/`. "
+     "The judge created files the worker had planted links for and opened a mailbox path the worker named, as "
+     "root outside the sandbox (X33: now random names, O_EXCL|O_NOFOLLOW, the judge's own mappings); NaN times "
+     "passed (X32: refused); a deeply nested line crashed the judge into a runtime error (X14: malformed); and "
+     "a solution that uninstalled the in-process refusal and replaced the worker's syntax-tree audit and vendor "
+     "verdict passed (X21: the audit and the verdict on the kernel names moved to the judge). Left open and "
+     "stated: an operator reached through a name assembled at run time, with the refusal uninstalled, passes in "
+     "the CPU profile (`X30_disarms_the_guard_and_hides_the_name.py`; on the GPU the judge's reading of the "
+     "kernel names catches it unless the recorder is rewritten too); `/dev/shm` is shared with the host and "
+     "writable from the sandbox (torch's CUDA IPC reference counters are files there, opened by name by the "
+     "other process, so a private one needs a GPU run to prove it keeps IPC working): a solution can leave a "
+     "file there for a later run; the worker can tell a correctness call from a timed one (it follows its own "
+     "`prepare`), which gains nothing while every call's output is verified."),
     "",
 )
 

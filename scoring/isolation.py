@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from scoring import sandbox
 from scoring.spec import Shape
 from scoring.standby import STANDBY, kill_group
 
@@ -217,6 +219,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
         worker.keep_early_output(log)
         process["lifetime_s"] = time.monotonic() - ordered
         Path(task_path).unlink(missing_ok=True)  # the worker removes it on start; not if it died first
+        remove_scratch_of(proc.pid)
     if finished:
         return len(shapes) if outcome.import_status != "ok" else next_index
     how = f"exit code {returncode}" if returncode >= 0 else f"killed by {_signal_name(returncode)}"
@@ -233,6 +236,12 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
         outcome.shapes[first] = _unfinished(shapes[first], "runtime_error", f"process ended ({how}) before the shape")
         return first + 1
     return next_index
+
+
+def remove_scratch_of(judge_pid: int) -> None:
+    """A judge removes its worker's scratch folder when it closes; one that was killed cannot."""
+    for folder in Path(tempfile.gettempdir()).glob(sandbox.scratch_prefix(judge_pid) + "*"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _wait(proc: subprocess.Popen, timeout_s: float) -> int:

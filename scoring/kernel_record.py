@@ -507,14 +507,14 @@ class ShapeKernelSummary:
             self.calls.append(kernels)
             self.records_corrected += kernels.records_corrected
 
-    def _raw_names(self) -> set[str]:
+    def raw_names(self) -> set[str]:
         return self.launch_names | {name for call in self.calls for name, *_ in call.kernels}
 
     def names(self) -> list[str]:
-        return sorted({vendor_kernels.demangle(name) for name in self._raw_names()})
+        return sorted({vendor_kernels.demangle(name) for name in self.raw_names()})
 
     def vendor_outcome(self) -> str:
-        return vendor_kernels.judge(self._raw_names(), "launched by the solution")
+        return vendor_kernels.judge(self.raw_names(), "launched by the solution")
 
     def outside_timed_interval(self, event_ms: list[float]) -> str | None:
         """X10 detail when the calls' kernels ran longer than their timed intervals (median over calls)."""

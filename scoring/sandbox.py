@@ -43,6 +43,12 @@ exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"
 """
 
 
+def scratch_prefix(judge_pid: int) -> str:
+    """The worker's scratch folder is named by its judge, so that the scorer can remove what a judge killed
+    before its own cleanup left behind (scoring/isolation.py)."""
+    return f"ceiling-worker-{judge_pid}-"
+
+
 def cache_folder(solution_path: Path) -> Path:
     """The worker's compile caches (Triton, CuPy, inductor), one folder per solution file's contents: a
     solution can fill only its own cache, never the one another solution or a reference line reads."""

@@ -10,6 +10,13 @@ The solution's output crosses the other way as a descriptor, a JSON object of pl
 validates before it maps a byte (`open_output`): on the GPU the CUDA IPC handle of the output's storage,
 its offset, shape, strides and dtype; in the CPU profile the worker copies the output into a file the judge
 named (`OutputMailbox`), since host memory has no IPC handle.
+
+Those files live in the worker's scratch folder, the one folder the worker can write. So the judge never
+acts on a name there that the worker could have made: it creates each file under a name it draws at random,
+with O_CREAT | O_EXCL | O_NOFOLLOW (a link or a file planted under that name refuses the creation), maps it
+through its own descriptor, and reads the output from its own mapping, never from a path the worker names
+(an adversary planted links where the judge would create its files, and named a host file as its mailbox:
+adversarial/fp8_gemm/X33_*).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import importlib
 import math
 import os
 import pickle
+import secrets
 from pathlib import Path
 
 import torch
@@ -32,6 +40,20 @@ class DescriptorError(Exception):
     """The worker's description of its output cannot be what it claims (a contract failure, X05)."""
 
 
+def create_shared_file(folder: Path, stem: str, nbytes: int) -> tuple[Path, torch.UntypedStorage]:
+    """A new file in the worker's scratch folder, made and mapped by the judge alone: a random name, created
+    exclusively and without following a link, mapped through the judge's own descriptor."""
+    path = folder / f"{stem}-{secrets.token_hex(8)}.bin"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.ftruncate(fd, nbytes)
+        # /proc/self/fd/N is this process's descriptor: the inode just created, whatever the name now points at.
+        storage = torch.UntypedStorage.from_file(f"/proc/self/fd/{fd}", shared=True, nbytes=nbytes)
+    finally:
+        os.close(fd)
+    return path, storage
+
+
 # ---------------------------------------------------------------------------------------------- inputs
 class InputSlots:
     """The judge's shared input buffers for one worker: one per input key, re-made when a key's shape or
@@ -42,7 +64,7 @@ class InputSlots:
         self.folder = folder
         self.slots: dict[str, torch.Tensor] = {}  # key -> this call's view of its buffer
         self.buffers: dict[str, torch.Tensor] = {}  # key -> the flat shared buffer
-        self._files = 0
+        self.paths: dict[str, Path] = {}  # CPU profile: key -> the buffer's file, as the worker names it
 
     def update(self, fresh: dict) -> dict:
         """The payload that brings the worker's view up to date with `fresh`'s keys, shapes and dtypes (the
@@ -59,11 +81,12 @@ class InputSlots:
             buffer = self.buffers.get(key)
             if buffer is None or buffer.dtype != value.dtype or buffer.numel() < value.numel():
                 capacity = value.numel() if buffer is None else 2 * value.numel()
-                self.buffers[key] = new[key] = self._allocate(capacity, value.dtype)
+                self.buffers[key] = new[key] = self._allocate(key, capacity, value.dtype)
             self.slots[key] = self.buffers[key][:value.numel()].view(value.shape)
             shapes[key] = list(value.shape)
         for key in [k for k in self.slots if k not in shapes]:
             del self.slots[key], self.buffers[key]
+            self.paths.pop(key, None)
         return {"values": values, "tensors": self._describe(new), "shapes": shapes, "keys": sorted(fresh)}
 
     def fill(self, fresh: dict) -> None:
@@ -77,15 +100,13 @@ class InputSlots:
         flags = [_same_values(self.slots[key], pristine[key]) for key in self.slots]
         return torch.stack(flags).all() if flags else None
 
-    def _allocate(self, numel: int, dtype: torch.dtype) -> torch.Tensor:
+    def _allocate(self, key: str, numel: int, dtype: torch.dtype) -> torch.Tensor:
         """A flat buffer of `numel` elements (at least one)."""
         numel = max(1, numel)
         if self.device.type == "cuda":
             return torch.empty(numel, dtype=dtype, device=self.device)
-        self._files += 1
-        path = self.folder / f"input-{self._files}.bin"
         nbytes = numel * torch.empty((), dtype=dtype).element_size()
-        storage = torch.UntypedStorage.from_file(str(path), shared=True, nbytes=nbytes)
+        self.paths[key], storage = create_shared_file(self.folder, "input", nbytes)
         return torch.empty(0, dtype=dtype).set_(storage, 0, (numel,))
 
     def _describe(self, new: dict[str, torch.Tensor]) -> dict:
@@ -96,8 +117,8 @@ class InputSlots:
 
             importlib.import_module("torch.multiprocessing")  # registers the CUDA IPC reductions
             return {"cuda_ipc": base64.b64encode(bytes(ForkingPickler.dumps(new))).decode()}
-        return {"files": {key: {"path": str(Path(t.untyped_storage().filename or "")), "dtype": str(t.dtype),
-                                "shape": list(t.shape)} for key, t in new.items()}}
+        return {"files": {key: {"path": str(self.paths[key]), "dtype": str(t.dtype), "shape": list(t.shape)}
+                          for key, t in new.items()}}
 
 
 def _same_values(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -130,14 +151,17 @@ def map_inputs(payload: dict, buffers: dict) -> dict:
 
 # ---------------------------------------------------------------------------------------------- output
 class OutputMailbox:
-    """CPU profile: a file the judge names for a shape's outputs; the worker copies each output into it."""
+    """CPU profile: a file the judge makes for a shape's outputs; the worker copies each output into it, and
+    the judge reads it through its own mapping."""
 
-    def __init__(self, folder: Path, dims: tuple, dtype: torch.dtype, number: int):
-        self.path = folder / f"output-{number}.bin"
+    def __init__(self, folder: Path, dims: tuple, dtype: torch.dtype):
         self.dims, self.dtype = tuple(dims), dtype
         nbytes = max(1, math.prod(self.dims) * torch.empty((), dtype=dtype).element_size())
-        self.storage = torch.UntypedStorage.from_file(str(self.path), shared=True, nbytes=nbytes)
+        self.path, self.storage = create_shared_file(folder, "output", nbytes)
         self.storage.fill_(0xFF)  # NaN in every float format: an output that was not copied shows
+
+    def output(self) -> torch.Tensor:
+        return torch.empty(0, dtype=self.dtype).set_(self.storage, 0, self.dims)
 
     def spec(self) -> dict:
         return {"path": str(self.path), "dtype": str(self.dtype), "shape": list(self.dims)}
@@ -185,12 +209,13 @@ class OutputOpener:
         self.device = device
         self._opened: dict[tuple, torch.UntypedStorage] = {}
 
-    def open(self, desc: dict, dtype: torch.dtype) -> torch.Tensor:
+    def open(self, desc: dict, dtype: torch.dtype, mailbox: OutputMailbox | None = None) -> torch.Tensor:
         shape, stride, offset = desc["shape"], desc.get("stride"), desc.get("offset")
-        if "mailbox" in desc:
-            nbytes = max(1, math.prod(shape) * torch.empty((), dtype=dtype).element_size())
-            storage = torch.UntypedStorage.from_file(desc["mailbox"], shared=True, nbytes=nbytes)
-            return torch.empty(0, dtype=dtype).set_(storage, 0, shape)
+        if mailbox is not None:  # CPU profile: the judge's own mapping; the worker only says it copied there
+            if desc.get("mailbox") != str(mailbox.path):
+                raise DescriptorError("the output was not copied into the judge's mailbox (the descriptor names "
+                                      f"{str(desc.get('mailbox'))[:120]!r})")
+            return mailbox.output()
         shared = desc.get("cuda_ipc")
         if not (isinstance(shared, list) and len(shared) == 8 and _ints(shape) and _ints(stride)
                 and len(stride) == len(shape) and isinstance(offset, int) and offset >= 0):

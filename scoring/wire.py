@@ -3,7 +3,8 @@
 Used both ways between the judge and its worker (scoring/judge/, scoring/worker/) and from the judge to
 the scorer (scoring/isolation.py). A reader never trusts the writer: a line longer than `max_line_bytes`,
 a line that is not a JSON object with an "event", a closed pipe and a silence past the deadline are each a
-`WireError` with a reason, never a hang or an unbounded buffer. Nothing is unpickled from a message.
+`WireError` with a reason, never a hang or an unbounded buffer. Nothing is unpickled from a message; NaN
+and Infinity, which JSON does not have, are read as null.
 """
 
 from __future__ import annotations
@@ -60,8 +61,10 @@ class Reader:
 
 def _parse(line: bytes) -> dict:
     try:
-        message = json.loads(line)
-    except ValueError:
+        # NaN and Infinity are not JSON: they arrive as null, so that a time or a count that is not a number
+        # never reaches a statistic as one (the judge refuses a call's times that are not numbers).
+        message = json.loads(line, parse_constant=lambda name: None)
+    except (ValueError, RecursionError):  # RecursionError: a line nested deeper than the parser goes
         raise WireError("a line that is not JSON", "malformed") from None
     if not isinstance(message, dict) or not isinstance(message.get("event"), str):
         raise WireError("a JSON line without an event", "malformed")

@@ -2,17 +2,16 @@
 
 For each call the judge queues, on its own stream: a gate kernel (one block spinning until the judge's
 host writes the call's number, or a timeout passes), the refill of the shared input buffers, the reset of
-persisting L2 lines and the L2 flush (a write of twice the L2, read back), a globaltimer stamp t0, and the
-GO event. The worker's stream waits on GO. Once the worker says the call is queued, the judge queues a wait
-on the worker's DONE event, a second stamp t1 and its snapshot of the output, then opens the gate.
+persisting L2 lines, the L2 flush (a write of twice the L2, read back) and the GO event. The worker's stream
+waits on GO. Once the worker says the call is queued, the judge opens the gate.
 
 So the inputs exist, and the L2 is flushed, only after the worker's whole call is queued: work the worker
 starts early on another stream sees the previous call's values and an L2 about to be flushed. The judge's
 host then watches GO and DONE complete (polling the events: a GPU-side wait on DONE was measured to wake
-late by ~10% of the call's length under a busy worker, so the judge's stream queues its own work only once
-DONE is seen). The span, DONE minus GO, contains the worker's call plus one context switch. The gap (span minus
-the time the worker reports) is calibrated on trusted calls before the solution is imported; a shape whose
-reported times leave a larger gap was reported short (scoring/judge/cross_check.py).
+late by ~10% of the call's length under a busy worker), and only then queues its own work after DONE (the
+output's snapshot). The span, DONE minus GO as the host saw them, contains the worker's call plus one
+context switch. The gap (span minus the time the worker reports) is calibrated on trusted calls before the
+solution is imported, and recorded per shape (scoring/judge/cross_check.py: recorded, not yet judged).
 """
 
 from __future__ import annotations
@@ -22,20 +21,11 @@ import ctypes
 import time
 
 import torch
-import triton
-import triton.language as tl
 
-from scoring.launch_gate import _hold_until, _now_ns
+from scoring.launch_gate import _hold_until
 from scoring.timing import _loaded_cudart
 
 GATE_TIMEOUT_US = 1000.0  # a call that synchronises inside waits this long, then runs as before
-
-
-@triton.jit
-def _stamp(ptr, slot):
-    tl.store(ptr + slot, _now_ns())
-
-
 EVENT_DEADLINE_S = 120.0  # a worker that said "queued" and recorded no DONE: the judge does not wait forever
 
 
@@ -61,7 +51,6 @@ class JudgeClock:
         self._host_counter = torch.zeros(1, dtype=torch.int32, pin_memory=True)
         self._host_value = ctypes.c_int32.from_address(self._host_counter.data_ptr())
         self._device_counter = torch.zeros(1, dtype=torch.int32, device=device)
-        self._stamps = torch.zeros(2, dtype=torch.int64, device=device)
         self._number = 0
         self._go = torch.cuda.Event(interprocess=True, enable_timing=False)
         self._go.record()

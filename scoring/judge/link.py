@@ -10,7 +10,9 @@ with it (`unshare --kill-child`; outside a sandbox, its own process group).
 
 from __future__ import annotations
 
+import math
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -30,6 +32,7 @@ from scoring.shared_tensors import (
     OutputOpener,
     check_descriptor,
 )
+from scoring.timing import CallTiming
 from scoring.wire import Reader, WireError, send
 
 CALIBRATION_CALLS = 24
@@ -57,6 +60,17 @@ class WorkerLost(Exception):
     def __init__(self, status: str, detail: str):
         super().__init__(detail)
         self.status, self.detail = status, detail
+
+
+def worker_timing(reported) -> dict | None:
+    """The worker's times for one call as CallTiming's fields, each a finite number >= 0; None otherwise."""
+    fields = CallTiming._fields
+    if not isinstance(reported, dict) or set(reported) != set(fields):
+        return None
+    if not all(isinstance(reported[f], (int, float)) and not isinstance(reported[f], bool)
+               and math.isfinite(reported[f]) and reported[f] >= 0 for f in fields):
+        return None
+    return {f: float(reported[f]) for f in fields}
 
 
 @dataclass
@@ -98,7 +112,7 @@ class Calibration:
 class WorkerLink:
     def __init__(self, device: torch.device, env: dict, repo_root: Path):
         self.device = device
-        self.scratch = Path(tempfile.mkdtemp(prefix="ceiling-worker-"))
+        self.scratch = Path(tempfile.mkdtemp(prefix=sandbox.scratch_prefix(os.getpid())))
         os.chmod(self.scratch, 0o777)
         self.sandbox_why_not = sandbox.why_not_available()
         self.env = env
@@ -108,7 +122,6 @@ class WorkerLink:
         self.slots = InputSlots(device, self.scratch)
         self.opener = OutputOpener(device)
         self.mailbox: OutputMailbox | None = None
-        self.calls = 0
         self.deadline_s = 600.0
 
     # -- the process ----------------------------------------------------------------------------------
@@ -244,13 +257,13 @@ class WorkerLink:
                 os.close(fd)
             except OSError:
                 pass
+        shutil.rmtree(self.scratch, ignore_errors=True)  # the shared buffers' files and the worker's TMPDIR
 
     # -- orders -----------------------------------------------------------------------------------------
     def shape_start(self, dims: tuple, dtype: torch.dtype) -> None:
         mailbox = None
         if self.device.type == "cpu":
-            self.calls += 1
-            self.mailbox = OutputMailbox(self.scratch, dims, dtype, self.calls)
+            self.mailbox = OutputMailbox(self.scratch, dims, dtype)
             mailbox = self.mailbox.spec()
         self.slots = InputSlots(self.device, self.scratch)
         self.opener = OutputOpener(self.device)  # the last shape's mappings of the worker's memory closed
@@ -301,14 +314,19 @@ class WorkerLink:
                 raise WorkerLost("integrity", f"X32: the worker said its call was queued, but {exc}") from None
         if contract_error is None:
             try:
-                out = self.opener.open(queued["output"], self._dtype).clone()
+                out = self.opener.open(queued["output"], self._dtype, self.mailbox).clone()
             except DescriptorError as exc:
                 contract_error = str(exc)
         unchanged = self.slots.unchanged(fresh)
         done = self.expect("done")
         host_ms = (time.perf_counter() - started) * 1e3
+        timing = worker_timing(done.get("timing"))
+        if timing is None:
+            self.kill()
+            raise WorkerLost("integrity", f"X32: the worker reported times that are not finite, non-negative "
+                                          f"numbers of milliseconds: {str(done.get('timing'))[:200]}")
         return CallReport(out, contract_error, True if unchanged is None else bool(unchanged.item()),
-                          dict(done.get("timing") or {}), span_ms, host_ms, done.get("audit_profile"), back_ms)
+                          timing, span_ms, host_ms, done.get("audit_profile"), back_ms)
 
     def shape_end(self, timed: dict[int, float], prepare_launch_names: list[str]) -> dict:
         self.order("shape_end", timed={str(k): v for k, v in timed.items()}, prepare_launch_names=prepare_launch_names)

@@ -18,6 +18,7 @@ import traceback
 from pathlib import Path
 
 from scoring import interpreter_fixes
+from scoring.import_audit import audit_files
 from scoring.judge.link import SolutionFailed, WorkerLink, WorkerLost
 from scoring.judge.shapes import ShapeJudge
 from scoring.problem import load_problem
@@ -52,6 +53,20 @@ def receive_order() -> Path:
 def _unfinished(raw: dict, status: str, detail: str) -> dict:
     return {"name": raw["name"], "shape_set": raw["shape_set"], "params": dict(raw["params"]), "status": status,
             "detail": detail}
+
+
+def audit_solution_source(problem, solution_path: Path, loaded_files) -> list[str]:
+    """The syntax-tree audit (X21), in the judge: the solution's own file always, and the files of its folder
+    the worker says it loaded (only regular files inside that folder: the worker cannot widen what is read)."""
+    folder = solution_path.parent.resolve()
+    files = {solution_path.resolve()}
+    for name in loaded_files if isinstance(loaded_files, list) else []:
+        path = Path(str(name)).resolve()
+        if path.is_relative_to(folder) and path.suffix == ".py" and path.is_file():
+            files.add(path)
+    findings = audit_files(sorted(files), problem.spec.forbidden_imports,
+                           tuple(sorted(set(problem.spec.forbidden_ops))), root=folder)
+    return [str(finding) for finding in findings]
 
 
 def main(argv: list[str]) -> int:
@@ -108,6 +123,11 @@ def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_
     if imported["event"] == "import_failed":
         send(result_fd, "import_failed", status=imported["status"], detail=imported["detail"])
         return 0
+    if task["enforce_forbidden"]:
+        findings = audit_solution_source(problem, solution_path, imported.get("loaded_files"))
+        if findings:
+            send(result_fd, "import_failed", status="forbidden_op", detail="X21: " + "; ".join(findings[:5]))
+            return 0
     step_done("solution_import")
     timer = dict(ready.get("timer") or {}, **(link.clock.describe() if link.clock else {}))
     timer["judge_clock_calibration"] = calibration.as_dict()

@@ -21,6 +21,7 @@ import time
 
 import torch
 
+from scoring import vendor_kernels
 from scoring.audit import AuditReservoir
 from scoring.checking import CheckStats, compare, worst
 from scoring.gpu_state import TIMED_WINDOW_KEY
@@ -245,21 +246,27 @@ class ShapeJudge:
         result["verification"] = {"method": method, "calls_verified": counts["verified"],
                                   "calls_checked_against_reference": counts["against_reference"],
                                   "disagreements_with_the_reference": counts["disagreements"]}
-        result["kernel_record"] = record["kernel_record"]
+        names = record.get("kernel_names")
+        vendor_names = vendor_kernels.judge([str(n) for n in names] if isinstance(names, list) else [],
+                                            "launched by the solution")
+        result["kernel_record"] = dict(record["kernel_record"])
+        if "vendor_kernels" in result["kernel_record"]:  # a real record: the judge's reading of its names, not the
+            result["kernel_record"]["vendor_kernels"] = vendor_names  # worker's (the vendor_kernels audit shows it)
         clock_outcome, clock_record = judge_clock_outcome(clock, self.calibration,
                                                           result.get("timing", {}).get("median_ms"))
         result["judge_clock"] = clock_record
         if audit:
             audit["timed_calls_launch_names"] = record.get("timed_launch_names")
             result["audit_profile"] = audit
+        vendor = vendor_names if self.task["enforce_forbidden"] else "passed"
         if result.get("status") is None and "timing" in result:
             if clock_outcome.startswith("failed"):
                 result.update(status="integrity", detail=clock_outcome[len("failed ("):-1])
             elif record.get("outlived"):
                 result.update(status="integrity", detail=record["outlived"])
-            elif record.get("vendor", "passed") != "passed":
-                result.update(status="forbidden_op", detail=record["vendor"][len("failed ("):-1])
-        elif result.get("status") is None and record.get("vendor", "passed") != "passed":
-            result.update(status="forbidden_op", detail=record["vendor"][len("failed ("):-1])
+            elif vendor != "passed":
+                result.update(status="forbidden_op", detail=vendor[len("failed ("):-1])
+        elif result.get("status") is None and vendor != "passed":
+            result.update(status="forbidden_op", detail=vendor[len("failed ("):-1])
         return result
 

@@ -9,10 +9,6 @@ from scoring.checking import OutputContractError
 from scoring.guard import ForbiddenOpError
 
 
-class StaticAuditError(Exception):
-    """The solution's source imports a forbidden module or names a forbidden operator (X21)."""
-
-
 class TamperError(Exception):
     """The solution replaced a grader callable or flipped a backend flag in the worker (X11/X15)."""
 

@@ -33,7 +33,9 @@ def test_solution_behaviour_is_classified(case, tmp_path):
     result = score(CASES[case], tmp_path)
     assert mismatches(CASES[case], expected, result) == [], [
         (s["name"], s["status"], s.get("detail")) for s in result["systems"][0]["shapes"]]
-    assert result["score"]["fraction"] == 0.0
+    statuses = expected.status if isinstance(expected.status, tuple) else (expected.status,)
+    if "passed" not in statuses:  # a stated residual passes where the defence cannot reach (its EXPECTED says so)
+        assert result["score"]["fraction"] == 0.0
 
 
 def test_the_seed_predicting_adversary_passes_when_the_seed_leaks(tmp_path, monkeypatch):
