@@ -12,6 +12,7 @@ import dataclasses
 import json
 import os
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from harnesses.budget import Outcome, run_with_budget
 from harnesses.config import HarnessConfig
 
 CPU_SLACK_S = 60
+PID_NAMESPACE_WAIT_S = 10.0
 FILES_MB = 16  # the harness's own files for the run (init.py, passwd, the proxy socket): a tmpfs of its own
 
 
@@ -71,6 +73,30 @@ def _rlimits(config: HarnessConfig) -> tuple[tuple[str, int], ...]:
             ("cpu", cpu_s))
 
 
+def _sandbox_pid(info_read_fd: int) -> int | None:
+    """The host pid of the sandbox's first process, from bubblewrap's --info-fd JSON."""
+    os.set_blocking(info_read_fd, False)
+    try:
+        return int(json.loads(os.read(info_read_fd, 65536))["child-pid"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def wait_for_pid_namespace_end(pid: int | None, timeout_s: float = PID_NAMESPACE_WAIT_S) -> bool:
+    """bubblewrap reports its command's exit before its first process has ended, and the kernel kills the
+    rest of the PID namespace only as that process ends: wait until it has (gone, or a zombie)."""
+    deadline = time.monotonic() + timeout_s
+    while pid is not None and time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.02)
+    return pid is None
+
+
 def run_confined(config: HarnessConfig, scratch: Scratch, argv: list[str], env: dict, readonly: tuple[Path, ...],
                  hidden: tuple[Path, ...], logs: Path) -> tuple[Outcome, dict]:
     cgroup, cgroup_note = limits.make_cgroup(f"{config.effective_run_id()}-{scratch.root.name}",
@@ -84,17 +110,21 @@ def run_confined(config: HarnessConfig, scratch: Scratch, argv: list[str], env: 
     policy = sandbox.SandboxPolicy(scratch.workspace, scratch.home, scratch.files, config.network, readonly,
                                    hidden, tmp_mb=config.tmp_mb, rlimits=_rlimits(config),
                                    proxy_socket=proxy.path if proxy else None)
-    prepared = sandbox.command(policy, argv, env)
+    info_read, info_write = os.pipe()
+    prepared = sandbox.command(policy, argv, env, info_fd=info_write)
     (logs / "sandbox.log").write_text(json.dumps(
         {"policy": dataclasses.asdict(policy), "argv": prepared.argv[: prepared.argv.index("--seccomp")]},
         indent=1, default=str))
     try:
         outcome = run_with_budget(prepared.argv, config.time_limit_s, logs / "agent.stdout", logs / "agent.stderr",
-                                  env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, pass_fds=prepared.pass_fds,
+                                  env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+                                  pass_fds=(*prepared.pass_fds, info_write),
                                   before_exec=cgroup.enter if cgroup else None)
     finally:
-        for fd in prepared.pass_fds:
+        for fd in (*prepared.pass_fds, info_write):
             os.close(fd)
+        namespace_ended = wait_for_pid_namespace_end(_sandbox_pid(info_read))
+        os.close(info_read)
         left = cgroup.kill_all() if cgroup else 0
         if cgroup:
             cgroup.remove()
@@ -104,7 +134,7 @@ def run_confined(config: HarnessConfig, scratch: Scratch, argv: list[str], env: 
     record = {"user": prepared.user.name, "uid": prepared.user.uid, "network": config.network,
               "allowed_hosts": list(proxy.hosts) if proxy else [], "seccomp": True,
               "cgroup": f"v{cgroup.version}" if cgroup else f"none: {cgroup_note}",
-              "processes_killed_at_end": left,
+              "pid_namespace_ended": namespace_ended, "processes_killed_at_end": left,
               "workspace_tmpfs": scratch.tmpfs_notes[0] or f"{config.workspace_mb} MiB",
               "home_tmpfs": scratch.tmpfs_notes[1] or f"{config.workspace_mb} MiB",
               "limits": {"max_processes": config.max_processes, "memory_mb": config.memory_mb if cgroup else None,

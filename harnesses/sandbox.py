@@ -123,8 +123,9 @@ def _system_args() -> list[str]:
     return args
 
 
-def command(policy: SandboxPolicy, argv: list[str], env: dict[str, str]) -> Prepared:
-    """The command that runs `argv` sandboxed with exactly `env`, in /workspace."""
+def command(policy: SandboxPolicy, argv: list[str], env: dict[str, str], info_fd: int | None = None) -> Prepared:
+    """The command that runs `argv` sandboxed with exactly `env`, in /workspace; bubblewrap writes the
+    sandbox's first process's host pid (JSON `child-pid`) to `info_fd` when given."""
     if policy.network not in NETWORKS:
         raise SandboxError(f"network={policy.network!r}: choose one of {', '.join(NETWORKS)}")
     if policy.network == "proxy" and policy.proxy_socket is None:
@@ -175,6 +176,8 @@ def command(policy: SandboxPolicy, argv: list[str], env: dict[str, str]) -> Prep
     for key, value in sorted(env.items()):
         cmd += ["--setenv", key, value]
     seccomp = seccomp_filter.filter_fd()
+    if info_fd is not None:
+        cmd += ["--info-fd", str(info_fd)]
     cmd += ["--seccomp", str(seccomp), "--", *init, "--", *argv]
     return Prepared(agent_user.wrap(cmd, user, staged), (seccomp,), user)
 

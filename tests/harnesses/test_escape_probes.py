@@ -291,7 +291,7 @@ def test_setsid_daemon_is_killed_at_the_end(tmp_path):
     probes = [{"name": "daemon", "shell": f"setsid sh -c 'exec sleep {marker}' </dev/null >/dev/null 2>&1 & "
                                           f"sleep 0.5; echo started"}]
     _, report, record = _run(tmp_path, probes)
-    assert "started" in report["daemon"]["stdout"]
+    assert "started" in report["daemon"]["stdout"] and record["confinement"]["pid_namespace_ended"]
     alive = []
     for proc in Path("/proc").iterdir():
         try:
