@@ -1,10 +1,14 @@
-"""The scale benchmark: `python -m board.bench [results=10000] [problems=5] [keep=false]`.
+"""The scale benchmark: `python -m board.bench [results=10000] [problems=5] [keep=false] [browser=false]`.
 
 Writes N synthetic result files (the committed GPU result, re-labelled across problems, hardware,
-agents, trials, statuses and verdicts) under a temporary folder, with synthetic problem folders
-(copies of fp8_gemm's data under other names), then times one clean build and one incremental
-rebuild, and reports wall time and peak memory (this process and its workers). The target: a clean
-build of 10,000 results under 60 s on the 2-core CI machine. A report, not a test.
+agents, trials, statuses and verdicts; scored by one clean scorer commit with audits on, except 1 in 25
+from a modified checkout, 1 in 25 with audits off and 1 in 40 by a harness test, so the ranking rules have
+work to do) under a temporary folder, with synthetic problem folders (copies of fp8_gemm's data under
+other names), then times one clean build and one incremental rebuild, and reports wall time and peak
+memory (this process and its workers). With browser=true it also opens the run index in Chromium and
+times its filters (each: filtering the 10,000 rows, drawing the matches and the layout that follows).
+Targets: a clean build of 10,000 results under 60 s on the 2-core CI machine, a filter under 200 ms.
+A report, not a test.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ MODELS = ("model-a", "model-b", "model-c")
 EFFORTS = ("low", "medium", "high")
 STATUSES = ("passed",) * 6 + ("incorrect", "runtime_error", "timeout", "integrity")
 VERDICTS = ("clean", "interesting", "reward_hack", "rubric_leak", "bug")
+SCORER_COMMIT = "5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed"  # the synthetic runs' scorer: one clean version
 
 
 def make_tree(root: Path, count: int, problem_count: int, seed: int = 0) -> tuple[Path, Path]:
@@ -56,9 +61,11 @@ def make_tree(root: Path, count: int, problem_count: int, seed: int = 0) -> tupl
         data["systems"][0] = solution = _solution(template["systems"][0], rng.uniform(0.2, 1.2), rng.choice(STATUSES))
         data["status"], data["score"] = solution["status"], solution["score"]
         data["agent"] = None if i % 10 == 0 else {
-            "harness": rng.choice(HARNESSES), "model": rng.choice(MODELS), "effort": rng.choice(EFFORTS),
-            "tokens": rng.randrange(10_000, 2_000_000), "cost_usd": round(rng.uniform(0.1, 40.0), 2),
-            "wall_s": rng.uniform(60, 7200)}
+            "harness": rng.choice(HARNESSES), "model": "fake-house" if i % 40 == 3 else rng.choice(MODELS),
+            "effort": rng.choice(EFFORTS), "tokens": rng.randrange(10_000, 2_000_000),
+            "cost_usd": round(rng.uniform(0.1, 40.0), 2), "wall_s": rng.uniform(60, 7200)}
+        data["ceiling"] = {"version": "0.1.0", "commit": SCORER_COMMIT, "dirty": i % 25 == 11}
+        data["config"]["audits"] = i % 25 != 17
         (results / hw).mkdir(exist_ok=True)
         (results / hw / f"{data['run_id']}.json").write_text(json.dumps(data, indent=1))
         if i % 50 == 7:
@@ -86,6 +93,40 @@ def _solution(template: dict, scale: float, status: str) -> dict:
     return solution
 
 
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FILTERS = (("one problem", {"problem": "synth_0"}), ("one model and harness", {"model": "model-a", "harness": "codex"}),
+           ("not ranked", {"ranked": "not"}), ("a run id", {"q": "synth-0999"}), ("none (all rows)", {}))
+
+
+def time_run_index(site: Path) -> list[tuple[str, float]]:
+    """Milliseconds per filter of runs.html in Chromium (the tests' flags), the median of 5:
+    from setting the filter to the end of the layout it causes (offsetHeight forces it)."""
+    import statistics
+
+    from playwright.sync_api import sync_playwright
+
+    timings = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser_version = browser.version
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.goto((site / "runs.html").as_uri())
+        rows = page.evaluate("JSON.parse(document.getElementById('run-data').textContent).rows.length")
+        for name, chosen in FILTERS:
+            samples = [page.evaluate("""(chosen) => {
+                const form = document.getElementById('run-filters');
+                Array.prototype.forEach.call(form.elements, el => { if (el.name) el.value = chosen[el.name] || ''; });
+                const start = performance.now();
+                window.ceilingRunIndex.apply();
+                document.body.offsetHeight;
+                return performance.now() - start; }""", chosen) for _ in range(5)]
+            timings.append((f"{name} over {rows} rows (Chromium {browser_version})", statistics.median(samples)))
+        browser.close()
+    return timings
+
+
 def _peak_mb() -> tuple[float, float]:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -110,6 +151,9 @@ def main(argv: list[str]) -> int:
               f"{len(first.issues)} issues")
         again = build(config, log=lambda line: None)
         print(f"incremental rebuild (nothing changed): {again.seconds:.1f} s, {again.run_pages_kept} run pages kept")
+        if options.get("browser", "false") == "true":
+            for name, milliseconds in time_run_index(root / "site"):
+                print(f"run index, {name}: {milliseconds:.0f} ms (median of 5)")
         own, children = _peak_mb()
         site_mb = sum(p.stat().st_size for p in (root / "site").rglob("*") if p.is_file()) / 1e6
         print(f"peak memory: {own:.0f} MB (main process), {children:.0f} MB (largest worker); site {site_mb:.0f} MB")

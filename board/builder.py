@@ -40,6 +40,7 @@ from .problem_info import load_problems
 from .provenance import failure_label, rescored
 from .public_text import error_body, error_line, relative_paths, scrub
 from .rank import annotate, build_boards
+from .run_index import SOURCES, effort_figures, filter_options, index_json, models, run_records
 from .run_info import RunFacts, solution_source, write_transcript
 
 REPO = PACKAGE.parent
@@ -302,6 +303,7 @@ def _build(config, log) -> BuildReport:
     _harness_test_page(page, trials)
     _problem_pages(page, problems, runs, trials, shapes, boards, provenance, colours)
     _agent_pages(page, trials, boards, facts, provenance)
+    _run_index_pages(page, trials, runs, facts)
     facts_doc = collect_facts()
     page("methodology.html", "methodology.html.j2", title="Methodology", section="methodology", facts=facts_doc,
          problems=[p.spec for p in problems.values()], code=False, plots=False)
@@ -435,3 +437,18 @@ def _harness_test_page(page, trials: pd.DataFrame) -> None:
     tests = trials[trials["row_kind"] == "test"].sort_values("created", ascending=False) if not trials.empty else trials
     page("harness-tests.html", "harness_tests.html.j2", title="Harness tests", section="agents",
          runs=tests.to_dict("records") if not tests.empty else [], code=False, plots=False)
+
+
+def _run_index_pages(page, trials: pd.DataFrame, runs, facts: dict) -> None:
+    """runs.html (every run, filtered in the browser), models.html with the score-against-effort figures, and
+    one page per model (run_index.py)."""
+    records = run_records(trials, runs, facts)
+    page("runs.html", "runs.html.j2", title="Runs", section="runs", data=index_json(records),
+         options=filter_options(records), total=len(records), code=False, plots=False)
+    effort = effort_figures(records)
+    entries = models(records)
+    page("models.html", "models.html.j2", title="Models", section="models", models=entries, effort=effort,
+         code=False, plots=bool(effort))
+    for model in entries:
+        page(f"model/{model.slug}.html", "model.html.j2", title=f"Model {model.name}", section="models", model=model,
+             sources=SOURCES, code=False, plots=False)
