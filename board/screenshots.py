@@ -1,0 +1,61 @@
+"""`python -m board.screenshots [site=site] [out=docs/screenshots] [run=RUN_ID] [problem=fp8_gemm]`.
+
+Screenshots of a built site for the docs: the leaderboard, a problem page and a run page, each at a desktop
+width (1440 x 900) and a phone width (390 x 844), one screen of each: the first (what a reader sees on
+opening it), and for the problem page the screen from its first hardware section (the figures), in
+Debian's Chromium with every non-file request blocked. Without run=, the newest ranked house run of
+the problem is shown. Needs playwright; a tool for the docs, not part of the build.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .bench import CHROMIUM, CHROMIUM_ARGS
+
+WIDTHS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
+
+
+def _newest_ranked_run(site: Path, problem: str) -> str:
+    """The run the problem's leaderboard cell links to (the median ranked run), read from the board page."""
+    board = (site / "index.html").read_text()
+    marker = f'href="run/'
+    for chunk in board.split('<td class="cell cat-pass"')[1:]:
+        href = chunk.split(marker, 1)[1].split('.html"', 1)[0] if marker in chunk else ""
+        if href and problem in href and "house" in href:
+            return href
+    raise SystemExit(f"no ranked house run of {problem} on {site}/index.html; pass run=RUN_ID")
+
+
+def main(argv: list[str]) -> int:
+    options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
+    site, out = Path(options.get("site", "site")), Path(options.get("out", "docs/screenshots"))
+    problem = options.get("problem", "fp8_gemm")
+    run_id = options.get("run") or _newest_ranked_run(site, problem)
+    pages = {"index": "index.html", "problem": f"problem/{problem}.html", "run": f"run/{run_id}.html"}
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for width, viewport in WIDTHS.items():
+            page = browser.new_page(viewport=viewport)
+            page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
+            for name, rel in pages.items():
+                page.goto((site / rel).as_uri())
+                plots = page.evaluate("document.querySelectorAll('div.plot').length")
+                if plots:
+                    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length === {plots}")
+                if name == "problem":
+                    page.evaluate("document.querySelector('h2[id^=hw-]').scrollIntoView()")
+                target = out / f"{name}-{width}.png"
+                page.screenshot(path=str(target))
+                print(f"{target}: {rel} at {width} px, {target.stat().st_size / 1e3:.0f} kB")
+            page.close()
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
