@@ -26,7 +26,7 @@ _FONT = dict(family="system-ui, sans-serif", size=12)
 
 
 def _marker(index: int, colour: str) -> dict:
-    return dict(color=colour, symbol=SYMBOLS[index % len(SYMBOLS)], size=max(7, 16 - 3 * index), opacity=0.85,
+    return dict(color=colour, symbol=SYMBOLS[index % len(SYMBOLS)], size=max(8, 16 - 2 * index), opacity=0.85,
                 line=dict(color="#ffffff", width=1))
 
 
@@ -82,6 +82,6 @@ def shape_fraction_figure(shapes: pd.DataFrame, labels: dict[str, str], colours:
                                hovertemplate="%{x}: %{y:.3f}<extra>" + labels.get(key, key) + "</extra>"))
     layout = dict(barmode="group", font=_FONT, margin=dict(l=60, r=20, t=30, b=110), height=440,
                   xaxis=dict(title=dict(text="shape (visible and held-out)"), automargin=True),
-                  yaxis=dict(title=dict(text="fraction of the roofline (roofline time / measured time)"), range=[0, 1]),
+                  yaxis=dict(title=dict(text="fraction of the roofline (0-1)"), range=[0, 1]),
                   legend=dict(orientation="h", y=-0.45))
     return json.dumps({"data": traces, "layout": layout})

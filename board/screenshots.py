@@ -30,7 +30,7 @@ def _newest_ranked_run(site: Path, problem: str) -> str:
 
 def main(argv: list[str]) -> int:
     options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
-    site, out = Path(options.get("site", "site")), Path(options.get("out", "docs/screenshots"))
+    site, out = Path(options.get("site", "site")).resolve(), Path(options.get("out", "docs/screenshots"))
     problem = options.get("problem", "fp8_gemm")
     run_id = options.get("run") or _newest_ranked_run(site, problem)
     pages = {"index": "index.html", "problem": f"problem/{problem}.html", "run": f"run/{run_id}.html"}
