@@ -137,7 +137,9 @@ def _audited_call(audit: dict) -> str:
     """Where the audit looked: the shape, and for a counter audit which timed call was judged (1-based; "of n"
     and how many the reservoir profiled where the result says, since 7bd445e)."""
     index, made, profiled = audit.get("timed_call_index"), audit.get("timed_calls"), audit.get("calls_profiled")
-    where = str(audit.get("shape") or "")
+    shape = audit.get("shape")
+    # Some results name the audited shape by its parameters (a dict): shown as the shape tables show params.
+    where = " ".join(f"{k}={v}" for k, v in shape.items()) if isinstance(shape, dict) else str(shape or "")
     if isinstance(index, int) and not isinstance(index, bool):
         where += f", timed call {index + 1}" + (f" of {made}" if isinstance(made, int) else "") + \
             (f" ({profiled} profiled)" if isinstance(profiled, int) else "")

@@ -84,3 +84,11 @@ def test_a_hardware_with_nothing_ranked_says_so(site):
     assert "none of its 1 run meets the ranking rules" in visible_text(h200)
     index = visible_text((out / "index.html").read_text())
     assert re.search(r"H200_SXM\s*\(1 run, none ranked\)", index)
+
+
+def test_an_audited_shape_given_by_its_parameters_reads_as_parameters_not_a_python_dict():
+    from board.run_tables import audit_table
+
+    html = str(audit_table([{"id": "tensor_precision", "classes": ["X20"], "expect": "fp8",
+                             "shape": {"M": 2048, "N": 2048, "K": 2048}, "outcome": "passed"}]))
+    assert "M=2048 N=2048 K=2048" in html and "{" not in html.split("<details>", 1)[0]
