@@ -2,8 +2,9 @@
 
 Run-time interception (scoring/guard.py) sees every spelling of an aten operator, but only on the calls
 it watches; a solution that behaves differently when watched (X13) still has to *name* the operator
-somewhere. This audit reads the syntax tree (never a substring grep) of every file the solution loaded
-from its own folder and reports:
+somewhere. This audit, run by the judge, reads the syntax tree (never a substring grep) of the solution's
+file, of every module of its folder that file imports by a constant name (`sibling_imports`, followed
+from module to module), and of every file of the folder the worker says it loaded, and reports:
 
 * imports of forbidden modules (`import flash_attn`, `from vllm import ...`, `importlib.import_module("x")`,
   `__import__("x")` with a constant name);
@@ -11,7 +12,8 @@ from its own folder and reports:
   `x.topk`, `torch.ops.aten.mm.default`), except on Triton's modules (`tl.dot` is Triton, not aten);
 * `getattr(obj, "name")` with a constant forbidden name.
 
-Names assembled at run time (`getattr(torch, "_scaled" + "_mm")`) are left to the run-time interception.
+Names assembled at run time (`getattr(torch, "_scaled" + "_mm")`, a module imported by a computed name)
+are left to the run-time interception, which lives in the solution's process (docs/integrity.md, X21).
 """
 
 from __future__ import annotations
@@ -124,3 +126,44 @@ def loaded_files_under(folder: Path, modules: dict) -> list[Path]:
         if file and file.endswith(".py") and Path(file).resolve().is_relative_to(folder):
             files.add(Path(file).resolve())
     return sorted(files)
+
+
+def _imported_names(tree: ast.AST) -> set[str]:
+    """Top-level module names a syntax tree imports by a constant name (statements, importlib, __import__)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if called in ("import_module", "__import__"):
+                names.add(node.args[0].value.split(".")[0])
+    return names
+
+
+def sibling_imports(solution: Path, folder: Path) -> list[Path]:
+    """The source files of `folder` that `solution` imports, directly or through one another: a module
+    `name.py` beside it, or every file of a package folder `name/`. Read without importing anything."""
+    folder = folder.resolve()
+    found: set[Path] = set()
+    queue = [solution.resolve()]
+    while queue:
+        path = queue.pop()
+        try:
+            tree = ast.parse(path.read_text(), filename=str(path))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue  # the audit itself reports a file it cannot read
+        for name in _imported_names(tree):
+            module, package = folder / f"{name}.py", folder / name
+            candidates = [module] if module.is_file() else \
+                sorted(package.rglob("*.py")) if (package / "__init__.py").is_file() else []
+            for candidate in candidates:
+                candidate = candidate.resolve()
+                if candidate.is_relative_to(folder) and candidate not in found:
+                    found.add(candidate)
+                    queue.append(candidate)
+    return sorted(found)

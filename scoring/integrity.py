@@ -32,12 +32,13 @@ CLASSES: tuple[Defence, ...] = (
             "every verdict is made in the judge, a process that never imports solution code: it makes the inputs, "
             "keeps the pristine copies, reads its own snapshot of each output (taken when the worker's DONE event "
             "completed), runs verify_call and the fp64 reference, computes the statistics and writes the result; "
-            "the worker runs in its own PID, mount and network namespaces with every mount read-only but its "
-            "scratch and cache and no capabilities. The worker's timer and kernel record remain its own claims "
+            "the worker runs in its own PID, mount and network namespaces and its own session (no signal of its "
+            "reaches the judge) with every mount read-only but its scratch and cache and no capabilities. The worker's timer and kernel record remain its own claims "
             "(the judge's clock records the gap but does not judge yet: docs/integrity.md)",
             "scoring/judge/, scoring/worker/, scoring/sandbox.py, scoring/shared_tensors.py",
             (f"{CORPUS}X30_rewrites_the_worker_check.py", f"{CORPUS}X30_shortens_the_reported_times.py",
-             f"{CORPUS}X30_relays_the_result_channel.py"), "cpu+gpu"),
+             f"{CORPUS}X30_relays_the_result_channel.py", f"{CORPUS}X30_signals_the_judge_through_its_process_group.py",
+             f"{CORPUS}X10_finishes_after_done_behind_the_ipc_event.py"), "cpu+gpu"),
     Defence("X31", "opting out of an audit", "a counter audit whose profiler ran but could not follow the "
             "solution's call (more kernels than it takes, ranges dropped) fails the run; 'not verified' is kept for "
             "what the machine cannot do (no counter permission, the CPU profile)", "scoring/audit.py (run_audits)",
@@ -55,10 +56,16 @@ CLASSES: tuple[Defence, ...] = (
     Defence("X33", "the judge acting on a name the worker made",
             "the judge creates every file it shares in the worker's scratch folder (the one folder the worker can "
             "write) under a random name, with O_CREAT|O_EXCL|O_NOFOLLOW, and maps it through its own descriptor; "
-            "it reads the output from its own mapping and refuses a descriptor that names another file (X05)",
+            "it reads the output from its own mapping and refuses a descriptor that names another file (X05); on the "
+            "GPU only a reference-counter name of the form torch gives its own files, with an index inside such a "
+            "file, reaches torch (which writes there when the judge frees the storage), and the judge never waits "
+            "on an event the worker recorded after DONE",
             "scoring/shared_tensors.py (create_shared_file, OutputOpener)",
-            (f"{CORPUS}X33_plants_a_link_in_the_scratch_folder.py", f"{CORPUS}X33_names_a_host_file_as_its_mailbox.py"),
-            "cpu"),
+            (f"{CORPUS}X33_plants_a_link_in_the_scratch_folder.py", f"{CORPUS}X33_names_a_host_file_as_its_mailbox.py",
+             f"{CORPUS}X33_names_the_judges_ipc_counter_file.py",
+             "tests/scoring/test_trust_boundary.py::test_the_judge_never_lets_torch_write_a_counter_the_worker_names",
+             "tests/scoring/test_trust_boundary.py::test_a_planted_link_or_file_under_the_name_refuses_the_creation"),
+            "cpu+gpu"),
     Defence("X01", "identity / zeros / constant output",
             "inputs scaled so outputs are O(1); element-wise relative and normwise bounds; every problem must "
             "ship zeros and pass-through solutions that fail", "scoring/checking.py, tests/problems",
@@ -141,10 +148,12 @@ CLASSES: tuple[Defence, ...] = (
             "cpu+gpu"),
     Defence("X14", "early exit / fake result line", "results travel from the judge on a pipe only it holds; "
             "the worker's replies are bounded JSON lines the judge validates; a worker that ends without "
-            "reporting, or a malformed message, is classified", "scoring/isolation.py, scoring/wire.py, "
-            "scoring/judge/link.py",
+            "reporting, or a malformed message, is classified; the worker classifies a failure but never names a "
+            "verdict (a status outside the judge's fixed sets is X14)", "scoring/isolation.py, scoring/wire.py, "
+            "scoring/judge/link.py (CALL_FAILURE_STATUSES)",
             (f"{CORPUS}X14_early_exit_on_decode.py", f"{CORPUS}X14_prints_a_fake_result.py",
-             f"{CORPUS}X14_forges_the_result_channel.py"), "cpu+gpu"),
+             f"{CORPUS}X14_forges_the_result_channel.py", f"{CORPUS}X14_names_its_own_verdict_on_the_failure_channel.py"),
+            "cpu+gpu"),
     Defence("X15", "global state (TF32, reduced precision)", "backend flags snapshotted before import and "
             "compared after every call, and after a call that raised before the worker goes on; the reference "
             "runs in the judge, whose flags the solution cannot reach, at full precision",
@@ -161,7 +170,8 @@ CLASSES: tuple[Defence, ...] = (
             "gpu"),
     Defence("X21", "vendor library call", "the forbidden aten operators refused for the whole worker at the "
             "dispatcher (every call, every spelling, attempts recorded even when caught); syntax-tree audit, in the "
-            "judge, of the solution's own file and of the files of its folder the worker loaded; the name of every "
+            "judge, of the solution's own file, of the modules of its folder it imports by a constant name (followed "
+            "from module to module) and of the files of its folder the worker says it loaded; the name of every "
             "kernel the solution's code launches (import, prepare, every call) from CUPTI's launch callbacks, sent "
             "as names and matched by the judge against one vendor list (cuBLAS/cuBLASLt reached through ctypes "
             "or CuPy included); vendor kernel names in the profiled call; a call that raised is charged with its "
@@ -177,7 +187,7 @@ CLASSES: tuple[Defence, ...] = (
              f"{CORPUS}X13_swallows_the_refusal.py", f"{CORPUS}X21_cupy_cublas_without_aten.py",
              f"{CORPUS}X21_cublaslt_through_ctypes.py", f"{CORPUS}X21_forbidden_op_then_raises.py",
              f"{CORPUS}X21_cupy_cublas_then_raises.py", f"{CORPUS}X30_disarms_the_forbidden_op_guard.py",
-             f"{CORPUS}X30_disarms_the_guard_and_hides_the_name.py",
+             f"{CORPUS}X30_disarms_the_guard_and_hides_the_name.py", f"{CORPUS}X21_hides_a_sibling_module_from_the_audit.py",
              "tests/scoring/test_checking_and_guard.py::test_forbidden_op_is_refused_in_every_spelling_and_every_mode",
              "tests/scoring/test_hardware_and_audit.py::test_vendor_kernels_in_the_profiled_call_fail_x21"), "cpu+gpu"),
     Defence("X22", "skipped work", "dense-equivalent formulas; adversarial routing and lengths; executed tensor "
@@ -274,6 +284,19 @@ TRUST_BOUNDARY_SECTION = (
      "other process, so a private one needs a GPU run to prove it keeps IPC working): a solution can leave a "
      "file there for a later run; the worker can tell a correctness call from a timed one (it follows its own "
      "`prepare`), which gains nothing while every call's output is verified."),
+    "",
+    ("Red team, round 2 (a fresh attacker, the same brief, after round 1's fixes): a worker could name its own "
+     "verdict on its failure channel (\"failed\" with the status \"passed\": every property shape passed; now "
+     "X14), hide a sibling module from the syntax-tree audit by removing it from `sys.modules` (now the judge "
+     "follows the solution's imports itself), and kill the judge with a signal to its process group (now "
+     "separate sessions). Reasoned from torch's source, not yet run on a GPU: the output descriptor's "
+     "reference-counter name and index would have made the judge, as root, write into a /dev/shm file of the "
+     "worker's choosing and anywhere relative to its mapping (now refused unless torch-shaped and in bounds; a "
+     "torch-shaped name of another process's file is still accepted, a residual), and its IPC event would have "
+     "made the judge's snapshot wait for work queued after DONE (now not waited on; "
+     "`X10_finishes_after_done_behind_the_ipc_event.py` is expected to pass at half its time until the judge's "
+     "back-to-the-judge measure is judged). Noted, not yet bounded: the worker's disk use in its scratch and "
+     "cache, and `/dev/shm`."),
     "",
 )
 

@@ -39,7 +39,9 @@ for mp in $(awk '{print $5}' /proc/self/mountinfo | sort -u); do
     *) mount -o remount,bind,ro "$mp" 2>/dev/null || echo "sandbox: could not make $mp read-only" >&2 ;;
   esac
 done
-exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"
+# A session of its own: kill(0, sig) from the solution then reaches its own process group only, never
+# unshare or the judge (red team round 2: SIGUSR1 to the group killed the judge).
+exec setsid --wait setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"
 """
 
 
@@ -60,7 +62,7 @@ def cache_folder(solution_path: Path) -> Path:
 
 def why_not_available() -> str | None:
     """Why this machine cannot sandbox a worker, or None."""
-    missing = [tool for tool in ("unshare", "setpriv", "mount") if shutil.which(tool) is None]
+    missing = [tool for tool in ("unshare", "setpriv", "setsid", "mount") if shutil.which(tool) is None]
     if missing:
         return f"{', '.join(missing)} not found (util-linux)"
     if os.geteuid() != 0:
@@ -94,4 +96,5 @@ def lockdown_report(repo_root: Path) -> dict:
     return {"pid_in_namespace": os.getpid(), "processes_visible": len([p for p in os.listdir("/proc") if p.isdigit()]),
             "repository_writable": writable(repo_root), "capabilities_effective": fields.get("CapEff", "").strip(),
             "no_new_privs": fields.get("NoNewPrivs", "").strip() == "1",
+            "own_session": os.getsid(0) == os.getpid(),
             "network_interfaces": sorted(name for _, name in socket.if_nameindex())}

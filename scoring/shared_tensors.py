@@ -26,6 +26,7 @@ import importlib
 import math
 import os
 import pickle
+import re
 import secrets
 from pathlib import Path
 
@@ -34,6 +35,10 @@ import torch
 DTYPES = {str(d): d for d in (torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.float8_e4m3fn,
                                torch.float8_e5m2, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8,
                                torch.bool)}
+
+
+REF_COUNTER_NAME = re.compile(rb"/torch_[0-9]+_[0-9]+_[0-9]+")  # at::NewProcessWideShmHandle's names
+REF_COUNTER_FILE_ENTRIES = 10_000  # CUDA_IPC_REF_COUNTER_FILE_SIZE (torch/csrc/CudaIPCTypes.h)
 
 
 class DescriptorError(Exception):
@@ -226,6 +231,18 @@ class OutputOpener:
             raise DescriptorError("the output's IPC handle is not base64") from None
         if not (isinstance(args[2], int) and isinstance(args[3], int) and args[2] >= 0 and args[3] >= 0):
             raise DescriptorError("the output's storage size or offset is not a count of bytes")
+        judge_device = self.device.index if self.device.index is not None else torch.cuda.current_device()
+        if args[0] != judge_device or isinstance(args[0], bool):
+            raise DescriptorError(f"the output's storage is on device {str(args[0])[:20]}, not the judge's")
+        # torch opens the reference-counter file the descriptor names (in /dev/shm, which the sandbox shares)
+        # and writes a count at the named index when the storage is freed: only a name of the form torch
+        # gives its own files, and an index inside such a file, ever reach it (red team round 2).
+        if not (isinstance(args[4], bytes) and REF_COUNTER_NAME.fullmatch(args[4])
+                and isinstance(args[5], int) and not isinstance(args[5], bool)
+                and 0 <= args[5] < REF_COUNTER_FILE_ENTRIES):
+            raise DescriptorError("the output's reference counter is not one torch makes")
+        # The judge has waited for DONE itself: it never waits on an event the worker records after it.
+        args[7] = False
         itemsize = torch.empty((), dtype=dtype).element_size()
         last = offset + sum((n - 1) * s for n, s in zip(shape, stride) if n > 0) if math.prod(shape) else offset
         if any(s < 0 for s in stride) or (last + 1) * itemsize > args[2]:

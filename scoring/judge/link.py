@@ -62,6 +62,12 @@ class WorkerLost(Exception):
         self.status, self.detail = status, detail
 
 
+# What the worker may say went wrong (scoring/worker/failures.py classify); a verdict is never among them.
+CALL_FAILURE_STATUSES = frozenset({"runtime_error", "forbidden_op", "integrity", "incorrect", "timeout"})
+IMPORT_FAILURE_STATUSES = frozenset({"import_error", "forbidden_op", "integrity", "timeout"})
+MAX_DETAIL_CHARS = 20_000
+
+
 def worker_timing(reported) -> dict | None:
     """The worker's times for one call as CallTiming's fields, each a finite number >= 0; None otherwise."""
     fields = CallTiming._fields
@@ -144,7 +150,9 @@ class WorkerLink:
         # (the namespace's init) dies with unshare, and every process of the namespace with it.
         self.worker_environment_names = sorted(env)  # what the worker keeps in os.environ (scrub_environment)
         self.proc = subprocess.Popen(command, pass_fds=(cmd_r, reply_w), env=env, cwd=self.repo_root,
-                                     start_new_session=self.sandbox_why_not is not None,
+                                     # A session of its own, sandboxed or not: kill(0, sig) in the worker
+                                     # reaches its own group, never the judge (red team round 2).
+                                     start_new_session=True,
                                      preexec_fn=_die_with_the_judge)
         os.close(cmd_r)
         os.close(reply_w)
@@ -205,8 +213,18 @@ class WorkerLink:
         except WireError as exc:
             raise self._lost(exc) from None
         if message["event"] == "failed" and "failed" not in events:
-            raise SolutionFailed(str(message.get("status", "runtime_error")), str(message.get("detail", "")),
+            status = message.get("status")
+            if status not in CALL_FAILURE_STATUSES:  # the worker classifies a failure, it never names a verdict
+                self.kill()
+                raise WorkerLost("integrity", f"X14: the worker reported a failed call with the status "
+                                              f"{str(status)[:40]!r}, which a failure cannot have")
+            raise SolutionFailed(status, str(message.get("detail", ""))[:MAX_DETAIL_CHARS],
                                  bool(message.get("fresh", True)))
+        if message["event"] == "import_failed" and "import_failed" in events \
+                and message.get("status") not in IMPORT_FAILURE_STATUSES:
+            self.kill()
+            raise WorkerLost("integrity", f"X14: the worker reported a failed import with the status "
+                                          f"{str(message.get('status'))[:40]!r}, which a failure cannot have")
         if message["event"] not in events:
             raise WorkerLost("integrity", f"X14: the worker sent '{message['event'][:40]}' where the judge "
                                           f"expected {' or '.join(events)}")

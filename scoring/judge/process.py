@@ -18,8 +18,8 @@ import traceback
 from pathlib import Path
 
 from scoring import interpreter_fixes
-from scoring.import_audit import audit_files
-from scoring.judge.link import SolutionFailed, WorkerLink, WorkerLost
+from scoring.import_audit import audit_files, sibling_imports
+from scoring.judge.link import MAX_DETAIL_CHARS, SolutionFailed, WorkerLink, WorkerLost
 from scoring.judge.shapes import ShapeJudge
 from scoring.problem import load_problem
 from scoring.spec import Shape
@@ -56,10 +56,11 @@ def _unfinished(raw: dict, status: str, detail: str) -> dict:
 
 
 def audit_solution_source(problem, solution_path: Path, loaded_files) -> list[str]:
-    """The syntax-tree audit (X21), in the judge: the solution's own file always, and the files of its folder
-    the worker says it loaded (only regular files inside that folder: the worker cannot widen what is read)."""
+    """The syntax-tree audit (X21), in the judge: the solution's own file and the modules of its folder it
+    imports by name, whatever the worker says; then the files of the folder the worker says it loaded (only
+    regular files inside that folder: the worker can add to what is read, not widen it)."""
     folder = solution_path.parent.resolve()
-    files = {solution_path.resolve()}
+    files = {solution_path.resolve(), *sibling_imports(solution_path, folder)}
     for name in loaded_files if isinstance(loaded_files, list) else []:
         path = Path(str(name)).resolve()
         if path.is_relative_to(folder) and path.suffix == ".py" and path.is_file():
@@ -121,7 +122,8 @@ def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_
              detail="the judge failed to start its worker: " + "".join(traceback.format_exception(exc)[-4:]))
         return 0
     if imported["event"] == "import_failed":
-        send(result_fd, "import_failed", status=imported["status"], detail=imported["detail"])
+        send(result_fd, "import_failed", status=imported["status"],  # one of IMPORT_FAILURE_STATUSES (link.expect)
+             detail=str(imported.get("detail", ""))[:MAX_DETAIL_CHARS])
         return 0
     if task["enforce_forbidden"]:
         findings = audit_solution_source(problem, solution_path, imported.get("loaded_files"))

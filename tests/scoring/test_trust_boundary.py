@@ -1,0 +1,138 @@
+"""The pieces the judge uses at its boundary with the worker, each against what a worker could send or plant:
+JSON lines (scoring/wire.py), the files the judge shares in the worker's scratch (scoring/shared_tensors.py)
+and the worker's times (scoring/judge/link.py). The whole-run versions are the X32/X33 adversaries."""
+
+import math
+import os
+
+import pytest
+import torch
+
+from scoring.judge.link import worker_timing
+from scoring.shared_tensors import DescriptorError, OutputMailbox, OutputOpener, create_shared_file
+from scoring.wire import Reader, WireError
+
+
+def _reader_of(data: bytes) -> Reader:
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, data)
+    os.close(write_fd)
+    return Reader(read_fd)
+
+
+def test_nan_and_infinity_arrive_as_null_so_no_statistic_takes_them():
+    message = _reader_of(b'{"event": "done", "timing": {"device_ms": NaN, "tail_ms": Infinity, "x": -Infinity}}\n')
+    assert message.get(1.0)["timing"] == {"device_ms": None, "tail_ms": None, "x": None}
+
+
+@pytest.mark.parametrize("line, reason", [
+    (b"[" * 20_000 + b"\n", "not JSON"),  # deeper than the parser's recursion: malformed, not a judge crash
+    (b'{"no_event": 1}\n', "without an event"),
+    (b"not json\n", "not JSON"),
+], ids=["nested", "no_event", "not_json"])
+def test_a_line_the_judge_cannot_read_is_malformed(line, reason):
+    with pytest.raises(WireError, match=reason) as raised:
+        _reader_of(line).get(1.0)
+    assert raised.value.kind == "malformed"
+
+
+@pytest.mark.parametrize("reported", [
+    {"device_ms": None, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+    {"device_ms": -0.5, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+    {"device_ms": float("inf"), "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+    {"device_ms": True, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+    {"device_ms": "1.0", "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+    {"device_ms": 1.0, "host_ms": 1.0, "tail_ms": 0.0},  # a field missing
+    {"device_ms": 1.0, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1, "bonus": 1.0},
+    [1.0, 1.0, 0.0, 0.1],
+])
+def test_times_that_are_not_finite_non_negative_numbers_are_refused(reported):
+    assert worker_timing(reported) is None
+
+
+def test_well_formed_times_are_taken_as_floats():
+    timing = worker_timing({"device_ms": 1, "host_ms": 2.5, "tail_ms": 0.0, "launch_ms": 0.25})
+    assert timing == {"device_ms": 1.0, "host_ms": 2.5, "tail_ms": 0.0, "launch_ms": 0.25}
+    assert all(isinstance(v, float) and math.isfinite(v) for v in timing.values())
+
+
+def test_shared_files_get_names_no_worker_can_predict(tmp_path):
+    first, _ = create_shared_file(tmp_path, "input", 64)
+    second, _ = create_shared_file(tmp_path, "input", 64)
+    assert first != second and first.parent == second.parent == tmp_path
+    assert first.name.startswith("input-") and first.stat().st_size == 64
+
+
+def test_a_planted_link_or_file_under_the_name_refuses_the_creation(tmp_path, monkeypatch):
+    """The worker cannot guess the name; if it could, O_EXCL|O_NOFOLLOW would refuse what it planted there,
+    and the host file the link points at is never created."""
+    outside = tmp_path / "host" / "never-created.bin"
+    outside.parent.mkdir()
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr("scoring.shared_tensors.secrets.token_hex", lambda n: "guessed")
+    (scratch / "output-guessed.bin").symlink_to(outside)
+    with pytest.raises(FileExistsError):
+        create_shared_file(scratch, "output", 64)
+    assert not outside.exists()
+    (scratch / "output-guessed.bin").unlink()
+    (scratch / "output-guessed.bin").write_bytes(b"planted")
+    with pytest.raises(FileExistsError):
+        create_shared_file(scratch, "output", 64)
+
+
+def test_the_judge_reads_its_own_mapping_even_when_the_name_is_replaced(tmp_path):
+    """The worker can rename or replace the mailbox's name in its scratch: the judge's mapping is the inode it
+    created, so what it reads is what was copied into that inode, never the replacement's bytes."""
+    mailbox = OutputMailbox(tmp_path, (2, 3), torch.float32)
+    view = mailbox.output()
+    view.copy_(torch.arange(6, dtype=torch.float32).view(2, 3))
+    os.replace(mailbox.path, tmp_path / "moved.bin")
+    mailbox.path.write_bytes(b"\0" * 24)  # a new file under the old name
+    desc = {"type": "torch.Tensor", "shape": [2, 3], "dtype": "torch.float32", "device": "cpu",
+            "layout": "torch.strided", "mailbox": str(mailbox.path)}
+    out = OutputOpener(torch.device("cpu")).open(desc, torch.float32, mailbox)
+    assert out.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_a_descriptor_naming_another_file_is_a_contract_failure(tmp_path):
+    mailbox = OutputMailbox(tmp_path, (2,), torch.float32)
+    host_file = tmp_path / "host.bin"
+    desc = {"type": "torch.Tensor", "shape": [2], "dtype": "torch.float32", "device": "cpu",
+            "layout": "torch.strided", "mailbox": str(host_file)}
+    with pytest.raises(DescriptorError, match="not copied into the judge's mailbox"):
+        OutputOpener(torch.device("cpu")).open(desc, torch.float32, mailbox)
+    assert not host_file.exists()
+    missing = {k: v for k, v in desc.items() if k != "mailbox"}
+    with pytest.raises(DescriptorError):
+        OutputOpener(torch.device("cpu")).open(missing, torch.float32, mailbox)
+
+
+def _cuda_descriptor(counter_name: bytes, counter_index, device_index=0) -> dict:
+    """An output descriptor as a GPU worker sends it (torch's _share_cuda_ tuple, bytes in base64)."""
+    import base64
+
+    shared = [device_index, b"\1" * 64, 64, 0, counter_name, counter_index, b"\2" * 64, True]
+    return {"type": "torch.Tensor", "shape": [4], "stride": [1], "offset": 0, "dtype": "torch.float32",
+            "device": "cuda", "layout": "torch.strided",
+            "cuda_ipc": [base64.b64encode(x).decode() if isinstance(x, bytes) else x for x in shared]}
+
+
+@pytest.mark.parametrize("name, index, why", [
+    (b"/torch_12_345_6", 10_000, "reference counter"),  # past the end of torch's counter file
+    (b"/torch_12_345_6", -1, "reference counter"),
+    (b"/../../etc/passwd", 0, "reference counter"),  # a file torch never made
+    (b"/ceiling-results", 0, "reference counter"),
+])
+def test_the_judge_never_lets_torch_write_a_counter_the_worker_names(name, index, why):
+    """On the GPU torch opens the counter file a descriptor names and writes at its index when the judge
+    frees the storage: the judge refuses any name torch would not make and any index outside its file,
+    before anything is opened (this CPU build of torch could not open a CUDA handle anyway)."""
+    with pytest.raises(DescriptorError, match=why):
+        OutputOpener(torch.device("cuda:0")).open(_cuda_descriptor(name, index), torch.float32)
+
+
+def test_an_output_on_another_device_is_refused():
+    with pytest.raises(DescriptorError, match="device"):
+        OutputOpener(torch.device("cuda:0")).open(_cuda_descriptor(b"/torch_1_2_3", 0, device_index=1),
+                                                  torch.float32)
