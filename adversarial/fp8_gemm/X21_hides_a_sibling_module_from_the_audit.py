@@ -14,11 +14,11 @@ exists to read. What the design should say: the audit reads the folder's files (
 it: .py, and .pyc/.so refused or audited), not the worker's list: forbidden_op.
 """
 
-import gc
 import sys
 
 import torch
 
+from _disarm import uninstall_the_forbidden_op_guard
 from _hidden_product import product
 
 EXPECTED = {
@@ -28,13 +28,7 @@ EXPECTED = {
 }
 
 del sys.modules["_hidden_product"]
-for _obj in gc.get_objects():
-    try:
-        if type(_obj).__name__ == "ForbiddenOps":
-            _obj.uninstall()
-            _obj.attempts.clear()
-    except Exception:  # noqa: BLE001
-        pass
+uninstall_the_forbidden_op_guard()
 
 
 def run(state, a, a_scale):

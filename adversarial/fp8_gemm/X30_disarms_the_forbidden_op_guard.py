@@ -14,10 +14,9 @@ judge reads the launched kernels' names itself (the worker sends the names, not 
 `torch._scaled_mm`, so it is forbidden_op on every shape. A solution that also hides the name from the
 syntax tree is X30_disarms_the_guard_and_hides_the_name.py (the residual, stated in docs/integrity.md)."""
 
-import gc
-import sys
-
 import torch
+
+from _disarm import silence_the_workers_own_verdicts, uninstall_the_forbidden_op_guard
 
 EXPECTED = {
     "class": "X21",
@@ -26,23 +25,8 @@ EXPECTED = {
 }
 
 
-def _disarm() -> None:
-    for obj in gc.get_objects():
-        try:
-            if type(obj).__name__ == "ForbiddenOps":
-                obj.uninstall()
-                obj.attempts.clear()
-        except Exception:  # noqa: BLE001
-            pass
-    vendor = sys.modules.get("scoring.vendor_kernels")
-    if vendor is not None:
-        vendor.judge = lambda *args, **kwargs: "passed"
-    server = sys.modules.get("scoring.worker.server")
-    if server is not None:
-        server.audit_files = lambda *args, **kwargs: []
-
-
-_disarm()
+uninstall_the_forbidden_op_guard()
+silence_the_workers_own_verdicts()
 
 
 def run(state, a, a_scale):

@@ -9,10 +9,9 @@ kernels CUPTI saw the call launch and finds cuBLASLt's, unless the solution also
 kernel recorder, which is Python written for this grader.
 """
 
-import gc
-import sys
-
 import torch
+
+from _disarm import silence_the_workers_own_verdicts, uninstall_the_forbidden_op_guard
 
 EXPECTED = {
     "class": "X21",
@@ -23,20 +22,8 @@ EXPECTED = {
 _OPERATOR = "".join(chr(c) for c in (95, 115, 99, 97, 108, 101, 100, 95, 109, 109))  # assembled at run time
 
 
-def _disarm() -> None:
-    for obj in gc.get_objects():
-        try:
-            if type(obj).__name__ == "ForbiddenOps":
-                obj.uninstall()
-                obj.attempts.clear()
-        except Exception:  # noqa: BLE001
-            pass
-    vendor = sys.modules.get("scoring.vendor_kernels")
-    if vendor is not None:
-        vendor.judge = lambda *args, **kwargs: "passed"
-
-
-_disarm()
+uninstall_the_forbidden_op_guard()
+silence_the_workers_own_verdicts()
 
 
 def run(state, a, a_scale):
