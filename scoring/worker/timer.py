@@ -81,6 +81,11 @@ class WorkerTimer:
         returned = self._perf_counter()
         end.record()
         self._done.record()
+        # A query submits what this process has queued. On the H100 the judge's host sometimes saw DONE
+        # complete ~2 us after GO, before the call ran (results/judge/README.md): if the record had not
+        # reached the GPU, the shared event still showed the last call's. Whether this query is the fix is
+        # for a GPU run to show; it cannot start the call early (the judge's gate holds the stream).
+        self._done.query()
         queued(out)
         end.synchronize()
         tail_start = self._perf_counter()
