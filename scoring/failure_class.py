@@ -1,7 +1,8 @@
 """Why a solution did not pass, in classes a reader can act on. The rubric is untouched: this only reads
-the shapes' statuses and check statistics of a finished system and names the first reason that applies.
+the shapes' statuses and check statistics of a finished system, lists every class that its failing shapes
+show (`classes`, most severe first) and names the most severe one as its headline (`class`).
 
-Classes, in the order they are tried (the first that matches any failing shape names the system):
+Classes (LABELS holds them in this order, which SEVERITY refines):
   forbidden_op    a forbidden operator or vendor library kernel (X21)
   integrity       tampering, a timing-rule or audit verdict
   build_or_import the import failed (a build of a C++/CUDA extension included; the detail names the reason,
@@ -15,6 +16,13 @@ Classes, in the order they are tried (the first that matches any failing shape n
   rejected        a fraction above the peak
 `unseen_only` is true when every failing shape is held-out or property while the visible ones pass: a
 kernel tuned to, or only correct on, the shapes it was shown.
+
+Severity, not the order above, picks the headline, because a reader takes the headline for what is wrong
+with the file: a rule verdict (forbidden operator, integrity) disqualifies the whole file; a wrong answer
+given silently (NaN/Inf or wrong output) outranks a loud failure (an exception, a timeout, a failed
+build), which outranks a near miss (the numerics of an allowed shortcut). Within one tier the class seen on
+a visible shape wins, then the class of more shapes: a file wrong on the shapes it was shown is headlined
+by that, not by an assert on a shape it never saw.
 """
 
 from __future__ import annotations
@@ -41,6 +49,11 @@ LABELS = {
 _STATUS_CLASS = {"forbidden_op": "forbidden_op", "integrity": "integrity", "import_error": "build_or_import",
                  "timeout": "timeout", "runtime_error": "runtime_error", "rejected": "rejected"}
 ORDER = tuple(LABELS)
+# Tiers of severity, most severe first (see the module docstring for why).
+SEVERITY_TIERS = (("forbidden_op", "integrity"), ("nan_inf", "wrong_output"),
+                  ("runtime_error", "timeout", "build_or_import"), ("near_miss",), ("rejected",))
+TIER = {cls: rank for rank, tier in enumerate(SEVERITY_TIERS) for cls in tier}
+assert set(TIER) == set(LABELS), "every class needs a severity tier"
 
 
 def _incorrect_class(check: dict, normwise_bound: float | None) -> str:
@@ -112,11 +125,13 @@ def classify(system: dict, normwise_bound: float | None) -> dict | None:
     audit_failed = [a for a in system.get("audits", []) if str(a.get("outcome", "")).startswith("failed")]
     if not failing and not audit_failed:
         return None  # not_available or not_run: nothing failed, nothing ran
-    if failing:
-        first = min(failing.values(), key=ORDER.index)
+    sets = {s["name"]: s.get("shape_set") for s in system.get("shapes", [])}
+    classes = classes_by_severity(failing, sets)
+    if classes:
+        first = next(iter(classes))
     else:
         first = "forbidden_op" if any("X21" in a.get("classes", []) for a in audit_failed) else "integrity"
-    sets = {s["name"]: s.get("shape_set") for s in system.get("shapes", [])}
+        classes = {first: []}
     visible_passed = all(s.get("status") == "passed" for s in system.get("shapes", [])
                          if s.get("shape_set") == "visible")
     unseen_only = bool(failing) and visible_passed and all(sets.get(name) in UNSEEN_SETS for name in failing)
@@ -125,7 +140,20 @@ def classify(system: dict, normwise_bound: float | None) -> dict | None:
     detail = details[0] if details else (system.get("import_detail") or
                                          next((a["outcome"] for a in audit_failed), ""))
     return {"class": first, "label": LABELS[first], "shapes": sorted(n for n, c in failing.items() if c == first),
-            "unseen_only": unseen_only, "detail": headline(detail)}
+            "unseen_only": unseen_only, "detail": headline(detail), "classes": classes}
+
+
+def classes_by_severity(failing: dict[str, str], shape_sets: dict[str, str | None]) -> dict[str, list[str]]:
+    """{class: its failing shapes}, most severe first: by tier, then seen on a visible shape, then by the
+    number of shapes, then in LABELS' order."""
+    shapes_of: dict[str, list[str]] = {}
+    for name, cls in failing.items():
+        shapes_of.setdefault(cls, []).append(name)
+
+    def rank(cls: str) -> tuple:
+        on_visible = any(shape_sets.get(name) == "visible" for name in shapes_of[cls])
+        return TIER[cls], not on_visible, -len(shapes_of[cls]), ORDER.index(cls)
+    return {cls: sorted(shapes_of[cls]) for cls in sorted(shapes_of, key=rank)}
 
 
 def tolerance_normwise(problem) -> float | None:
@@ -136,10 +164,12 @@ def tolerance_normwise(problem) -> float | None:
 
 
 def reread(system: dict, normwise_bound: float | None) -> dict | None:
-    """A finished system's recorded failure with its headline read again from its shapes' details: how a detail
-    is read improves (a compiler error's reason, where a bare assert was raised) while result files are never
-    edited. Only a headline that carries the recorded one further replaces it, under the recorded class; any
-    other failure is returned as it was recorded, and so is one without shapes to read."""
+    """A finished system's recorded failure read again from its shapes: how a failure is read improves (the
+    headline class by severity, every class listed, a compiler error's reason, where a bare assert was
+    raised) while result files are never edited. Where the shapes' most severe class is not the recorded
+    one (results written when the first class in a fixed order won), the derived failure is returned with
+    `recorded_class` naming what the result says. Under the recorded class, only a detail that carries the
+    recorded one further replaces it. A failure without shapes to read is returned as it was recorded."""
     recorded = system.get("failure")
     if not isinstance(recorded, dict):
         return recorded
@@ -147,7 +177,10 @@ def reread(system: dict, normwise_bound: float | None) -> dict | None:
         derived = classify(system, normwise_bound)
     except (AttributeError, KeyError, TypeError, ValueError):
         return recorded
+    if not derived:
+        return recorded
+    if derived["class"] != recorded.get("class"):
+        return dict(derived, recorded_class=recorded.get("class"))
     before = str(recorded.get("detail") or "")
-    if derived and derived["class"] == recorded.get("class") and derived["detail"].startswith(before):
-        return dict(recorded, detail=derived["detail"])
-    return recorded
+    detail = derived["detail"] if derived["detail"].startswith(before) else recorded.get("detail")
+    return dict(recorded, detail=detail, classes=derived["classes"])

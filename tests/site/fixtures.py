@@ -118,6 +118,10 @@ def malformed_files(root: Path) -> dict[str, str]:
 CLASS_STATUS = {"forbidden_op": "forbidden_op", "build_or_import": "import_error", "timeout": "timeout",
                 "runtime_error": "runtime_error", "nan_inf": "incorrect", "near_miss": "incorrect",
                 "wrong_output": "incorrect", "rejected": "rejected", "integrity": None}
+# The check statistics that make an incorrect shape read as its class (the failure is read again from them).
+CLASS_CHECK = {"nan_inf": {"nonfinite_elements": 3, "bad_elements": 3, "elements": 10**6, "normwise_err": float("inf")},
+               "near_miss": {"nonfinite_elements": 0, "bad_elements": 3, "elements": 10**6, "normwise_err": 1e-3},
+               "wrong_output": {"nonfinite_elements": 0, "bad_elements": 10**5, "elements": 10**6, "normwise_err": 0.5}}
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
@@ -142,6 +146,8 @@ def make_failed(run_id: str, failure_class: str, *, agent=None, unseen_only: boo
     else:
         shape["status"] = CLASS_STATUS[failure_class]
         shape["detail"] = detail
+        if failure_class in CLASS_CHECK:
+            shape["check"] = dict(shape.get("check") or {}, passed=False, **CLASS_CHECK[failure_class])
     solution["status"] = data["status"] = system_status(solution["shapes"], solution["audits"])
     solution["score"] = data["score"] = score(solution["shapes"], solution["status"])
     solution["failure"] = {"class": failure_class, "label": FAILURE_LABELS[failure_class], "shapes": [shape["name"]],
