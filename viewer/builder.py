@@ -131,8 +131,9 @@ class Builder:
 
     def judge_by_last_event(self, why: str) -> None:
         """For formats with no end record: complete when the main thread ends on assistant text
-        and every tool call got its result."""
-        thread = self._threads[MAIN]
+        and every tool call got its result. System notes after the answer (a turn's duration, a
+        hook's output) do not make a finished run look cut off."""
+        thread = [e for e in self._threads[MAIN] if e.kind != "system"]
         pending = any(e.kind == "tool" and e.result is None for e in thread)
         self.complete = bool(thread) and thread[-1].kind == "assistant" and not pending
         self.incomplete_reason = why

@@ -45,8 +45,24 @@ def parse(path: Path) -> Transcript:
         if not b.spawn_parent(key):
             b.spawn(key, _call_by_agent_id(b, key) or _call_by_prompt(b, key))
     b.source = path.name
-    b.complete = last_stop == "end_turn"
+    _judge_completeness(b, last_stop)
     return b.build()
+
+
+# Stop reasons that end a turn on purpose; "max_tokens", "refusal", "pause_turn" do not.
+_ENDING_STOPS = ("end_turn", "stop_sequence")
+
+
+def _judge_completeness(b: Builder, last_stop: str) -> None:
+    """Claude Code 1.x wrote the last response's `stop_reason`; 2.x writes `stop_reason: null` on
+    every record of a session file, so there the last event decides: assistant text with every
+    tool call answered is a run that ended cleanly."""
+    if last_stop in _ENDING_STOPS:
+        b.complete = True
+    elif last_stop:
+        b.complete, b.incomplete_reason = False, f"the last response stopped with {last_stop!r}"
+    else:
+        b.judge_by_last_event("the session ends before a final answer (a user message or an unanswered tool call is last)")
 
 
 def _parse_file(b: Builder, path: Path, agent: str | None, graph: dict, line_of: dict) -> str:
