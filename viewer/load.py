@@ -28,14 +28,14 @@ def find_transcript_file(path: Path) -> Path:
     if named:
         return named[0]
     for folder in (path / "native", path):
-        candidates = [p for p in folder.rglob("*") if _is_candidate(p)] if folder.is_dir() else []
+        candidates = [p for p in folder.rglob("*") if is_candidate(p)] if folder.is_dir() else []
         if candidates:
             # The main log is the biggest non-sidecar file (subagent files are smaller parts of it).
             return max(candidates, key=lambda p: (p.stat().st_size, -len(p.parts)))
     raise FileNotFoundError(f"{path}: no transcript.* file and no .jsonl/.json log under native/")
 
 
-def _is_candidate(p: Path) -> bool:
+def is_candidate(p: Path) -> bool:
     return (
         p.is_file()
         and p.suffix in (".jsonl", ".json", ".ndjson")

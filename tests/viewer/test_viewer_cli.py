@@ -45,7 +45,7 @@ def test_summary_says_not_recorded_as_null_for_a_format_without_usage(capsys):
 def test_bad_arguments_exit_2(tmp_path, capsys):
     assert main([str(tmp_path / "missing.jsonl")]) == 2
     assert main([str(FIXTURES / "kimi/print.jsonl"), "page.html"]) == 2
-    assert "out=FILE" in capsys.readouterr().err
+    assert "write out=page.html" in capsys.readouterr().err
 
 
 def test_module_entry_point_runs(tmp_path):

@@ -127,7 +127,7 @@ def _cards(t: Transcript) -> str:
         ("output tokens", fmt_count(tokens.output)),
         ("reasoning tokens", fmt_count(tokens.reasoning)),
         ("total tokens", NOT_RECORDED if tokens.total is None else f"{tokens.total:,} ({fmt_tokens(tokens.total)})"),
-        ("cost", f"${t.cost_usd:.4f}" if t.cost_usd is not None else "not stated"),
+        ("cost", _cost_text(t)),
         ("subagents", str(sum(1 for top in t.subagents for _ in top.walk()))),
         ("files changed", str(len(t.file_changes))),
     ]
@@ -136,6 +136,16 @@ def _cards(t: Transcript) -> str:
         for k, v in cards
     )
     return f'<div class="cards">{body}</div>'
+
+
+def _cost_text(t: Transcript) -> str:
+    """The CLI's own figure where it states one, else an estimate from the dated price table."""
+    if t.cost_usd is not None:
+        return f"${t.cost_usd:.4f}"
+    from ..pricing import estimate_cost
+
+    estimate = estimate_cost(t.model, t.tokens)
+    return estimate.label if estimate else "not stated"
 
 
 def _controls(t: Transcript) -> str:
