@@ -38,7 +38,8 @@ from harnesses.kernelbench.catalog import (
     published_runs,
 )
 from harnesses.executors import local_gpus
-from harnesses.kernelbench.layout import adapter_path, sha256_hex, write_solution_folder
+from harnesses.kernelbench.fallbacks import CUTLASS_FOLDERS, cutlass_folders_in
+from harnesses.kernelbench.layout import AGENT_MODULE, adapter_path, sha256_hex, write_solution_folder
 from scoring.options import OptionError, above, at_least, help_text, opt, parse
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +63,8 @@ class ImportConfig:
                         "(one run at a time on `device`)")
     score_args: str = opt("", "extra scorer key=value options, space-separated")
     cutlass: str = opt("", "a CUTLASS source tree (holding include/cutlass/cutlass.h) offered to the agents' builds, "
-                           "as their workspaces had one: CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE and a `cutlass` link in "
+                           "as their workspaces had one: CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE, links at ./cutlass, ./cutlass_src, "
+                           "./cutlass_3.9 and ./third_party/cutlass in "
                            "each run folder and at /tmp/cutlass; empty = none (a build that needs it fails)")
     import_timeout_s: float = opt(900.0, "the scorer's import limit: an adapter builds the agent's C++/CUDA "
                                          "extension while importing it (seconds)", allowed=above(0, "seconds"))
@@ -158,21 +160,32 @@ def cutlass_version(root: Path) -> str:
 
 
 def offer_cutlass(root: Path, folder: Path, env: dict) -> dict:
-    """Put CUTLASS where the agents' files look for it; the environment record for agent.json."""
+    """Put CUTLASS where the agents' files look for it: the folders beside the file that published files
+    look in (CUTLASS_FOLDERS: ./cutlass, ./cutlass_src, ./cutlass_3.9, ./third_party/cutlass; their agents
+    cloned or vendored it there), /tmp/cutlass and the CUTLASS_* variables. A file that finds none falls
+    back or fails to build, and its result would judge other code than kernelbench.com timed. Returns the
+    environment record for agent.json: what was offered, and where this file looks."""
     if not (root / "include" / "cutlass" / "cutlass.h").is_file():
         raise OptionError(f"cutlass={root}: no include/cutlass/cutlass.h there; give a CUTLASS source tree")
     root = root.resolve()
     for name in ("CUTLASS_DIR", "CUTLASS_ROOT", "CUTLASS_PATH", "CUTLASS_HOME"):
         env[name] = str(root)
     env["CUTLASS_INCLUDE"] = str(root / "include")
-    for link in (folder / "cutlass", Path("/tmp/cutlass")):
+    for link in (*(folder / relative for relative in CUTLASS_FOLDERS), Path("/tmp/cutlass")):
         if not link.exists() and not link.is_symlink():
             try:
+                link.parent.mkdir(parents=True, exist_ok=True)
                 link.symlink_to(root, target_is_directory=True)
             except OSError:
                 pass  # a location we may not write: the variables remain
-    return {"cutlass": f"CUTLASS {cutlass_version(root)} source tree, offered at ./cutlass, /tmp/cutlass and "
-                       "CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE"}
+    offered = ", ".join(f"./{relative}" for relative in CUTLASS_FOLDERS)
+    record = {"cutlass": f"CUTLASS {cutlass_version(root)} source tree, offered at {offered}, /tmp/cutlass and "
+                         "CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE"}
+    agent_file = folder / f"{AGENT_MODULE}.py"
+    looks_in = cutlass_folders_in(agent_file.read_text(errors="replace")) if agent_file.is_file() else []
+    if looks_in:
+        record["cutlass_looked_for"] = looks_in
+    return record
 
 
 @dataclass(frozen=True)

@@ -320,3 +320,52 @@ def test_a_run_past_its_deadline_is_killed_with_its_workers_and_keeps_its_log(tm
     assert importer.cut_off_s(folder) >= 20
     entry = {"problem": "fp8_gemm", "folder": f"fp8_gemm/{RUNS[0][4]}"}
     assert importer.expected_run_s(config, {}, entry) == pytest.approx(165 + importer.cut_off_s(folder))
+
+
+# ---- CUTLASS where the published files look for it (issue 33) ----
+# How three published files find CUTLASS (their lines, as published at c7d9221): kinetic-0715's w4a16,
+# kinetic-0715[1m]'s fp8 and moe. Each builds its CUTLASS path only from a folder beside itself.
+LOOKUPS = {
+    "./cutlass_src": 'here = pathlib.Path(__file__).resolve().parent\nextra_include_paths=[\n'
+                     '    str(here / "cutlass_src" / "include"),\n    str(here / "cutlass_src" / "tools" / "util" / "include"),\n]\n',
+    "./cutlass_3.9": '_HERE = os.path.dirname(os.path.abspath(__file__))\n_CUTLASS_DIR = os.path.join(_HERE, "cutlass_3.9")\n',
+    "./third_party/cutlass": '_HERE = os.path.dirname(os.path.abspath(__file__))\n'
+                             '        cutlass = os.path.join(_HERE, "third_party", "cutlass")\n',
+}
+
+
+def cutlass_tree(root: Path) -> Path:
+    (root / "include" / "cutlass").mkdir(parents=True)
+    (root / "include" / "cutlass" / "cutlass.h").write_text("// CUTLASS\n")
+    (root / "include" / "cutlass" / "version.h").write_text(
+        "#define CUTLASS_MAJOR 4\n#define CUTLASS_MINOR 2\n#define CUTLASS_PATCH 0\n")
+    return root
+
+
+@pytest.mark.parametrize("folder", list(LOOKUPS))
+def test_the_folder_a_published_file_looks_in_is_found_in_its_text(folder):
+    from harnesses.kernelbench.fallbacks import cutlass_folders_in
+    assert cutlass_folders_in(LOOKUPS[folder]) == [folder]
+    assert cutlass_folders_in('os.path.join(_HERE, "fp8_gemm_cutlass.cu")') == []  # a source file, not a tree
+
+
+@pytest.mark.parametrize("folder", list(LOOKUPS))
+def test_cutlass_is_offered_where_each_published_file_looks(tmp_path, folder):
+    tree = cutlass_tree(tmp_path / "cutlass-4.2.0")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / f"{layout.AGENT_MODULE}.py").write_text(LOOKUPS[folder])
+    env = {}
+    record = importer.offer_cutlass(tree, run, env)
+    # Every folder the published files use resolves to the tree, as their workspaces held one there.
+    for relative in ("cutlass", "cutlass_src", "cutlass_3.9", "third_party/cutlass"):
+        assert (run / relative / "include" / "cutlass" / "cutlass.h").is_file(), relative
+        assert (run / relative).resolve() == tree.resolve()
+    assert record["cutlass_looked_for"] == [folder] and folder in record["cutlass"]
+    assert record["cutlass"].startswith("CUTLASS 4.2.0 source tree, offered at ./cutlass, ./cutlass_src")
+    assert env["CUTLASS_INCLUDE"] == str(tree.resolve() / "include")
+
+
+def test_a_tree_without_cutlass_h_is_refused_with_the_fix(tmp_path):
+    with pytest.raises(OptionError, match="no include/cutlass/cutlass.h there; give a CUTLASS source tree"):
+        importer.offer_cutlass(tmp_path, tmp_path, {})
