@@ -40,6 +40,8 @@ class Builder:
         self._count = 0
         self._append_marker: dict[str | None, Any] = {}
         self.links: dict[str, str] = {}  # format-specific ids (agent or session ids) -> spawning tool id
+        # thread -> label -> count of records known but not worth a card (permission approvals, LLM requests)
+        self._quiet: dict[str | None, dict[str, int]] = {}
 
     # --- events ----------------------------------------------------------------------------
     def add(self, kind: str, agent: str | None = MAIN, **fields: Any) -> Event:
@@ -52,6 +54,18 @@ class Builder:
         if event.kind == "tool" and event.tool_id:
             self._tools[event.tool_id] = (agent, len(self._threads[agent]) - 1)
         return event
+
+    def quiet(self, label: str, agent: str | None = MAIN) -> None:
+        """Count a record this viewer knows but shows no card for; each thread gets one quiet line
+        at its end ("12 permission approvals, 3 LLM requests"), so nothing is silently dropped."""
+        counts = self._quiet.setdefault(agent, {})
+        counts[label] = counts.get(label, 0) + 1
+
+    def _add_quiet_lines(self) -> None:
+        for agent, counts in self._quiet.items():
+            text = ", ".join(f"{n:,} {label}" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+            self.add("system", agent, subtype="quiet", text=f"Not shown as cards: {text}")
+        self._quiet = {}
 
     def raw(self, line: Line | int, value: Any = None, agent: str | None = MAIN, why: str = "unknown record") -> Event:
         number = line.number if isinstance(line, Line) else line
@@ -102,6 +116,8 @@ class Builder:
             return
         thread, index = where
         event = self._threads[thread][index]
+        if duration_s is None:
+            duration_s = event.duration_s  # recorded before the result (Codex's exec_command_end)
         if duration_s is None and time_s is not None and event.time_s is not None:
             duration_s = max(time_s - event.time_s, 0.0)
         updated = replace(event, result=output, is_error=is_error, duration_s=duration_s)
@@ -238,6 +254,7 @@ class Builder:
 
     # --- freezing ----------------------------------------------------------------------------
     def build(self) -> Transcript:
+        self._add_quiet_lines()
         self._settle_spawns()
         badges: dict[str, TokenUsage] = {}
         per_thread: dict[str | None, TokenUsage] = {}

@@ -6,13 +6,18 @@ and the failure, so a page can still be built.
 
 from __future__ import annotations
 
+import json
+import tempfile
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 from .detect import UnknownFormat, detect_format
+from .jsonl import read_json
 from .model import Event, Transcript
 from .parsers import PARSERS
 
+ARRAY_LIMIT_BYTES = 500_000_000  # a JSON array is parsed whole; above this it is not tried
 _SIDECAR_SUFFIXES = (".meta.json", ".settings.json")
 _SIDECAR_NAMES = {"settings.json", "result.json", "meta.json"}
 
@@ -51,6 +56,13 @@ def load_transcript(path: str | Path, format: str | None = None) -> Transcript: 
     file = find_transcript_file(Path(path))
     if format is not None and format not in PARSERS:
         raise ValueError(f"unknown format {format!r}; known: {', '.join(sorted(PARSERS))}")
+    records = _json_array_of_records(file)
+    if records is not None:  # a JSON array of records (an export): read as the JSONL it holds
+        with tempfile.TemporaryDirectory(prefix="viewer-array-") as folder:
+            lines = Path(folder) / (file.stem + ".jsonl")
+            lines.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+            transcript = load_transcript(lines, format)
+        return replace(transcript, path=str(file))
     try:
         fmt = format or detect_format(file)
     except UnknownFormat as error:
@@ -67,6 +79,19 @@ def load_transcript(path: str | Path, format: str | None = None) -> Transcript: 
             f"(at {Path(where.filename).name}:{where.lineno})",
             module.HARNESS,
         )
+
+
+def _json_array_of_records(file: Path) -> list[dict] | None:
+    """The records of a file holding one JSON array of objects (`[{...}, {...}]`), else None."""
+    with open(file, "rb") as handle:
+        if handle.read(64).lstrip()[:1] != b"[":
+            return None
+    if file.stat().st_size > ARRAY_LIMIT_BYTES:
+        return None
+    whole = read_json(file)
+    if isinstance(whole, list) and whole and all(isinstance(r, dict) for r in whole):
+        return whole
+    return None
 
 
 def _failed(file: Path, fmt: str, message: str, harness: str = "unknown") -> Transcript:

@@ -16,6 +16,7 @@ from ..builder import MAIN, Builder
 from ..coerce import get, to_int, to_str, to_time_s
 from ..jsonl import iter_lines, read_json
 from ..model import Transcript
+from ..versions import CLAUDE_CODE_CHECKED, note_checked_range
 from .claude_common import add_message, usage_of
 
 FORMAT, HARNESS = "claude-session", "Claude Code"
@@ -74,6 +75,7 @@ def _parse_file(b: Builder, path: Path, agent: str | None, graph: dict, line_of:
             continue
         kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
         if agent is MAIN:
+            note_checked_range(b, "Claude Code", to_str(obj.get("version")), *CLAUDE_CODE_CHECKED)
             b.session_id = b.session_id or to_str(obj.get("sessionId"))
             b.cwd = b.cwd or to_str(obj.get("cwd"))
             if obj.get("isSidechain") and obj.get("agentId"):

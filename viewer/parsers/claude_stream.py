@@ -12,7 +12,8 @@ from pathlib import Path
 from ..builder import Builder
 from ..coerce import get, to_float, to_int, to_str, to_time_s
 from ..jsonl import iter_lines
-from ..model import Transcript
+from ..model import TokenUsage, Transcript
+from ..versions import CLAUDE_CODE_CHECKED, note_checked_range
 from .claude_common import add_message, usage_of
 
 FORMAT, HARNESS = "claude-stream", "Claude Code"
@@ -67,6 +68,7 @@ def _system(b: Builder, obj: dict, line: int, time_s: float | None) -> None:
         b.model = to_str(obj.get("model")) or b.model
         b.effort = to_str(obj.get("effort") or obj.get("reasoning_effort")) or b.effort
         version = to_str(obj.get("claude_code_version"))
+        note_checked_range(b, "Claude Code", version, *CLAUDE_CODE_CHECKED)
         tools = obj.get("tools") if isinstance(obj.get("tools"), list) else []
         b.add(
             "system",
@@ -115,12 +117,17 @@ def _result(b: Builder, obj: dict, line: int, time_s: float | None) -> None:
     b.complete = subtype == "success" and not obj.get("is_error")
     b.incomplete_reason = _RESULT_REASONS.get(subtype, f"the run ended with {subtype or 'an error'}")
     duration_ms = to_float(obj.get("duration_ms"))
-    b.duration_s = duration_ms / 1000 if duration_ms is not None else b.duration_s
+    if duration_ms is not None:
+        b.duration_s = (b.duration_s or 0.0) + duration_ms / 1000
     if obj.get("num_turns") is not None:
-        b.stated_turns = to_int(obj.get("num_turns"))
-    b.cost_usd = to_float(obj.get("total_cost_usd"))
+        b.stated_turns = (b.stated_turns or 0) + to_int(obj.get("num_turns"))
+    # One file may hold several runs (`--resume` appends): each `result` states its own run's
+    # usage and cost, so the file's totals are their sums.
+    cost = to_float(obj.get("total_cost_usd"))
+    if cost is not None:
+        b.cost_usd = (b.cost_usd or 0.0) + cost
     if isinstance(obj.get("usage"), dict):
-        b.stated_tokens = usage_of(obj["usage"])
+        b.stated_tokens = usage_of(obj["usage"]) + (b.stated_tokens or TokenUsage())
     text = f"Run finished: {subtype or '?'}"
     if obj.get("is_error") and obj.get("result"):
         text += f"\n{to_str(obj.get('result'))}"

@@ -27,6 +27,7 @@ from ..coerce import (
 from ..edits import command_text, parse_apply_patch, shell_writes, with_header
 from ..jsonl import iter_lines
 from ..model import FileChange, TokenUsage, Transcript
+from ..versions import CODEX_CHECKED, note_checked_range
 
 FORMAT, HARNESS = "codex-rollout", "Codex CLI"
 
@@ -56,7 +57,33 @@ _QUIET_EVENTS = {
     "mcp_tool_call_end",
     "item_started",
     "item_completed",
+    "web_search_end",  # the web_search_call response item says the same
 }
+# event_msg records a reader gains nothing from as cards: counted on the thread's one quiet line.
+_BOOKKEEPING_EVENTS = {
+    "session_configured", "mcp_startup_update", "mcp_startup_complete", "get_history_entry_response",
+    "mcp_list_tools_response", "list_custom_prompts_response", "list_skills_response", "turn_diff",
+    "shutdown_complete", "undo_started", "agent_reasoning_section_break", "raw_response_item",
+    "reasoning_content_delta", "reasoning_raw_content_delta", "agent_message_content_delta", "plan_delta",
+    "terminal_interaction", "exec_approval_request", "apply_patch_approval_request", "elicitation_request",
+    "background_event", "web_search_begin", "collab_agent_interaction_begin", "collab_agent_interaction_end",
+    "collab_waiting_begin", "collab_waiting_end", "collab_close_begin", "collab_close_end",
+    "dynamic_tool_call_request", "thread_name_updated", "rate_limits", "image_generation_begin",
+}
+# event_msg records shown as a one-line system card: kind -> how the line starts.
+_NOTE_EVENTS = {
+    "context_compacted": "Context compacted",
+    "entered_review_mode": "Entered review mode",
+    "exited_review_mode": "Exited review mode",
+    "undo_completed": "Undo",
+    "warning": "Warning",
+    "deprecation_notice": "Deprecation notice",
+    "model_reroute": "Model rerouted",
+    "request_user_input": "Asked the user",
+    "view_image_tool_call": "Viewed an image",
+    "thread_rolled_back": "Thread rolled back",
+}
+_TASK_START, _TASK_END = ("task_started", "turn_started"), ("task_complete", "turn_complete")
 _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions")
 
 
@@ -103,6 +130,7 @@ def _parse_file(b: Builder, path: Path, agent: str | None, state: dict) -> None:
             continue
         if kind == "session_meta":
             if agent is MAIN:
+                note_checked_range(b, "Codex CLI", to_str(payload.get("cli_version")), *CODEX_CHECKED)
                 b.session_id = to_str(payload.get("id")) or b.session_id
                 b.cwd = to_str(payload.get("cwd")) or b.cwd
                 b.started_at = to_time_s(payload.get("timestamp")) or b.started_at
@@ -169,12 +197,30 @@ def _response_item(b: Builder, item: dict, agent, line: int, time_s) -> None:
             line=line,
         )
     elif kind in ("function_call_output", "custom_tool_call_output"):
-        output, is_error = _output(item.get("output"))
-        b.result(to_str(item.get("call_id")), output, is_error, time_s, agent=agent, line=line)
+        output, is_error, duration_s = _output(item.get("output"))
+        b.result(to_str(item.get("call_id")), output, is_error, time_s, agent=agent, line=line, duration_s=duration_s)
     elif kind == "web_search_call":
-        b.call(to_str(item.get("id")), "web_search", item.get("action"), agent, time_s=time_s, line=line)
+        _web_search(b, item, agent, line, time_s)
+    elif kind == "ghost_snapshot":
+        b.quiet("git snapshots (undo points)", agent)
+    elif kind in ("compaction", "compaction_summary"):
+        b.add("system", agent, subtype="compaction", text="Context compacted (summary encrypted)", time_s=time_s, line=line)
     else:
         b.raw(line, item, agent, why=f"unknown response item {to_str(kind)!r}")
+
+
+def _web_search(b: Builder, item: dict, agent, line: int, time_s) -> None:
+    """A web search is one item with its status; a completed one has its answer in the model's
+    next message, so it is shown as answered (0.104 rollouts write no id and no separate result)."""
+    action = item.get("action") if isinstance(item.get("action"), dict) else {}
+    tool_id = to_str(item.get("id") or item.get("call_id")) or f"web_search:{line}"
+    b.call(tool_id, "web_search", action or item.get("action"), agent, time_s=time_s, line=line)
+    status = to_str(item.get("status"))
+    if status in ("completed", "failed"):
+        query = to_str(action.get("query") or action.get("url") or action.get("pattern"))
+        text = f"search {status}" + (f": {query}" if query else "")
+        b.result(tool_id, text, status == "failed", time_s, agent=agent, line=line)
+        b.update_tool(tool_id, duration_s=None)  # one record: no duration is recorded
 
 
 def _changes_from_call(name: str, args: Any) -> list[FileChange]:
@@ -185,13 +231,49 @@ def _changes_from_call(name: str, args: Any) -> list[FileChange]:
     return []
 
 
-def _output(value: Any) -> tuple[str, bool]:
-    """Outputs are plain text or a JSON string `{output, metadata{exit_code}}`."""
+def _output(value: Any) -> tuple[str, bool, float | None]:
+    """Outputs are plain text or a JSON string `{output, metadata{exit_code, duration_seconds}}`;
+    the recorded duration beats the timestamps (several records share one second)."""
     parsed = parse_args(value)
     if isinstance(parsed, dict) and "output" in parsed:
         code = get(parsed, "metadata", "exit_code")
-        return to_text(parsed.get("output")), isinstance(code, int) and code != 0
-    return to_text(value), False
+        seconds = get(parsed, "metadata", "duration_seconds")
+        duration_s = float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else None
+        return to_text(parsed.get("output")), isinstance(code, int) and code != 0, duration_s
+    return to_text(value), False, None
+
+
+def _duration_of(event: dict) -> float | None:
+    """`exec_command_end.duration`: `{secs, nanos}` (Rust's Duration) or a number of seconds."""
+    value = event.get("duration")
+    if isinstance(value, dict) and isinstance(value.get("secs"), (int, float)):
+        return value["secs"] + (value.get("nanos") or 0) / 1e9
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _note_text(kind: str, event: dict) -> str:
+    detail = next(
+        (to_str(event.get(key)) for key in ("message", "reason", "query", "path", "to_model", "question", "summary")
+         if event.get(key)),
+        "",
+    )
+    if kind == "thread_rolled_back" and event.get("num_turns") is not None:
+        detail = f"{event.get('num_turns')} turn(s)"
+    if kind == "request_user_input" and not detail:
+        detail = to_text(event.get("questions"))[:500]
+    return _NOTE_EVENTS[kind] + (f": {detail}" if detail else "")
+
+
+def _plan(b: Builder, event: dict, agent, line: int, time_s) -> None:
+    steps = [
+        {"content": to_str(get(step, "step")), "status": to_str(get(step, "status")) or "pending"}
+        for step in as_list(event.get("plan"))
+        if isinstance(step, dict)
+    ]
+    b.add("system", agent, subtype="plan", text=to_str(event.get("explanation")), tool_input={"todos": steps},
+          time_s=time_s, line=line)
 
 
 def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> None:
@@ -207,9 +289,9 @@ def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> Non
                 b.usage(("token_count", state["updates"]), delta, agent)
             elif agent is not MAIN:
                 b.usage(("child", agent), tokens, agent)  # a child's latest total replaces its earlier one
-    elif kind == "task_started" and agent is MAIN:
+    elif kind in _TASK_START and agent is MAIN:
         state["open_task"], state["saw_task"] = True, True
-    elif kind == "task_complete" and agent is MAIN:
+    elif kind in _TASK_END and agent is MAIN:
         state["open_task"] = False
     elif kind == "turn_aborted":
         b.add(
@@ -224,9 +306,18 @@ def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> Non
             b.incomplete_reason = f"turn aborted ({to_str(event.get('reason')) or 'interrupted'})"
             state["open_task"] = True
     elif kind == "exec_command_end":
-        code = event.get("exit_code")
+        code, duration_s = event.get("exit_code"), _duration_of(event)
         if isinstance(code, int) and code != 0:
             b.update_tool(to_str(event.get("call_id")), is_error=True)
+        if duration_s is not None and b.tool_event(to_str(event.get("call_id"))) is not None:
+            b.update_tool(to_str(event.get("call_id")), duration_s=duration_s)
+    elif kind == "plan_update":
+        _plan(b, event, agent, line.number, time_s)
+    elif kind in _NOTE_EVENTS:
+        b.add("system", agent, subtype=kind.replace("_", " "), text=_note_text(kind, event), time_s=time_s,
+              line=line.number)
+    elif kind in _BOOKKEEPING_EVENTS:
+        b.quiet(kind.replace("_", " ") + " records", agent)
     elif kind == "patch_apply_end":
         _patch_applied(b, event)
     elif kind in ("error", "stream_error"):
@@ -241,7 +332,7 @@ def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> Non
                 prompt=to_str(event.get("prompt")),
                 parent_agent=agent,
             )
-    elif kind in _QUIET_EVENTS or kind in ("task_started", "task_complete"):
+    elif kind in _QUIET_EVENTS or kind in _TASK_START + _TASK_END:
         return
     else:
         b.raw(line, event, agent, why=f"unknown event {to_str(kind)!r}")

@@ -48,7 +48,10 @@ def parse(path: Path) -> Transcript:
         elif kind == "reasoning":
             b.add("reasoning", text=to_str(obj.get("text")), time_s=time_s, line=line.number)
         elif kind == "tool_call":
-            name, params, call_id = to_str(obj.get("toolName")), obj.get("parameters"), to_str(obj.get("id"))
+            # `toolCallId` pairs a call with its result; `id` is the record's own id (older builds
+            # wrote only `id`, the same on both records).
+            name, params = to_str(obj.get("toolName")), obj.get("parameters")
+            call_id = to_str(obj.get("toolCallId") or obj.get("id"))
             b.call(call_id, name, params, changes=_changes(name, params), time_s=time_s, line=line.number)
             if name == "Task" and isinstance(params, dict):
                 b.register_spawn_call(
@@ -59,12 +62,17 @@ def parse(path: Path) -> Transcript:
                 )
         elif kind == "tool_result":
             value = obj.get("value")
-            b.result(to_str(obj.get("id")), to_text(value), bool(obj.get("isError")), time_s, line=line.number)
+            call_id = to_str(obj.get("toolCallId") or obj.get("id"))
+            b.result(call_id, to_text(value), bool(obj.get("isError")), time_s, line=line.number)
         elif kind == "completion":
             b.complete = True
             b.stated_turns = to_int(obj.get("numTurns")) if obj.get("numTurns") is not None else None
             duration_ms = to_float(obj.get("durationMs"))
             b.duration_s = duration_ms / 1000 if duration_ms is not None else None
+            final = to_str(obj.get("finalText")).strip()
+            last = b.last_event()
+            if final and not (last is not None and last.kind == "assistant" and last.text.strip() == final):
+                b.add("assistant", subtype="final text", text=final, time_s=time_s, line=line.number)
             b.add("system", subtype="completion", time_s=time_s, line=line.number, text="Run finished")
         elif kind == "error":
             message = to_str(obj.get("message") or get(obj, "error", "message"))
@@ -72,7 +80,7 @@ def parse(path: Path) -> Transcript:
             b.complete, b.incomplete_reason = False, f"error: {message}"
         else:
             b.raw(line, obj)
-    _read_settings(b, path)
+    read_settings(b, path)
     return b.build()
 
 
@@ -107,7 +115,8 @@ def _changes(name: str, params: Any) -> list[FileChange]:
     return []
 
 
-def _read_settings(b: Builder, path: Path) -> None:
+def read_settings(b: Builder, path: Path) -> None:
+    """Token usage, model and effort from the session's settings sidecar (shared with droid_session)."""
     for candidate in (
         path.with_name(path.stem + ".settings.json"),
         path.parent / "settings.json",

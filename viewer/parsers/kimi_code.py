@@ -33,8 +33,17 @@ _USAGE_KEYS = {
     "cache_write": ("inputCacheCreation", "input_cache_creation"),
     "output": ("output",),
 }
-# Lifecycle records with nothing to show.
-QUIET = {"permission.set_mode", "tools.update", "turn.begin", "turn.started", "full_compaction.begin"}
+# Lifecycle records with nothing to show: counted on the thread's one quiet line, by label.
+QUIET = {
+    "permission.set_mode": "permission mode changes",
+    "permission.record_approval_result": "permission approvals",
+    "llm.request": "LLM requests",
+    "turn.begin": "turn starts",
+    "turn.started": "turn starts",
+    "full_compaction.begin": "compaction starts",
+}
+# Record families all of whose members are bookkeeping (`tools.set_active_tools`, `tools.update`).
+QUIET_PREFIXES = {"tools.": "tool-set updates", "permission.": "permission records", "llm.": "LLM records"}
 
 
 def kimi_usage(usage: Any) -> TokenUsage | None:
@@ -96,8 +105,17 @@ def handle(b: Builder, obj: dict, state: KimiCodeState, agent, line: int, time_s
         b.add("system", agent, subtype="compaction", text=text, time_s=time_s, line=line)
     elif kind == "context.clear":
         b.add("system", agent, subtype="context cleared", text="Context cleared", time_s=time_s, line=line)
+    elif kind == "full_compaction.complete":
+        summary = to_str(obj.get("summary") or get(obj, "result", "summary"))
+        b.add("system", agent, subtype="compaction", text="Context compacted" + (f"\n\n{summary}" if summary else ""),
+              time_s=time_s, line=line)
+    elif kind.startswith("plan_mode."):
+        state_word = kind.split(".", 1)[1].replace("_", " ")
+        b.add("system", agent, subtype="plan mode", text=f"Plan mode: {state_word}", time_s=time_s, line=line)
     elif kind in QUIET:
-        pass
+        b.quiet(QUIET[kind], agent)
+    elif kind.startswith(tuple(QUIET_PREFIXES)):
+        b.quiet(next(label for prefix, label in QUIET_PREFIXES.items() if kind.startswith(prefix)), agent)
     else:
         return False
     return True

@@ -30,8 +30,8 @@ def add_call(b: Builder, call: Any, agent, line: int, time_s) -> str:
 def changes(name: str, args: Any) -> list[FileChange]:
     if not isinstance(args, dict):
         return []
-    path = to_str(args.get("path"))
-    if name == "WriteFile" and path:
+    path = to_str(args.get("path") or args.get("file_path"))
+    if name in ("WriteFile", "Write") and path:  # Kimi Code names it Write ({path, content})
         if args.get("mode") == "append":
             return [FileChange(path, "edit", unified("", to_str(args.get("content")), path), "rebuilt")]
         return [write_change(path, to_str(args.get("content")))]
@@ -55,6 +55,9 @@ def changes(name: str, args: Any) -> list[FileChange]:
                 replace_all=any(c.replace_all for c in built),
             )
         ]
-    if name == "Shell":
+    if name == "Edit" and path and "old_string" in args:
+        return [edit_change(path, to_str(args.get("old_string")), to_str(args.get("new_string")),
+                            bool(args.get("replace_all")))]
+    if name in ("Shell", "Bash"):
         return shell_writes(to_str(args.get("command")))
     return []

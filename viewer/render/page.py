@@ -21,6 +21,8 @@ from .text import esc, pygments_css, reset_ids
 from .timeline import (
     NOT_RECORDED,
     Timeline,
+    split_preamble,
+    split_unknown,
     fmt_count,
     fmt_duration,
     fmt_time,
@@ -59,7 +61,12 @@ def render_page(
         or f"{transcript.harness} · {transcript.model or 'unknown model'} · {transcript.session_id or Path(transcript.path).name}"
     )
     timeline = Timeline(transcript)
-    pieces = [(timeline.event(e), lazy.estimated_height(e)) for e in transcript.events]
+    shown, unknown = split_unknown(transcript.events)
+    preamble, conversation = split_preamble(shown)
+    pieces = [(timeline.preamble(preamble), 40)] if preamble else []
+    pieces += [(timeline.event(e), lazy.estimated_height(e)) for e in conversation]
+    if unknown:
+        pieces.append((timeline.unknown_notice(unknown), 40))
     unplaced = timeline.unplaced(transcript)
     if unplaced:
         pieces.append((unplaced, 200))
@@ -93,7 +100,7 @@ def render_page(
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="referrer" content="no-referrer"><title>{esc(title)}</title><style>{css}</style></head>'
-        f"<body><main><h1>{esc(title)}</h1>{_banner(transcript)}{_cards(transcript)}"
+        f"<body><main><h1>{esc(title)}</h1>{_banner(transcript)}{_unknown_line(unknown)}{_cards(transcript)}"
         f'<div class="toolbar"><nav class="tabs">{tab_buttons}</nav>{_controls(transcript)}</div>'
         f"{panels}</main>{lazy_timeline.data_html()}<script>{SCRIPT}</script></body></html>\n"
     )
@@ -107,6 +114,13 @@ def _banner(t: Transcript) -> str:
         if warning != t.incomplete_reason:
             out += f'<div class="warn">{esc(warning)}</div>'
     return out
+
+
+def _unknown_line(unknown) -> str:
+    if not unknown:
+        return ""
+    return (f'<div class="warn">{len(unknown):,} record{"s" if len(unknown) != 1 else ""} this viewer does not know: '
+            f'<a href="#unknown-records">listed at the end of the timeline</a></div>')
 
 
 def _cards(t: Transcript) -> str:

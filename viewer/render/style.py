@@ -78,5 +78,18 @@ table.shapes tr:not(.status-ok) td { background:var(--del); }
 #timeline.searching .ev:not(.match):not(.hasmatch), #timeline.searching .lazy:not(.hasmatch) { display:none; }
 .lazy { contain:strict; }
 #timeline.searching .ev.match { outline:2px solid #f0b400; }
+.change-head { font-size:12px; margin:6px 0 2px; overflow-wrap:anywhere; }
+.change-head .action { font-weight:600; color:var(--muted); }
+.change-head .path { font-family:ui-monospace, Menlo, monospace; }
+.ev.quiet { padding:2px 10px; border-left-color:var(--line); background:transparent; contain-intrinsic-size:auto 24px; }
+.quiet-line { margin:0; color:var(--muted); font-size:12px; }
+.checklist ul { list-style:none; margin:4px 0; padding:0; }
+.checklist li { padding:1px 0; }
+.checklist .mark { display:inline-block; width:1.3em; }
+.checklist .todo-completed { color:var(--muted); text-decoration:line-through; }
+.checklist .todo-in_progress { font-weight:600; }
+.command code { font:600 13px ui-monospace, Menlo, monospace; background:var(--code); padding:2px 6px; border-radius:4px; }
+details.preamble, details.unknown-notice { border:1px dashed var(--line); border-radius:5px; margin:6px 0; padding:4px 10px; }
+details.preamble > summary, details.unknown-notice > summary { cursor:pointer; color:var(--muted); }
 @media (max-width: 700px) { main { padding:8px; } #search { width:100%; } }
 """

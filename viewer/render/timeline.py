@@ -8,7 +8,12 @@ from typing import Any, Iterable
 
 from ..coerce import clip, to_json, to_str
 from ..model import Event, Subagent, TokenUsage, Transcript
+from .cards import TODO_TOOLS, checklist, command_message, input_preview, todo_items
 from .text import esc, fold, highlight_diff, markdown, pre
+
+# Tools whose input is a shell command: the command stays shown beside any file change it made.
+_SHELL_TOOLS = {"Bash", "bash", "shell", "exec_command", "local_shell", "container.exec", "Shell", "Execute",
+                "run_shell_command", "command_execution"}
 
 KIND_LABELS = {
     "user": "user",
@@ -101,18 +106,23 @@ class Timeline:
         )
 
     def event(self, e: Event) -> str:
+        if e.subtype == "quiet":
+            return (f'<article class="ev ev-system quiet" id="{esc(e.anchor)}" data-kind="system">'
+                    f'<p class="quiet-line">{esc(e.text)}</p></article>')
         head = self.head(e)
         if e.kind == "reasoning":
             body = f'<details class="reasoning-body"><summary>reasoning ({len(e.text):,} characters)</summary>{fold(e.text, markdown, "text")}</details>'
-        elif e.kind == "assistant":
-            body = fold(e.text, markdown, "text")
+        elif e.kind in ("assistant", "user"):
+            body = command_message(e.text) or fold(e.text, markdown, "text")
         elif e.kind == "tool":
             body = self.tool_body(e)
         elif e.kind == "raw":
             where = f"{e.source}:{e.line}" if e.line else e.source
             body = f'<p class="raw-note">{esc(e.subtype or "unknown record")} ({esc(where)})</p>' + fold(e.text, pre)
+        elif e.subtype == "plan" and todo_items(e.tool_input):
+            body = (fold(e.text, markdown, "text") if e.text else "") + checklist(todo_items(e.tool_input))
         else:
-            body = fold(e.text, pre, "text")
+            body = command_message(e.text) or fold(e.text, pre, "text")
         classes = (
             f"ev ev-{esc(e.kind)}"
             + (" is-error" if e.is_error else "")
@@ -122,6 +132,22 @@ class Timeline:
             f'<article class="{classes}" id="{esc(e.anchor)}" data-kind="{esc(e.kind)}">{head}'
             f'<div class="ev-body">{body}</div>{self.children_of(e)}</article>'
         )
+
+    def preamble(self, events: list[Event]) -> str:
+        """Setup records before the first user message (session start, injected context), folded."""
+        kinds = sorted({e.subtype or e.kind for e in events})
+        return (f'<details class="preamble"><summary>{len(events)} setup event{"s" if len(events) != 1 else ""} '
+                f'before the first user message ({esc(", ".join(kinds)[:200])})</summary>{self.render(events)}</details>')
+
+    def unknown_notice(self, events: list[Event]) -> str:
+        """Records no parser recognised: counted by kind in one notice, each kept inside it verbatim."""
+        by_kind: dict[str, int] = {}
+        for e in events:
+            by_kind[e.subtype or "unknown record"] = by_kind.get(e.subtype or "unknown record", 0) + 1
+        kinds = ", ".join(f"{kind} ×{n}" if n > 1 else kind for kind, n in sorted(by_kind.items()))
+        return (f'<details class="unknown-notice ev-raw" id="unknown-records"><summary>{len(events):,} record'
+                f'{"s" if len(events) != 1 else ""} this viewer does not know: {esc(kinds)}</summary>'
+                f'{self.render(events)}</details>')
 
     def head(self, e: Event) -> str:
         label = KIND_LABELS.get(e.kind, "raw")
@@ -153,11 +179,18 @@ class Timeline:
         return f'<header class="ev-head">{"".join(parts)}</header>'
 
     def tool_body(self, e: Event) -> str:
-        out = [f'<div class="args"><div class="label">arguments</div>{fold(tool_args_text(e.tool_input), pre)}</div>']
+        items = todo_items(e.tool_input) if e.tool_name in TODO_TOOLS else None
+        out = []
+        if items is not None:
+            out.append(checklist(items))
+        elif not e.changes or e.tool_name in _SHELL_TOOLS:
+            # An edit's strings are the diff below: shown once, as the diff.
+            out.append(f'<div class="args"><div class="label">arguments</div>{input_preview(tool_args_text(e.tool_input))}</div>')
         for change in e.changes:
             out.append(
-                f'<div class="change"><div class="label">{esc(change.action)} {esc(change.path)} '
-                f'<span class="src">({esc(change.source)} diff)</span></div>{fold(change.diff, highlight_diff, "diff")}</div>'
+                f'<div class="change"><div class="change-head"><span class="action">{esc(change.action)}</span> '
+                f'<span class="path">{esc(change.path)}</span> <span class="src">({esc(change.source)} diff)</span></div>'
+                f'{fold(change.diff, highlight_diff, "diff")}</div>'
             )
         if e.result is not None:
             label = "error" if e.is_error else "result"
@@ -180,13 +213,31 @@ class Timeline:
         prompt = (
             f'<div class="prompt"><div class="label">prompt</div>{fold(node.prompt, pre)}</div>' if node.prompt else ""
         )
-        body = self.render(node.events) or '<p class="empty">(no events recorded for this subagent)</p>'
+        shown, unknown = split_unknown(node.events)
+        body = self.render(shown) + (self.unknown_notice(unknown) if unknown else "")
+        body = body or '<p class="empty">(no events recorded for this subagent)</p>'
         return (
             f'<details class="subagent" data-agent="{esc(node.key)}"><summary><span class="kind">subagent</span>'
             f'<span class="tool-name">{esc(node.agent_type or "agent")}</span>'
             f'<span class="summary">{esc(title)}</span><span class="badge">{esc(counts + tokens)}</span>'
             f'</summary>{prompt}<div class="sub-events">{body}</div></details>'
         )
+
+
+def split_unknown(events) -> tuple[list[Event], list[Event]]:
+    """(events shown in place, records no parser recognised). A line that is not valid JSON stays
+    in place: it marks where the file was cut or corrupted."""
+    shown, unknown = [], []
+    for e in events:
+        is_unknown = e.kind == "raw" and not e.subtype.startswith("not valid JSON")
+        (unknown if is_unknown else shown).append(e)
+    return shown, unknown
+
+
+def split_preamble(events: list[Event]) -> tuple[list[Event], list[Event]]:
+    """(setup events before the first user message, the conversation from it on)."""
+    first_user = next((i for i, e in enumerate(events) if e.kind == "user"), 0)
+    return events[:first_user], events[first_user:]
 
 
 _SUMMARY_KEYS = (
