@@ -3,8 +3,11 @@
     python -m harnesses.kernelbench.report [RESULTS]        (default: results)
 
 Reads every result under RESULTS/<hardware>/ whose agent was re-scored from kernelbench.com (the newest
-per published file), prints one table per problem and a line of counts: how many of their passes pass
-here, and the failure classes of the others (scoring/failure_class.py).
+per published file), prints one table per problem and lines of counts: how many of their passes pass
+here, the failure classes of the others (scoring/failure_class.py, headline class by severity, counted
+over the same files as the headline: their passes), and the three verdicts (harnesses/kernelbench/
+verdicts.py: a passes ours, b passes their contract only, c wrong inside theirs; rescore: not the code they
+timed) over their passes and over all files.
 
 Their fractions are of an H100 PCIe's peaks under their rubric; ours are of the peaks of the GPU that scored
 the run (H100 SXM unless the cell names another, e.g. "passed 0.560 (H200 SXM)"). Neither is converted.
@@ -18,6 +21,8 @@ from collections import Counter
 from pathlib import Path
 
 from harnesses.import_kernelbench import RESCORED_FROM
+from harnesses.kernelbench.their_numbers import their_numbers
+from harnesses.kernelbench.verdicts import LEGEND, LETTERS, verdict
 from scoring.failure_class import reread, tolerance_normwise
 
 USUAL_HARDWARE = "h100_sxm"  # the peak row most re-scored runs were measured on; others are named in the cell
@@ -65,37 +70,54 @@ def failure_of(data: dict) -> dict:
 
 
 def problem_table(runs: list[dict]) -> list[str]:
-    rows = ["| agent | theirs (H100 PCIe, their rubric) | ours (status, score; H100 SXM unless named) | why not passed |",
-            "| --- | --- | --- | --- |"]
+    rows = ["| agent | theirs (H100 PCIe, their rubric) | ours (status, score; H100 SXM unless named) | verdict | "
+            "why not passed |", "| --- | --- | --- | --- | --- |"]
     for data in sorted(runs, key=lambda d: -(d["score"]["fraction"] or 0)):
         agent, system = data["agent"], data["systems"][0]
         published = agent.get("published") or {}
         theirs = _fraction(published.get("peak_fraction")) if published.get("correct") else "failed"
+        recomputed = their_numbers(data).their_fraction_our_formula
+        if recomputed is not None:
+            theirs += f" ({recomputed:.3f} with our formula)"
         failure = failure_of(data)
         why = ""
         if failure:
             unseen = ", only on unseen shapes" if failure.get("unseen_only") else ""
             why = f"{failure['label']}{unseen}: {_shortened(failure.get('detail', ''))}".replace("|", "/")
+        judged = verdict(data)
         rows.append(f"| {agent['harness']} / {agent['model']} [{agent.get('effort') or 'default'}] | {theirs} | "
-                    f"{system['status']} {_fraction(data['score']['fraction'])}{hardware_note(data)} | {why} |")
+                    f"{system['status']} {_fraction(data['score']['fraction'])}{hardware_note(data)} | "
+                    f"{judged.letter}: {_shortened(judged.summary, 160).replace('|', '/')} | {why} |")
     return rows
+
+
+def verdict_counts(runs: list[dict]) -> str:
+    """"a 2, b 15, c 2, rescore 1" (every letter, zeros included, so two lines read side by side)."""
+    counts = Counter(verdict(d).letter for d in runs)
+    return ", ".join(f"{letter} {counts[letter]}" for letter in LETTERS)
 
 
 def report(results: Path) -> str:
     by_problem: dict[str, list[dict]] = {}
     for data in rescored_results(results).values():
         by_problem.setdefault(data["problem"]["name"], []).append(data)
-    out = []
+    out = ["Verdicts: " + "; ".join(f"{letter}: {LEGEND[letter]}" for letter in LETTERS) + ".", ""] if by_problem else []
     for problem in sorted(by_problem):
         runs = by_problem[problem]
         their_passes = [d for d in runs if (d["agent"].get("published") or {}).get("correct")]
-        ours = sum(d["status"] == "passed" for d in their_passes)
-        classes = Counter(failure_of(d).get("class") for d in runs if d["status"] != "passed")
+        ours = sum(d["status"] == "passed" and verdict(d).letter == "a" for d in their_passes)
+        # Counted over their passes, the population of the headline, and over all files, said so.
+        classes = Counter(failure_of(d).get("class") for d in their_passes if d["status"] != "passed")
+        all_classes = Counter(failure_of(d).get("class") for d in runs if d["status"] != "passed")
         elsewhere = Counter(hardware_note(d).strip(" ()") for d in runs if hardware_note(d))
         scored = f"{len(runs)} scored" + (f" ({', '.join(f'{n} on {hw}' for hw, n in sorted(elsewhere.items()))})"
                                           if elsewhere else "")
-        out += [f"### {problem}", "", f"{scored}; of their {len(their_passes)} passes, {ours} pass here; "
-                f"not passed here: {', '.join(f'{c} {n}' for c, n in classes.most_common()) or 'none'}.", ""]
+        out += [f"### {problem}", "",
+                f"{scored}; of their {len(their_passes)} passes, {ours} pass here (the code they timed); "
+                f"their passes not passed here: {', '.join(f'{c} {n}' for c, n in classes.most_common()) or 'none'} "
+                f"(all {len(runs)} files: {', '.join(f'{c} {n}' for c, n in all_classes.most_common()) or 'none'}).", "",
+                f"Verdicts over their {len(their_passes)} passes: {verdict_counts(their_passes)}; "
+                f"over all {len(runs)} files: {verdict_counts(runs)}.", ""]
         out += problem_table(runs) + [""]
     return "\n".join(out) if out else "no re-scored results found"
 

@@ -69,6 +69,8 @@ class TheirContract:
     flops_formula: str = ""
     our_flops_formula: str = ""
     flops_note: str = ""
+    regime: str = "compute"  # their fraction is of peak TFLOPS (compute) or of peak GB/s (memory)
+    peak_key: str = "bf16"
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -115,9 +117,34 @@ def _rule(entry, where: str) -> ShapeRule:
                      _field(entry, where + ".rules", "why", str))
 
 
+@dataclass(frozen=True)
+class TheirPeaks:
+    label: str
+    source: str
+    bandwidth_gbps: float
+    tflops: dict
+
+    def of(self, contract: TheirContract) -> str:
+        """The peak their fraction of a problem is of: "756 bf16 TFLOPS (H100 PCIe)"."""
+        if contract.regime == "memory":
+            return f"{self.bandwidth_gbps:,.0f} GB/s ({self.label})"
+        return f"{self.tflops[contract.peak_key]:,.0f} {contract.peak_key} TFLOPS ({self.label})"
+
+
+def their_peaks(path: Path = CONTRACTS_FILE) -> TheirPeaks:
+    table = tomllib.loads(path.read_text()).get("their_peaks")
+    if not isinstance(table, dict):
+        raise ContractError(f"{path}: [their_peaks] missing; add their GPU's peaks (label, source, bandwidth_gbps, tflops)")
+    return TheirPeaks(_field(table, "their_peaks", "label", str), _field(table, "their_peaks", "source", str),
+                      float(_field(table, "their_peaks", "bandwidth_gbps", (int, float))),
+                      dict(_field(table, "their_peaks", "tflops", dict)))
+
+
 def parse(data: dict) -> dict[str, TheirContract]:
     contracts = {}
     for problem, table in data.items():
+        if problem == "their_peaks":
+            continue
         if not isinstance(table, dict):
             raise ContractError(f"{CONTRACTS_FILE}: '{problem}' is not a table; write it as [{problem}]")
         unseen = tuple(UnseenInput(_field(u, problem + ".unseen_input", "param", str),
@@ -134,7 +161,8 @@ def parse(data: dict) -> dict[str, TheirContract]:
             inputs=_field(table, problem, "inputs", str),
             rules=tuple(_rule(r, problem) for r in _field(table, problem, "rules", list)),
             unseen_inputs=unseen, flops_formula=table.get("flops_formula", ""),
-            our_flops_formula=table.get("our_flops_formula", ""), flops_note=table.get("flops_note", ""))
+            our_flops_formula=table.get("our_flops_formula", ""), flops_note=table.get("flops_note", ""),
+            regime=_field(table, problem, "regime", str), peak_key=_field(table, problem, "peak_key", str))
     return contracts
 
 

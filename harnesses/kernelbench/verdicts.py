@@ -121,12 +121,16 @@ def verdict(data: dict, contract: TheirContract | None = None) -> Verdict:
     bound = tolerance_normwise(data.get("problem"))
     shapes = system.get("shapes") or []
     if not shapes or all(shape_class(s, bound) is None for s in shapes):
-        # Nothing failed per shape: an import failure (wrong on their terms) or an audit alone.
-        detail = headline(system.get("import_detail") or "")
-        if system.get("status") == "import_error" or detail:
-            return Verdict("c", (f"import failed: {detail}",), shape="(import)", error=detail)
+        # Nothing failed per shape: an audit alone (our rule), or a failure with no per-shape evidence
+        # (an import that failed: wrong on their terms too, since their check imports the same file).
         audits = [a for a in system.get("audits", []) if str(a.get("outcome", "")).startswith("failed")]
-        return Verdict("b", tuple(f"our audit: {headline(a['outcome'])}" for a in audits) or ("failed our audits",))
+        if audits and system.get("status") == "integrity":
+            return Verdict("b", tuple(f"our audit: {headline(a['outcome'])}" for a in audits))
+        recorded = system.get("failure") or {}
+        detail = headline(system.get("import_detail") or recorded.get("detail") or system.get("status") or "")
+        return Verdict("c", ("no per-shape evidence: the failure counts against the file",),
+                       shape="(import)" if system.get("status") == "import_error" else "(no shape recorded)",
+                       error=detail)
     reasons: dict[str, list[str]] = {}  # reason -> the shapes (or values) it covers, in order
     inside_failures: dict[str, str] = {}  # shape name -> class, failures their own bar does not excuse
     by_name = {s["name"]: s for s in shapes}

@@ -230,9 +230,13 @@ def test_the_report_sets_their_verdict_beside_ours_and_counts_their_passes(tmp_p
     (folder / "20260101T000002Z-b.json").write_text(json.dumps(result("b", "s2", False, None, "passed", 0.1)))
     (folder / "20260101T000003Z-c.json").write_text(json.dumps({"agent": None, "systems": []}))  # not re-scored
     text = report(tmp_path)
-    assert "2 scored; of their 1 passes, 0 pass here; not passed here: near_miss 1." in text
-    assert "| codex / new [xhigh] | 0.200 | incorrect 0.000 | near miss, only on unseen shapes: 3 of 10 elements |" in text
-    assert "| codex / b [xhigh] | failed | passed 0.100 |  |" in text and "/ old " not in text  # newest per file
+    assert ("2 scored; of their 1 passes, 0 pass here (the code they timed); their passes not passed here: "
+            "near_miss 1 (all 2 files: near_miss 1).") in text
+    assert "Verdicts over their 1 passes: a 0, b 0, c 1, rescore 0; over all 2 files: a 1, b 0, c 1, rescore 0." in text
+    assert ("| codex / new [xhigh] | 0.200 | incorrect 0.000 | c: wrong inside their contract at (no shape recorded): "
+            "3 of 10 elements | near miss, only on unseen shapes: 3 of 10 elements |") in text
+    assert "| codex / b [xhigh] | failed | passed 0.100 | a: passes our full contract |  |" in text
+    assert "/ old " not in text  # newest per file
 
 
 def test_the_report_names_the_gpu_of_a_run_not_measured_on_an_h100_sxm_and_never_converts_its_fraction(tmp_path):
@@ -254,10 +258,14 @@ def test_the_report_names_the_gpu_of_a_run_not_measured_on_an_h100_sxm_and_never
         (tmp_path / hardware).mkdir(exist_ok=True)
         (tmp_path / hardware / f"{run_id}.json").write_text(json.dumps(data))
     text = report(tmp_path)
-    assert "3 scored (1 on H200 SXM); of their 3 passes, 3 pass here; not passed here: none." in text
-    assert "| codex / h200 [xhigh] | 0.070 | passed 0.621 (H200 SXM) |  |" in text  # as measured, of the H200's peaks
-    assert "| codex / sxm [xhigh] | 0.070 | passed 0.500 |  |" in text
-    assert "| codex / again [xhigh] | 0.070 | passed 0.400 |  |" in text and "/ first " not in text
+    assert "3 scored (1 on H200 SXM); of their 3 passes, 3 pass here (the code they timed); their passes not " \
+           "passed here: none (all 3 files: none)." in text
+    # As measured, of the H200's peaks; theirs beside it recomputed with our MoE work formula (x top-k).
+    passed = "a: passes our full contract |  |"
+    assert f"| codex / h200 [xhigh] | 0.070 (0.444 with our formula) | passed 0.621 (H200 SXM) | {passed}" in text
+    assert f"| codex / sxm [xhigh] | 0.070 (0.444 with our formula) | passed 0.500 | {passed}" in text
+    assert f"| codex / again [xhigh] | 0.070 (0.444 with our formula) | passed 0.400 | {passed}" in text
+    assert "/ first " not in text
     assert "H100 SXM unless named" in text
 
 

@@ -105,7 +105,7 @@ def test_w4a16_contract_holds_k_at_their_4096():
 
 def test_a_malformed_contract_is_refused_naming_the_file_the_field_and_the_fix():
     table = {"their_problem": "01_fp8_gemm", "atol": 0.2, "rtol": 0.2, "tolerance_source": "x", "forbidden": [],
-             "allowed_there": "x", "their_shapes": [], "inputs": "x", "rules": []}
+             "allowed_there": "x", "their_shapes": [], "inputs": "x", "rules": [], "regime": "compute", "peak_key": "fp8"}
     assert parse({"fp8_gemm": table})["fp8_gemm"].atol == 0.2
     with pytest.raises(ContractError, match=r"their_contracts.toml: \[fp8_gemm\] field 'atol'.*add it"):
         parse({"fp8_gemm": dict(table, atol="0.2")})
@@ -213,3 +213,21 @@ def test_a_file_whose_cutlass_folder_was_not_offered_needs_a_rescore_not_a_pass(
                          cutlass="CUTLASS 4.2.0 source tree, offered at ./cutlass, ./cutlass_src, ./cutlass_3.9, "
                                  "./third_party/cutlass, /tmp/cutlass and CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE")
     assert verdict(offered_now).letter == "a"
+
+
+# ---- their numbers beside ours ----
+
+def test_their_moe_fraction_is_recomputed_with_our_top_k_work_formula_and_their_peaks_named():
+    from harnesses.kernelbench.their_numbers import their_numbers
+    data = result("moe_swiglu", shape("qwen3_235b_balanced", {"E": 128, "topk": 8, "routing": 0}))
+    data["agent"]["published"].update(peak_fraction=0.052, elapsed_seconds=3250, output_tokens=None)
+    data.update(score={"fraction": 0.334}, hardware={"peak": {"label": "H100 SXM", "bandwidth_gbps": 3350,
+                                                                "tflops": {"bf16": 989.4}}})
+    numbers = their_numbers(data)
+    # composer-2.5-fast's moe file: their 0.052 of 756 bf16 TFLOPS counted T_total, not T_total * top-k, rows
+    assert numbers.their_fraction_our_formula == pytest.approx(0.052 * (8 * 4 * 8) ** (1 / 3))
+    assert numbers.their_peak == "756 bf16 TFLOPS (H100 PCIe)" and numbers.our_peak == "989 bf16 TFLOPS / 3,350 GB/s (H100 SXM)"
+    assert "omits the top-k factor" in numbers.formula_note and numbers.our_fraction == 0.334
+    assert (numbers.agent_elapsed_s, numbers.agent_output_tokens, numbers.agent_cost) == (3250, None, "not published")
+    paged = their_numbers(result("paged_attention", shape("x", {"G": 4, "D": 128})))
+    assert paged.their_fraction_our_formula is None and paged.formula_note == "" and paged.their_peak == "2,039 GB/s (H100 PCIe)"
