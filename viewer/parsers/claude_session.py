@@ -21,7 +21,16 @@ from .claude_common import add_message, usage_of
 
 FORMAT, HARNESS = "claude-session", "Claude Code"
 _AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
-_SKIPPED = ("file-history-snapshot", "progress", "queue-operation", "last-prompt")
+# Bookkeeping record types -> how the quiet line counts them.
+_SKIPPED = {
+    "file-history-snapshot": "file-history snapshots",
+    "progress": "progress updates",
+    "queue-operation": "queued-prompt records",
+    "last-prompt": "last-prompt records",
+    "custom-title": "title records",
+    "agent-name": "agent-name records",
+    "pr-link": "pull-request links",
+}
 
 
 def parse(path: Path) -> Transcript:
@@ -119,7 +128,7 @@ def _parse_file(b: Builder, path: Path, agent: str | None, graph: dict, line_of:
             if agent_here is MAIN and obj.get("subtype") == "api_error":
                 last_stop = ""
         elif kind in _SKIPPED:
-            continue  # bookkeeping with nothing to read in a transcript
+            b.quiet(_SKIPPED[kind], agent_here)  # bookkeeping: counted on the thread's quiet line
         elif kind == "attachment":
             b.add(
                 "system",
