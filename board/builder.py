@@ -38,6 +38,7 @@ from .output import check_output, prune, read_manifest, write_manifest, write_te
 from .pages import PACKAGE, copy_assets, environment
 from .problem_info import load_problems
 from .provenance import failure_label, rescored
+from .rescored_judgement import judge
 from .public_text import error_body, error_line, relative_paths, scrub
 from .rank import annotate, build_boards
 from .run_index import SOURCES, effort_figures, filter_options, index_json, models, run_records
@@ -117,7 +118,12 @@ def _process_file(path: Path) -> FileOutcome:
     else:
         facts, rendered = _render_run(run), True
     slim_run = replace(run, data=slim(run.data))
-    return FileOutcome(path, (), False, slim_run, key, facts, rendered, run_download(slim_run))
+    download = run_download(slim_run)
+    # A re-scored run's verdict reads per-shape check statistics that the slim data drops: judged here.
+    judgement = judge(run.data)
+    if judgement is not None:
+        slim_run = replace(slim_run, data=dict(slim_run.data, judgement=judgement))
+    return FileOutcome(path, (), False, slim_run, key, facts, rendered, download)
 
 
 def _cached_run_id(cached_from) -> str | None:
@@ -137,8 +143,13 @@ def _render_run(run: Run) -> dict:
         facts = RunFacts(None, None, None, "", "")
     agent = run.data.get("agent") or {}
     if not facts.transcript_page and facts.tokens is None and agent:
-        facts = RunFacts(agent.get("tokens") if isinstance(agent.get("tokens"), int) else None,
-                         agent.get("cost_usd"), agent.get("wall_s"), "", facts.transcript_error)
+        published = agent.get("published") if isinstance(agent.get("published"), dict) else {}
+        # A re-scored run's agent metadata is what they published: output tokens and wall time of their run.
+        tokens = agent.get("tokens") if isinstance(agent.get("tokens"), int) else published.get("output_tokens")
+        wall_s = agent.get("wall_s") if agent.get("wall_s") is not None else published.get("elapsed_seconds")
+        facts = RunFacts(tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+                         agent.get("cost_usd"), wall_s if isinstance(wall_s, (int, float)) else None, "",
+                         facts.transcript_error)
     public = scrub(run.data)  # the machine's absolute paths made relative (public_text.py)
     systems = []
     for i, system in enumerate(public["systems"]):
@@ -161,9 +172,14 @@ def _render_run(run: Run) -> dict:
         title=f"Run {run.run_id}", root="../", section="", code=True, plots=False, site=_JOB["site"], run=run, run_page=True,
         public=public, systems=systems, facts=facts, annotation=run.annotation, source=source,
         source_path=relative_paths(source_path), source_note=relative_paths(note), result_rel=result_rel,
-        rescored=rescored(agent))
+        rescored=_judged(rescored(agent), run.data))
     write_text(out / "run" / f"{run.run_id}.html", html)
     return asdict(facts)
+
+
+def _judged(provenance, data: dict):
+    """A re-scored run's provenance with its judgement (verdict, their numbers), or None for another run."""
+    return replace(provenance, judgement=judge(data)) if provenance is not None else None
 
 
 def _read_all(files: list[Path], config, job: dict) -> list[FileOutcome]:
@@ -276,7 +292,8 @@ def _build(config, log) -> BuildReport:
     boards = build_boards(trials) if runs else []
     # one colour per system on every page (colors.py)
     colours = palette(trials.loc[trials["row_kind"].isin(RANKED_KINDS), "row_key"]) if not trials.empty else {}
-    provenance = {run.run_id: p for run in runs if (p := rescored(run.data.get("agent"))) is not None}
+    provenance = {run.run_id: replace(p, judgement=run.data.get("judgement"))
+                  for run in runs if (p := rescored(run.data.get("agent"))) is not None}
     env = environment()
     notes = [(f"{invalid} result file(s) skipped as invalid, never shown; {len(issues)} problem(s) in the input "
               "files (listed in the build log).")] if issues else []

@@ -17,6 +17,7 @@ import plotly
 from .code import highlight_cached, pygments_css
 from .output import FILE_MODE, write_text
 from .provenance import origins
+from .rescored_judgement import legend as kernelbench_legend, verdict_counts
 from .run_tables import audit_table, badge, other_run_rows, run_list_rows, shape_errors, shape_table
 
 PACKAGE = Path(__file__).resolve().parent
@@ -48,7 +49,8 @@ def environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["j2", "html"]), trim_blocks=True,
                              lstrip_blocks=True, undefined=jinja2.Undefined)
     env.globals.update(fmt=fmt, frac=frac, num=num, badge=badge, highlight=highlight_cached, shape_table=shape_table,
-                       audit_table=audit_table, run_list_rows=run_list_rows, other_run_rows=other_run_rows, shape_errors=shape_errors, origins=origins)
+                       audit_table=audit_table, run_list_rows=run_list_rows, other_run_rows=other_run_rows, shape_errors=shape_errors, origins=origins,
+                       verdict_counts=verdict_counts, kernelbench_legend=kernelbench_legend)
     return env
 
 

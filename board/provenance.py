@@ -33,6 +33,7 @@ class Rescored:
     their_failure: str  # their failure reason, or ""
     their_label: str  # their board's label for the agent, or ""
     their_run_id: str
+    judgement: object = None  # board/rescored_judgement.Judgement: the verdict and their numbers, where judged
 
     @property
     def badge_text(self) -> str:

@@ -48,8 +48,8 @@ def load(path: Path = NOT_THEIR_CODE_FILE) -> dict[str, dict]:
 
 
 def not_their_code(data: dict, listed: dict[str, dict] | None = None) -> str:
-    """Why a re-scored result does not judge the published code (its `effect`, where it looks, what this run
-    offered), or "" when it does: not listed, or scored with the folder offered."""
+    """Why a re-scored result does not judge the published code (its `effect` and where it looks), or ""
+    when it does: not listed, or scored with the folder offered (agent.environment.cutlass names it)."""
     agent = data.get("agent") or {}
     run_id = (agent.get("source") or {}).get("run_id", "")
     entry = (load() if listed is None else listed).get(run_id)
@@ -58,4 +58,4 @@ def not_their_code(data: dict, listed: dict[str, dict] | None = None) -> str:
     offered = str((agent.get("environment") or {}).get("cutlass", ""))
     if entry["looks_in"] in offered:
         return ""
-    return f"{entry['effect']} (it looks for CUTLASS at {entry['looks_in']}; this run offered: {offered or 'none'})"
+    return f"{entry['effect']} (it looks for CUTLASS at {entry['looks_in']}, which this run did not offer)"

@@ -120,7 +120,9 @@ CLASS_STATUS = {"forbidden_op": "forbidden_op", "build_or_import": "import_error
                 "wrong_output": "incorrect", "rejected": "rejected", "integrity": None}
 # The check statistics that make an incorrect shape read as its class (the failure is read again from them).
 CLASS_CHECK = {"nan_inf": {"nonfinite_elements": 3, "bad_elements": 3, "elements": 10**6, "normwise_err": float("inf")},
-               "near_miss": {"nonfinite_elements": 0, "bad_elements": 3, "elements": 10**6, "normwise_err": 1e-3},
+               # max_abs_err within kernelbench.com's fp8 tolerance (0.2): their contract passes it (verdict b)
+               "near_miss": {"nonfinite_elements": 0, "bad_elements": 3, "elements": 10**6, "normwise_err": 1e-3,
+                             "max_abs_err": 0.05},
                "wrong_output": {"nonfinite_elements": 0, "bad_elements": 10**5, "elements": 10**6, "normwise_err": 0.5}}
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

@@ -240,3 +240,36 @@ def test_a_recorded_headline_is_read_again_from_the_shapes_on_the_run_page(tmp_p
     assert "AssertionError: at agent_solution.py:189: assert T % BT == 0" in page
     assert json.loads((results / "h100_sxm" / "rs-assert.json").read_text())["systems"][0]["failure"]["detail"] == \
         "AssertionError:"  # the file itself is untouched
+
+
+# ---- issue 33: the verdicts, their numbers and the legend ----
+
+def test_the_board_shows_the_legend_the_differences_and_the_verdict_counts_of_each_problem(site):
+    _, out = site
+    page = (out / "board" / "h100_sxm.html").read_text()
+    section = rescored_section(page)
+    assert 'id="verdict-legend"' in section and 'id="kernelbench-differences"' in section
+    # the rules cited: their fp8 tolerance and forbidden list, their peaks, and what near miss means
+    assert "tolerance 0.2 abs/rel" in section and "torch._scaled_mm" in section and "2,039 GB/s" in section
+    assert "<dt>near miss</dt>" in section and "at most 1 in 10,000" in section
+    counts = re.search(r'<p class="verdict-counts">([^<]+)</p>', section).group(1)
+    # their passes: every fixture run except rs-theirs-failed; near_miss (within their 0.2) is b, a passing run a
+    assert counts.startswith("Verdicts over their ") and "over all " in counts
+    assert re.search(r"a [1-9]", counts) and re.search(r"b [1-9]", counts) and re.search(r"c [1-9]", counts)
+    row = section.split('data-row="rescored:opencode/model-near_miss/default"', 1)[1].split("</tr>", 1)[0]
+    assert 'class="verdict verdict-b"' in row and "b: passes theirs only" in row
+
+
+def test_a_run_page_shows_its_verdict_with_its_reason_and_their_numbers_beside_ours(site):
+    _, out = site
+    near = (out / "run" / "rs-near_miss.html").read_text()
+    assert 'id="rescored-verdict"' in near and "b: passes theirs only" in near
+    assert "within their tolerance (0.2 abs/rel), beyond ours" in near
+    numbers = near.split('id="their-numbers"', 1)[1].split("</table>", 1)[0]
+    assert "0.2445 of 1,513 fp8 TFLOPS (H100 PCIe)" in numbers and "not converted to their GPU" in numbers
+    assert "7052 s wall time" in numbers and "341,185 output tokens" in numbers and "cost not published" in numbers
+    nan = (out / "run" / "rs-nan_inf.html").read_text()
+    assert "c: wrong inside theirs" in nan and "wrong inside their contract at" in nan
+    assert "341,185" in nan.split('class="cards"', 1)[1]  # their tokens, not "not recorded"
+    passed = (out / "run" / "rs-pass.html").read_text()
+    assert 'class="verdict verdict-a"' in passed
