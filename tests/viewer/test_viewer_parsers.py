@@ -166,7 +166,8 @@ def test_claude_session_v21_nested_subagents_from_meta_files():
     assert a1.tokens == TokenUsage(fresh_input=6, cache_read=800, cache_write=800, output=42)
     assert a1.prompt == "Find the hotspots in solution.py"
     assert t.duration_s == 60.0
-    assert [e.subtype for e in t.events if e.kind == "system"] == ["compaction"]
+    assert [e.subtype for e in t.events if e.kind == "system"] == ["compaction", "quiet"]
+    assert t.events[-1].text == "Not shown as cards: 1 file-history snapshots"  # bookkeeping, counted at the end
     solution = changes_by_path(t)["/work/run/solution.py"]
     assert solution.changes[0].diff.splitlines()[2:] == [
         "@@ -1,4 +1,5 @@",
