@@ -152,11 +152,13 @@ def verdict(data: dict, contract: TheirContract | None = None) -> Verdict:
         sets = {s["name"]: s.get("shape_set") for s in shapes}
         worst_class, worst_shapes = next(iter(classes_by_severity(inside_failures, sets).items()))
         worst = by_name[worst_shapes[0]]
+        notes = [f"{len(inside_failures)} shape(s) inside their contract fail: {', '.join(sorted(inside_failures))}"]
+        if worst_class == "near_miss":  # within our normwise bound: their element-wise check may still pass it
+            notes.append(f"a near miss: its recorded statistics cannot show every element within their "
+                         f"{contract.atol:g} abs/rel (their check might pass it)")
         return Verdict("c", _reason_lines(reasons), shape=worst["name"],
                        error=headline(worst.get("detail") or worst_class),
-                       unseen_input=contract.unseen_input(worst.get("params") or {}),
-                       notes=(f"{len(inside_failures)} shape(s) inside their contract fail: "
-                              f"{', '.join(sorted(inside_failures))}",))
+                       unseen_input=contract.unseen_input(worst.get("params") or {}), notes=tuple(notes))
     own_failure = (data.get("agent") or {}).get("published") or {}
     notes = () if own_failure.get("correct") else (
         "their own check failed this file" + (f" ({own_failure['failure_reason']})" if own_failure.get("failure_reason")

@@ -231,3 +231,16 @@ def test_their_moe_fraction_is_recomputed_with_our_top_k_work_formula_and_their_
     assert (numbers.agent_elapsed_s, numbers.agent_output_tokens, numbers.agent_cost) == (3250, None, "not published")
     paged = their_numbers(result("paged_attention", shape("x", {"G": 4, "D": 128})))
     assert paged.their_fraction_our_formula is None and paged.formula_note == "" and paged.their_peak == "2,039 GB/s (H100 PCIe)"
+
+
+def test_a_near_miss_whose_statistics_cannot_show_their_tolerance_is_c_and_says_their_check_might_pass_it():
+    # paged grok-4.5, property_0: 10 of 376832 elements beyond ours, normwise 0.00286, max errors above 0.02
+    g4 = {"B": 7, "Hkv": 2, "G": 4, "D": 128, "L": 1400, "edges": 1}
+    grok = shape("property_0", g4, "incorrect", "property", "X23/X01/X24: 10 of 376832 elements", passed=False,
+                 bad_elements=10, elements=376832, normwise_err=0.00286, nonfinite_elements=0, max_abs_err=0.031,
+                 max_rel_err=0.9)
+    v = verdict(result("paged_attention", shape("llama3_8b_b32_4k", dict(g4, L=4096)), grok))
+    assert v.letter == "c" and v.shape == "property_0"
+    assert any("their check might pass it" in note for note in v.notes)
+    within = dict(grok, check=dict(grok["check"], max_rel_err=0.015))  # every element within rtol 0.02 alone
+    assert verdict(result("paged_attention", within)).letter == "b"
