@@ -10,7 +10,8 @@ from module to module), and of every file of the folder the worker says it loade
   `__import__("x")` with a constant name);
 * attribute accesses whose name is a forbidden operator (`torch._scaled_mm`, `F.scaled_dot_product_attention`,
   `x.topk`, `torch.ops.aten.mm.default`), except on Triton's modules (`tl.dot` is Triton, not aten);
-* `getattr(obj, "name")` with a constant forbidden name.
+* `getattr(obj, "name")` with a constant forbidden name;
+* any name that decides whether bytecode rather than the audited source runs (`sys.pycache_prefix`, ...).
 
 Names assembled at run time (`getattr(torch, "_scaled" + "_mm")`, a module imported by a computed name)
 are left to the run-time interception, which lives in the solution's process (docs/integrity.md, X21).
@@ -23,6 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TRITON_MODULES = ("triton", "triton.language")
+# Names that decide whether bytecode rather than the audited source runs (the worker looks for bytecode in a
+# fresh folder of its own; a solution that points it back at bytecode it ships is refused).
+BYTECODE_CONTROL = frozenset({"pycache_prefix", "dont_write_bytecode", "SourcelessFileLoader", "_code_to_hash_pyc",
+                              "_code_to_timestamp_pyc", "cache_from_source"})
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,9 @@ class _Visitor(ast.NodeVisitor):
                 self.triton_aliases.add(alias.asname or alias.name)
             if _module_matches(module, self.forbidden_imports) or _module_matches(full, self.forbidden_imports):
                 self._add(node, f"imports forbidden module '{full}'")
+            elif alias.name in BYTECODE_CONTROL:
+                self._add(node, f"controls which bytecode runs ({alias.name} from '{module}'): the code that runs "
+                                "must be the source audited")
             elif alias.name in self.forbidden_ops and not module.startswith("triton"):
                 self._add(node, f"imports forbidden operator '{alias.name}' from '{module}'")
         self.generic_visit(node)
@@ -74,6 +82,14 @@ class _Visitor(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in self.forbidden_ops and not self._on_triton(node.value) and not _backend_setting(node):
             self._add(node, f"names forbidden operator '{node.attr}' ({ast.unparse(node)})")
+        if node.attr in BYTECODE_CONTROL:
+            self._add(node, f"controls which bytecode runs ({ast.unparse(node)}): the code that runs must be "
+                            "the source audited")
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id in BYTECODE_CONTROL:
+            self._add(node, f"controls which bytecode runs ({node.id}): the code that runs must be the source audited")
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -145,9 +161,17 @@ def _imported_names(tree: ast.AST) -> set[str]:
     return names
 
 
+def _named_files(tree: ast.AST) -> set[str]:
+    """String constants that name a .py file (`runpy.run_path("x.py")`, `exec(open(here / "x.py").read())`)."""
+    return {node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(".py")}
+
+
 def sibling_imports(solution: Path, folder: Path) -> list[Path]:
     """The source files of `folder` that `solution` imports, directly or through one another: a module
-    `name.py` beside it, or every file of a package folder `name/`. Read without importing anything."""
+    `name.py` beside it, every file of a package folder `name/`, or a .py file of the folder it names in a
+    string (run or exec'd by path). Read without importing anything; a name computed at run time is not
+    followed (the residual, docs/integrity.md X21)."""
     folder = folder.resolve()
     found: set[Path] = set()
     queue = [solution.resolve()]
@@ -157,13 +181,40 @@ def sibling_imports(solution: Path, folder: Path) -> list[Path]:
             tree = ast.parse(path.read_text(), filename=str(path))
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
             continue  # the audit itself reports a file it cannot read
-        for name in _imported_names(tree):
-            module, package = folder / f"{name}.py", folder / name
-            candidates = [module] if module.is_file() else \
-                sorted(package.rglob("*.py")) if (package / "__init__.py").is_file() else []
+        named = [folder / text for text in _named_files(tree) if not Path(text).is_absolute()]
+        for name in [*_imported_names(tree), *named]:
+            if isinstance(name, Path):
+                candidates = [name] if name.is_file() else []
+            else:
+                module, package = folder / f"{name}.py", folder / name
+                candidates = [module] if module.is_file() else \
+                    sorted(package.rglob("*.py")) if (package / "__init__.py").is_file() else []
             for candidate in candidates:
-                candidate = candidate.resolve()
+                try:
+                    candidate = candidate.resolve()
+                except (OSError, RuntimeError):  # a link loop: nothing to audit there, and nothing runs it
+                    continue
                 if candidate.is_relative_to(folder) and candidate not in found:
                     found.add(candidate)
                     queue.append(candidate)
     return sorted(found)
+
+
+# The benchmark's own packages: a solution that imports them runs the grader's or the house's code as its own.
+REPOSITORY_PACKAGES = frozenset({"problems", "scoring", "adversarial", "harnesses", "board", "viewer", "scripts"})
+
+
+def repository_imports(paths: list[Path], root: Path) -> list[Finding]:
+    """Imports, by a constant name, of the benchmark's own packages (the house kernel is one import away:
+    `from problems.fp8_gemm.solutions.house import run`)."""
+    findings = []
+    for path in paths:
+        try:
+            tree = ast.parse(path.read_text(), filename=str(path))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue  # audit_files reports it
+        shown = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
+        for name in sorted(_imported_names(tree) & REPOSITORY_PACKAGES):
+            findings.append(Finding(shown, 0, f"imports the benchmark's own package '{name}' (a solution runs its "
+                                              "own code, not the house's or the grader's)"))
+    return findings

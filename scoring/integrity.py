@@ -55,14 +55,16 @@ CLASSES: tuple[Defence, ...] = (
              f"{CORPUS}X32_sends_deeply_nested_json.py"), "cpu+gpu"),
     Defence("X33", "the judge acting on a name the worker made",
             "the judge creates every file it shares in the worker's scratch folder (the one folder the worker can "
-            "write) under a random name, with O_CREAT|O_EXCL|O_NOFOLLOW, and maps it through its own descriptor; "
-            "it reads the output from its own mapping and refuses a descriptor that names another file (X05); on the "
+            "write) under a random name, with O_CREAT|O_EXCL|O_NOFOLLOW, and moves bytes only by pwrite and pread on "
+            "its own descriptor (never a mapping the worker could cut short: a file found short reads as changed); "
+            "it reads the output from its own descriptor and refuses a descriptor that names another file (X05); on the "
             "GPU only a reference-counter name of the form torch gives its own files, with an index inside such a "
             "file, reaches torch (which writes there when the judge frees the storage), and the judge never waits "
             "on an event the worker recorded after DONE",
-            "scoring/shared_tensors.py (create_shared_file, OutputOpener)",
+            "scoring/shared_tensors.py (SharedFile, OutputOpener)",
             (f"{CORPUS}X33_plants_a_link_in_the_scratch_folder.py", f"{CORPUS}X33_names_a_host_file_as_its_mailbox.py",
-             f"{CORPUS}X33_names_the_judges_ipc_counter_file.py",
+             f"{CORPUS}X33_names_the_judges_ipc_counter_file.py", f"{CORPUS}X33_truncates_the_judges_shared_file.py",
+             "tests/scoring/test_trust_boundary.py::test_a_shared_file_the_worker_cuts_short_reads_as_changed_not_as_a_crash",
              "tests/scoring/test_trust_boundary.py::test_the_judge_never_lets_torch_write_a_counter_the_worker_names",
              "tests/scoring/test_trust_boundary.py::test_a_planted_link_or_file_under_the_name_refuses_the_creation"),
             "cpu+gpu"),
@@ -118,8 +120,9 @@ CLASSES: tuple[Defence, ...] = (
     Defence("X11", "timer tampering", "the verdicts and the statistics are the judge's; the times themselves "
             "are the worker's CUDA events, Python the solution could rewrite (X30's residual): true callables are "
             "captured before the solution is imported and compared by identity after import, prepare and every "
-            "call, which catches the plain patches; the scorer's pipe is the judge's",
-            "scoring/guard.py (TamperSnapshot), scoring/worker/server.py", (f"{CORPUS}X11_patches_the_timer_at_import.py",), "cpu+gpu"),
+            "call, which catches the plain patches; the scorer's pipe is the judge's; the worker's Python starts "
+            "without the user site folder, so nothing a solution left in its compile cache runs before the snapshot",
+            "scoring/guard.py (TamperSnapshot), scoring/worker/server.py, scoring/sandbox.py (worker_interpreter)", (f"{CORPUS}X11_patches_the_timer_at_import.py", f"{CORPUS}X11_plants_a_startup_hook_in_its_compile_cache.py"), "cpu+gpu"),
     Defence("X12", "L2 residency", "L2 flushed (2x its size) and persisting lines reset before every timed call; "
             "a persisting-L2 set-aside or persisting access-policy window set by the solution refuses the shape; "
             "any fraction of peak above 1.0 rejected",
@@ -149,10 +152,12 @@ CLASSES: tuple[Defence, ...] = (
     Defence("X14", "early exit / fake result line", "results travel from the judge on a pipe only it holds; "
             "the worker's replies are bounded JSON lines the judge validates; a worker that ends without "
             "reporting, or a malformed message, is classified; the worker classifies a failure but never names a "
-            "verdict (a status outside the judge's fixed sets is X14)", "scoring/isolation.py, scoring/wire.py, "
+            "verdict (a status outside the judge's fixed sets is X14); every field the judge reads from a worker's "
+            "message is checked against what it reads it as (MESSAGE_FIELDS)", "scoring/isolation.py, scoring/wire.py, "
             "scoring/judge/link.py (CALL_FAILURE_STATUSES)",
             (f"{CORPUS}X14_early_exit_on_decode.py", f"{CORPUS}X14_prints_a_fake_result.py",
-             f"{CORPUS}X14_forges_the_result_channel.py", f"{CORPUS}X14_names_its_own_verdict_on_the_failure_channel.py"),
+             f"{CORPUS}X14_forges_the_result_channel.py", f"{CORPUS}X14_names_its_own_verdict_on_the_failure_channel.py",
+             f"{CORPUS}X14_sends_a_descriptor_that_is_not_an_object.py"),
             "cpu+gpu"),
     Defence("X15", "global state (TF32, reduced precision)", "backend flags snapshotted before import and "
             "compared after every call, and after a call that raised before the worker goes on; the reference "
@@ -170,8 +175,11 @@ CLASSES: tuple[Defence, ...] = (
             "gpu"),
     Defence("X21", "vendor library call", "the forbidden aten operators refused for the whole worker at the "
             "dispatcher (every call, every spelling, attempts recorded even when caught); syntax-tree audit, in the "
-            "judge, of the solution's own file, of the modules of its folder it imports by a constant name (followed "
-            "from module to module) and of the files of its folder the worker says it loaded; the name of every "
+            "judge, of the solution's own file, of the modules of its folder it imports or names as a .py file by a "
+            "constant (followed from module to module) and of the files of its folder the worker says it loaded "
+            "(matched against the judge's own listing, never resolved); bytecode looked up only in a fresh folder "
+            "of the worker's, and a source that names what decides which bytecode runs refused; imports of the "
+            "benchmark's own packages refused outside its own solution folders; the name of every "
             "kernel the solution's code launches (import, prepare, every call) from CUPTI's launch callbacks, sent "
             "as names and matched by the judge against one vendor list (cuBLAS/cuBLASLt reached through ctypes "
             "or CuPy included); vendor kernel names in the profiled call; a call that raised is charged with its "
@@ -188,6 +196,10 @@ CLASSES: tuple[Defence, ...] = (
              f"{CORPUS}X21_cublaslt_through_ctypes.py", f"{CORPUS}X21_forbidden_op_then_raises.py",
              f"{CORPUS}X21_cupy_cublas_then_raises.py", f"{CORPUS}X30_disarms_the_forbidden_op_guard.py",
              f"{CORPUS}X30_disarms_the_guard_and_hides_the_name.py", f"{CORPUS}X21_hides_a_sibling_module_from_the_audit.py",
+             f"{CORPUS}X21_runs_a_sibling_through_runpy.py", f"{CORPUS}X21_runs_bytecode_not_its_source.py",
+             f"{CORPUS}X21_escapes_the_audit_with_a_symlink_loop.py",
+             "tests/scoring/test_trust_boundary.py::test_bytecode_shipped_beside_the_source_never_runs",
+             "tests/scoring/test_trust_boundary.py::test_a_solution_that_imports_the_house_kernel_is_refused",
              "tests/scoring/test_checking_and_guard.py::test_forbidden_op_is_refused_in_every_spelling_and_every_mode",
              "tests/scoring/test_hardware_and_audit.py::test_vendor_kernels_in_the_profiled_call_fail_x21"), "cpu+gpu"),
     Defence("X22", "skipped work", "dense-equivalent formulas; adversarial routing and lengths; executed tensor "
@@ -297,6 +309,20 @@ TRUST_BOUNDARY_SECTION = (
      "`X10_finishes_after_done_behind_the_ipc_event.py` is expected to pass at half its time until the judge's "
      "back-to-the-judge measure is judged). Noted, not yet bounded: the worker's disk use in its scratch and "
      "cache, and `/dev/shm`."),
+    "",
+    ("Red team, round 3: six more, all now refused. A sibling run with `runpy.run_path` and bytecode shipped "
+     "in `__pycache__` beside an innocent source both passed with a forbidden operator (now: .py files the "
+     "source names are audited; the worker reads bytecode only from a fresh folder of its own, and a source that "
+     "names `pycache_prefix` or its kind is refused); a `.pth` left in the solution's compile cache (its HOME) "
+     "by one run patched the timer before the snapshot of the next and passed (now: the worker's Python starts "
+     "with `-s`); a link loop the worker named as a loaded file, a descriptor sent as a list, and input files "
+     "truncated under the judge's mapping (SIGBUS) each crashed the judge (now: names matched against the "
+     "judge's own listing, every message field checked, files moved by pread/pwrite). Found while fixing "
+     "them: an agent's solution could import the house kernel (`from problems.fp8_gemm.solutions.house import "
+     "run`), since the repository is readable and on the worker's path; the judge now refuses imports of the "
+     "benchmark's own packages by any solution outside the repository's solution folders. Still open: code "
+     "loaded by a name computed at run time, by path from the repository, or from a non-.py file is not "
+     "audited; an agent's solution is not yet confined to its own folder."),
     "",
 )
 

@@ -74,10 +74,17 @@ def why_not_available() -> str | None:
     return None
 
 
+def worker_interpreter() -> list[str]:
+    """How the worker's Python starts: without the user site folder (`-s`), whose .pth files run before any
+    of the worker's code. HOME is the solution's compile cache, which outlives the run: a .pth the solution
+    wrote there in one run ran first in the next (red team round 3)."""
+    return [sys.executable, "-s", "-m", "scoring.worker"]
+
+
 def worker_command(worker_args: list[str], scratch: Path, cache: Path) -> list[str]:
     return ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--mount",
             "--propagation", "private", "--", "sh", "-c", LOCKDOWN_SCRIPT, "sh", str(scratch), str(cache),
-            sys.executable, "-m", "scoring.worker", *worker_args]
+            *worker_interpreter(), *worker_args]
 
 
 def lockdown_report(repo_root: Path) -> dict:

@@ -13,10 +13,12 @@ named (`OutputMailbox`), since host memory has no IPC handle.
 
 Those files live in the worker's scratch folder, the one folder the worker can write. So the judge never
 acts on a name there that the worker could have made: it creates each file under a name it draws at random,
-with O_CREAT | O_EXCL | O_NOFOLLOW (a link or a file planted under that name refuses the creation), maps it
-through its own descriptor, and reads the output from its own mapping, never from a path the worker names
-(an adversary planted links where the judge would create its files, and named a host file as its mailbox:
-adversarial/fp8_gemm/X33_*).
+with O_CREAT | O_EXCL | O_NOFOLLOW (a link or a file planted under that name refuses the creation), and moves
+bytes through its own descriptor with pwrite and pread, never through a path the worker names (an adversary
+planted links where the judge would create its files, and named a host file as its mailbox:
+adversarial/fp8_gemm/X33_*) and never through a mapping (the worker can truncate the file, and a mapped
+read past the end kills the reader with SIGBUS: X33_truncates_the_judges_shared_file). A file found shorter
+than the judge wrote it reads as changed.
 """
 
 from __future__ import annotations
@@ -45,18 +47,39 @@ class DescriptorError(Exception):
     """The worker's description of its output cannot be what it claims (a contract failure, X05)."""
 
 
-def create_shared_file(folder: Path, stem: str, nbytes: int) -> tuple[Path, torch.UntypedStorage]:
-    """A new file in the worker's scratch folder, made and mapped by the judge alone: a random name, created
-    exclusively and without following a link, mapped through the judge's own descriptor."""
-    path = folder / f"{stem}-{secrets.token_hex(8)}.bin"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        os.ftruncate(fd, nbytes)
-        # /proc/self/fd/N is this process's descriptor: the inode just created, whatever the name now points at.
-        storage = torch.UntypedStorage.from_file(f"/proc/self/fd/{fd}", shared=True, nbytes=nbytes)
-    finally:
-        os.close(fd)
-    return path, storage
+class SharedFile:
+    """A file in the worker's scratch folder, made by the judge alone (a random name, created exclusively and
+    without following a link) and used only through the judge's descriptor: whatever the name later points
+    at, the judge writes and reads the inode it created."""
+
+    def __init__(self, folder: Path, stem: str, nbytes: int):
+        self.path = folder / f"{stem}-{secrets.token_hex(8)}.bin"
+        self.nbytes = nbytes
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        os.ftruncate(self.fd, nbytes)
+
+    def write(self, tensor: torch.Tensor) -> None:
+        data = _bytes_of(tensor)
+        if os.pwrite(self.fd, data, 0) != len(data):
+            raise OSError(f"{self.path.name}: short write")
+
+    def read(self, dtype: torch.dtype, shape) -> torch.Tensor | None:
+        """The file's values as a tensor of the judge's own; None when the file is shorter than it should be
+        (the worker truncated it)."""
+        nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+        data = os.pread(self.fd, nbytes, 0) if nbytes else b""
+        if len(data) < nbytes:
+            return None
+        return torch.frombuffer(bytearray(data), dtype=torch.uint8).view(dtype).reshape(shape) if nbytes else \
+            torch.empty(shape, dtype=dtype)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _bytes_of(tensor: torch.Tensor) -> bytes:
+    flat = tensor.detach().contiguous().reshape(-1)
+    return flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
 
 
 # ---------------------------------------------------------------------------------------------- inputs
@@ -68,8 +91,8 @@ class InputSlots:
         self.device = device
         self.folder = folder
         self.slots: dict[str, torch.Tensor] = {}  # key -> this call's view of its buffer
-        self.buffers: dict[str, torch.Tensor] = {}  # key -> the flat shared buffer
-        self.paths: dict[str, Path] = {}  # CPU profile: key -> the buffer's file, as the worker names it
+        self.buffers: dict[str, torch.Tensor] = {}  # key -> the flat shared buffer (the judge's own on the CPU)
+        self.files: dict[str, SharedFile] = {}  # CPU profile: key -> the buffer's file
 
     def update(self, fresh: dict) -> dict:
         """The payload that brings the worker's view up to date with `fresh`'s keys, shapes and dtypes (the
@@ -91,28 +114,48 @@ class InputSlots:
             shapes[key] = list(value.shape)
         for key in [k for k in self.slots if k not in shapes]:
             del self.slots[key], self.buffers[key]
-            self.paths.pop(key, None)
+            self._forget_file(key)
         return {"values": values, "tensors": self._describe(new), "shapes": shapes, "keys": sorted(fresh)}
 
     def fill(self, fresh: dict) -> None:
         """Copy the call's values into the shared buffers (on the current stream, on the GPU)."""
         for key, slot in self.slots.items():
-            slot.copy_(fresh[key], non_blocking=True)
+            if key in self.files:
+                self.files[key].write(fresh[key])
+            else:
+                slot.copy_(fresh[key], non_blocking=True)
 
     def unchanged(self, pristine: dict) -> torch.Tensor | None:
         """A device boolean: every shared buffer still equal to the call's pristine values (NaN equal to NaN),
-        queued on the current stream; None when there are no tensor inputs."""
-        flags = [_same_values(self.slots[key], pristine[key]) for key in self.slots]
+        queued on the current stream; None when there are no tensor inputs. A file the worker cut short is
+        changed."""
+        flags = []
+        for key, slot in self.slots.items():
+            if key in self.files:
+                seen = self.files[key].read(slot.dtype, slot.shape)
+                flags.append(torch.zeros((), dtype=torch.bool) if seen is None else _same_values(seen, pristine[key]))
+            else:
+                flags.append(_same_values(slot, pristine[key]))
         return torch.stack(flags).all() if flags else None
+
+    def close(self) -> None:
+        """The judge's descriptors of this set's files (the files go with the scratch folder)."""
+        for key in list(self.files):
+            self._forget_file(key)
+
+    def _forget_file(self, key: str) -> None:
+        shared = self.files.pop(key, None)
+        if shared is not None:
+            shared.close()
 
     def _allocate(self, key: str, numel: int, dtype: torch.dtype) -> torch.Tensor:
         """A flat buffer of `numel` elements (at least one)."""
         numel = max(1, numel)
         if self.device.type == "cuda":
             return torch.empty(numel, dtype=dtype, device=self.device)
-        nbytes = numel * torch.empty((), dtype=dtype).element_size()
-        self.paths[key], storage = create_shared_file(self.folder, "input", nbytes)
-        return torch.empty(0, dtype=dtype).set_(storage, 0, (numel,))
+        self._forget_file(key)
+        self.files[key] = SharedFile(self.folder, "input", numel * torch.empty((), dtype=dtype).element_size())
+        return torch.empty(numel, dtype=dtype)  # the judge's view of the slot's shape; the bytes go by pwrite
 
     def _describe(self, new: dict[str, torch.Tensor]) -> dict:
         if not new:
@@ -122,7 +165,7 @@ class InputSlots:
 
             importlib.import_module("torch.multiprocessing")  # registers the CUDA IPC reductions
             return {"cuda_ipc": base64.b64encode(bytes(ForkingPickler.dumps(new))).decode()}
-        return {"files": {key: {"path": str(self.paths[key]), "dtype": str(t.dtype), "shape": list(t.shape)}
+        return {"files": {key: {"path": str(self.files[key].path), "dtype": str(t.dtype), "shape": list(t.shape)}
                           for key, t in new.items()}}
 
 
@@ -162,11 +205,20 @@ class OutputMailbox:
     def __init__(self, folder: Path, dims: tuple, dtype: torch.dtype):
         self.dims, self.dtype = tuple(dims), dtype
         nbytes = max(1, math.prod(self.dims) * torch.empty((), dtype=dtype).element_size())
-        self.path, self.storage = create_shared_file(folder, "output", nbytes)
-        self.storage.fill_(0xFF)  # NaN in every float format: an output that was not copied shows
+        self.file = SharedFile(folder, "output", nbytes)
+        self.path = self.file.path
+        # 0xFF is NaN in every float format: an output that was not copied shows.
+        self.file.write(torch.full((nbytes,), 0xFF, dtype=torch.uint8))
 
     def output(self) -> torch.Tensor:
-        return torch.empty(0, dtype=self.dtype).set_(self.storage, 0, self.dims)
+        """What the worker copied, read through the judge's descriptor (DescriptorError if cut short)."""
+        out = self.file.read(self.dtype, self.dims)
+        if out is None:
+            raise DescriptorError("the mailbox is shorter than the output: the worker cut it short")
+        return out
+
+    def close(self) -> None:
+        self.file.close()
 
     def spec(self) -> dict:
         return {"path": str(self.path), "dtype": str(self.dtype), "shape": list(self.dims)}

@@ -68,13 +68,62 @@ IMPORT_FAILURE_STATUSES = frozenset({"import_error", "forbidden_op", "integrity"
 MAX_DETAIL_CHARS = 20_000
 
 
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _optional(check):
+    return lambda value: value is None or check(value)
+
+
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _audit_profile(value) -> bool:
+    """An audited call's counters: ranges of metric name -> number or text, and why there are none."""
+    return isinstance(value, dict) and _optional(lambda r: isinstance(r, list) and all(
+        isinstance(row, dict) and all(isinstance(k, str) and (_number(v) or isinstance(v, str) or v is None)
+                                      for k, v in row.items()) for row in r))(value.get("ranges")) \
+        and _optional(lambda w: isinstance(w, str))(value.get("why_not")) \
+        and _optional(_strings)(value.get("launch_names"))
+
+
+# Every field the judge reads from a worker's message, with what it must be; a message that breaks this is
+# malformed (X14), never a crash of the judge (red team round 3 sent a list where a descriptor goes).
+MESSAGE_FIELDS = {
+    "ready": {"done_event": _optional(lambda v: isinstance(v, str)), "timer": lambda v: isinstance(v, dict),
+              "kernel_record": _optional(lambda v: isinstance(v, dict)), "sandbox": _optional(lambda v: isinstance(v, dict)),
+              "startup_s": lambda v: isinstance(v, dict) and all(_number(x) for x in v.values())},
+    "imported": {"import_ms": _number, "loaded_files": _strings, "library_version": _optional(lambda v: isinstance(v, str))},
+    "import_failed": {"status": lambda v: isinstance(v, str), "detail": lambda v: isinstance(v, str)},
+    "failed": {"status": lambda v: isinstance(v, str), "detail": lambda v: isinstance(v, str),
+               "fresh": lambda v: isinstance(v, bool)},
+    "queued": {"output": lambda v: isinstance(v, dict)},
+    "done": {"timing": lambda v: isinstance(v, dict), "audit_profile": _optional(_audit_profile)},
+    "prepare_done": {"prepare_ms": _number, "launch_names": _optional(_strings)},
+    "shape_start_done": {},
+    "shape_end_done": {"kernel_record": lambda v: isinstance(v, dict), "kernel_names": _strings,
+                       "outlived": _optional(lambda v: isinstance(v, str)), "timed_launch_names": _optional(_strings)},
+}
+
+
+def malformed_fields(message: dict) -> list[str]:
+    """The fields of a worker's message that are not what the judge reads them as."""
+    fields = MESSAGE_FIELDS.get(message["event"], {})
+    return [name for name, check in fields.items() if not check(message.get(name))]
+
+
 def worker_timing(reported) -> dict | None:
-    """The worker's times for one call as CallTiming's fields, each a finite number >= 0; None otherwise."""
+    """The worker's times for one call as CallTiming's fields, each a finite number >= 0 and the call's own
+    time > 0; None otherwise."""
     fields = CallTiming._fields
     if not isinstance(reported, dict) or set(reported) != set(fields):
         return None
     if not all(isinstance(reported[f], (int, float)) and not isinstance(reported[f], bool)
                and math.isfinite(reported[f]) and reported[f] >= 0 for f in fields):
+        return None
+    if reported["device_ms"] <= 0:  # every call takes time; a zero would divide the roofline by zero
         return None
     return {f: float(reported[f]) for f in fields}
 
@@ -137,7 +186,7 @@ class WorkerLink:
         cmd_r, self._cmd_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
         args = [str(cmd_r), str(reply_w)]
-        env = dict(self.env, TMPDIR=str(self.scratch))
+        env = dict(self.env, TMPDIR=str(self.scratch), PYTHONNOUSERSITE="1")
         if self.sandbox_why_not is None:
             cache = sandbox.cache_folder(solution_path)
             os.chmod(cache, 0o777)
@@ -145,7 +194,7 @@ class WorkerLink:
                        TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"))
             command = sandbox.worker_command(args, self.scratch, cache)
         else:
-            command = [sys.executable, "-m", "scoring.worker", *args]
+            command = [*sandbox.worker_interpreter(), *args]
         # Outside a sandbox the worker leads its own process group, killed whole; inside, unshare's child
         # (the namespace's init) dies with unshare, and every process of the namespace with it.
         self.worker_environment_names = sorted(env)  # what the worker keeps in os.environ (scrub_environment)
@@ -212,6 +261,11 @@ class WorkerLink:
             message = self.reader.get(self.deadline_s if timeout_s is None else timeout_s)
         except WireError as exc:
             raise self._lost(exc) from None
+        bad = malformed_fields(message) if message["event"] in events or message["event"] == "failed" else []
+        if bad:
+            self.kill()
+            raise WorkerLost("integrity", f"X14: malformed message on the worker's channel ('{message['event']}' "
+                                          f"with {', '.join(bad)} not as the judge reads them)")
         if message["event"] == "failed" and "failed" not in events:
             status = message.get("status")
             if status not in CALL_FAILURE_STATUSES:  # the worker classifies a failure, it never names a verdict
@@ -281,8 +335,11 @@ class WorkerLink:
     def shape_start(self, dims: tuple, dtype: torch.dtype) -> None:
         mailbox = None
         if self.device.type == "cpu":
+            if self.mailbox is not None:
+                self.mailbox.close()
             self.mailbox = OutputMailbox(self.scratch, dims, dtype)
             mailbox = self.mailbox.spec()
+        self.slots.close()
         self.slots = InputSlots(self.device, self.scratch)
         self.opener = OutputOpener(self.device)  # the last shape's mappings of the worker's memory closed
         if self.device.type == "cuda":
@@ -298,7 +355,10 @@ class WorkerLink:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         self.order("prepare", weights=payload)
-        return self.expect("prepare_done")  # the worker's state holds clones: these buffers can go
+        try:
+            return self.expect("prepare_done")  # the worker's state holds clones: these buffers can go
+        finally:
+            slots.close()
 
     def call(self, number: int, fresh: dict, audited: bool, record_kernels: bool) -> CallReport:
         """One call on the judge's `fresh` inputs (kept private: the worker gets copies in shared buffers)."""

@@ -18,7 +18,7 @@ import traceback
 from pathlib import Path
 
 from scoring import interpreter_fixes
-from scoring.import_audit import audit_files, sibling_imports
+from scoring.import_audit import audit_files, repository_imports, sibling_imports
 from scoring.judge.link import MAX_DETAIL_CHARS, SolutionFailed, WorkerLink, WorkerLost
 from scoring.judge.shapes import ShapeJudge
 from scoring.problem import load_problem
@@ -61,12 +61,16 @@ def audit_solution_source(problem, solution_path: Path, loaded_files) -> list[st
     regular files inside that folder: the worker can add to what is read, not widen it)."""
     folder = solution_path.parent.resolve()
     files = {solution_path.resolve(), *sibling_imports(solution_path, folder)}
+    # The worker's names are matched as strings against the judge's own listing of the folder, never
+    # resolved or opened (a link loop it named crashed the judge: red team round 3).
+    listed = {str(path): path for path in folder.rglob("*.py") if not path.is_symlink()}
     for name in loaded_files if isinstance(loaded_files, list) else []:
-        path = Path(str(name)).resolve()
-        if path.is_relative_to(folder) and path.suffix == ".py" and path.is_file():
-            files.add(path)
+        if isinstance(name, str) and name in listed:
+            files.add(listed[name])
     findings = audit_files(sorted(files), problem.spec.forbidden_imports,
                            tuple(sorted(set(problem.spec.forbidden_ops))), root=folder)
+    if not any(folder.is_relative_to(REPO_ROOT / own) for own in ("problems", "adversarial")):
+        findings += repository_imports(sorted(files), folder)  # the repository's own solutions may share code
     return [str(finding) for finding in findings]
 
 

@@ -21,6 +21,7 @@ import gc
 import math
 import os
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -91,6 +92,10 @@ class CallServer:
     # -- import and prepare -------------------------------------------------------------------------
     def import_solution(self) -> float:
         start = time.perf_counter()
+        # Bytecode from here on is looked up (and written) under an empty folder of this run's scratch, never
+        # in a __pycache__ the solution ships: the code that runs is the source the judge audits (red team
+        # round 3 ran an unchecked-hash .pyc planted beside an innocent source).
+        sys.pycache_prefix = tempfile.mkdtemp(prefix="pycache-")
         self.guard.install()  # for the rest of the process: import, prepare and every call
         with self._solution_code():
             self.solution = import_file(Path(self.task["solution_path"]), "ceiling_solution", folder_importable=True)

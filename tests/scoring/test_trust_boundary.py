@@ -4,12 +4,13 @@ and the worker's times (scoring/judge/link.py). The whole-run versions are the X
 
 import math
 import os
+from pathlib import Path
 
 import pytest
 import torch
 
 from scoring.judge.link import worker_timing
-from scoring.shared_tensors import DescriptorError, OutputMailbox, OutputOpener, create_shared_file
+from scoring.shared_tensors import DescriptorError, OutputMailbox, OutputOpener, SharedFile
 from scoring.wire import Reader, WireError
 
 
@@ -42,11 +43,12 @@ def test_a_line_the_judge_cannot_read_is_malformed(line, reason):
     {"device_ms": float("inf"), "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
     {"device_ms": True, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
     {"device_ms": "1.0", "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+    {"device_ms": 0.0, "host_ms": 0.0, "tail_ms": 0.0, "launch_ms": 0.0},  # no call takes no time
     {"device_ms": 1.0, "host_ms": 1.0, "tail_ms": 0.0},  # a field missing
     {"device_ms": 1.0, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1, "bonus": 1.0},
     [1.0, 1.0, 0.0, 0.1],
 ])
-def test_times_that_are_not_finite_non_negative_numbers_are_refused(reported):
+def test_times_that_are_not_finite_positive_numbers_are_refused(reported):
     assert worker_timing(reported) is None
 
 
@@ -57,8 +59,7 @@ def test_well_formed_times_are_taken_as_floats():
 
 
 def test_shared_files_get_names_no_worker_can_predict(tmp_path):
-    first, _ = create_shared_file(tmp_path, "input", 64)
-    second, _ = create_shared_file(tmp_path, "input", 64)
+    first, second = SharedFile(tmp_path, "input", 64).path, SharedFile(tmp_path, "input", 64).path
     assert first != second and first.parent == second.parent == tmp_path
     assert first.name.startswith("input-") and first.stat().st_size == 64
 
@@ -73,20 +74,20 @@ def test_a_planted_link_or_file_under_the_name_refuses_the_creation(tmp_path, mo
     monkeypatch.setattr("scoring.shared_tensors.secrets.token_hex", lambda n: "guessed")
     (scratch / "output-guessed.bin").symlink_to(outside)
     with pytest.raises(FileExistsError):
-        create_shared_file(scratch, "output", 64)
+        SharedFile(scratch, "output", 64)
     assert not outside.exists()
     (scratch / "output-guessed.bin").unlink()
     (scratch / "output-guessed.bin").write_bytes(b"planted")
     with pytest.raises(FileExistsError):
-        create_shared_file(scratch, "output", 64)
+        SharedFile(scratch, "output", 64)
 
 
-def test_the_judge_reads_its_own_mapping_even_when_the_name_is_replaced(tmp_path):
-    """The worker can rename or replace the mailbox's name in its scratch: the judge's mapping is the inode it
-    created, so what it reads is what was copied into that inode, never the replacement's bytes."""
+def test_the_judge_reads_its_own_inode_even_when_the_name_is_replaced(tmp_path):
+    """The worker can rename or replace the mailbox's name in its scratch: the judge's descriptor is the inode
+    it created, so what it reads is what was copied into that inode, never the replacement's bytes."""
     mailbox = OutputMailbox(tmp_path, (2, 3), torch.float32)
-    view = mailbox.output()
-    view.copy_(torch.arange(6, dtype=torch.float32).view(2, 3))
+    worker_view = torch.from_file(str(mailbox.path), shared=True, size=6, dtype=torch.float32)  # as the worker maps it
+    worker_view.copy_(torch.arange(6, dtype=torch.float32))
     os.replace(mailbox.path, tmp_path / "moved.bin")
     mailbox.path.write_bytes(b"\0" * 24)  # a new file under the old name
     desc = {"type": "torch.Tensor", "shape": [2, 3], "dtype": "torch.float32", "device": "cpu",
@@ -136,3 +137,91 @@ def test_an_output_on_another_device_is_refused():
     with pytest.raises(DescriptorError, match="device"):
         OutputOpener(torch.device("cuda:0")).open(_cuda_descriptor(b"/torch_1_2_3", 0, device_index=1),
                                                   torch.float32)
+
+
+INNOCENT_SOURCE = '''import torch
+
+
+def run(state, a, a_scale):  # the source the judge audits: wrong (zeros)
+    return torch.zeros((a.shape[0], state["b"].shape[0]), dtype=torch.bfloat16, device=a.device)
+'''
+PLANTED_CODE = '''from _correct import correct
+
+
+def run(state, a, a_scale):  # what the bytecode beside it would run instead: the right answer
+    return correct(state, a, a_scale)
+'''
+
+
+def test_bytecode_shipped_beside_the_source_never_runs(tmp_path):
+    """An unchecked-hash .pyc in the solution's __pycache__ is what CPython would run in place of the source
+    (red team round 3: an innocent source passed with a planted bytecode). The worker looks for bytecode in
+    an empty folder of its own, so the source runs: its zeros are incorrect, not the planted answer."""
+    import dataclasses
+    import importlib.util
+    import shutil
+    from importlib._bootstrap_external import _code_to_hash_pyc
+
+    from scoring.corpus.cases import CORPUS_ROOT, corpus_cases
+    from scoring.corpus.runner import CorpusConfig, run_config
+    from scoring.run import run
+
+    folder = tmp_path / "solution"
+    folder.mkdir()
+    shutil.copy(CORPUS_ROOT / "fp8_gemm" / "_correct.py", folder / "_correct.py")
+    solution = folder / "solution.py"
+    solution.write_text(INNOCENT_SOURCE)
+    pyc = Path(importlib.util.cache_from_source(str(solution)))
+    pyc.parent.mkdir()
+    pyc.write_bytes(_code_to_hash_pyc(compile(PLANTED_CODE, str(solution), "exec"),
+                                      importlib.util.source_hash(solution.read_bytes()), checked=False))
+    case = next(c for c in corpus_cases() if c.path.stem == "X04_mutates_its_input")
+    config = run_config(case, CorpusConfig(device="cpu", out=str(tmp_path / "out")), "cpu")
+    config = dataclasses.replace(config, solution=str(solution), shapes="visible")
+    result = run(config, ["(test)"])[0]
+    system = result["systems"][0]
+    assert system["status"] == "incorrect", [(s["name"], s["status"], s.get("detail")) for s in system["shapes"]]
+
+
+def test_a_shared_file_the_worker_cuts_short_reads_as_changed_not_as_a_crash(tmp_path):
+    """A mapped read past a truncated file's end kills the reader (SIGBUS: red team round 3 killed the judge so).
+    The judge reads through pread: the input that was cut reads as changed (X04), the mailbox as a contract
+    failure."""
+    from scoring.shared_tensors import InputSlots
+
+    slots = InputSlots(torch.device("cpu"), tmp_path)
+    fresh = {"a": torch.arange(8, dtype=torch.float32)}
+    payload = slots.update(fresh)
+    slots.fill(fresh)
+    assert bool(slots.unchanged(fresh))
+    os.truncate(payload["tensors"]["files"]["a"]["path"], 0)
+    assert not bool(slots.unchanged(fresh))
+    mailbox = OutputMailbox(tmp_path, (4,), torch.float32)
+    os.truncate(mailbox.path, 2)
+    with pytest.raises(DescriptorError, match="cut it short"):
+        mailbox.output()
+
+
+def _score_file(tmp_path, source: str) -> dict:
+    import dataclasses
+
+    from scoring.corpus.cases import corpus_cases
+    from scoring.corpus.runner import CorpusConfig, run_config
+    from scoring.run import run
+
+    folder = tmp_path / "agent_run"
+    folder.mkdir()
+    (folder / "solution.py").write_text(source)
+    case = next(c for c in corpus_cases() if c.path.stem == "X04_mutates_its_input")
+    config = run_config(case, CorpusConfig(device="cpu", out=str(tmp_path / "out")), "cpu")
+    config = dataclasses.replace(config, solution=str(folder / "solution.py"), shapes="visible")
+    return run(config, ["(test)"])[0]["systems"][0]
+
+
+def test_a_solution_that_imports_the_house_kernel_is_refused(tmp_path):
+    """The repository is readable from the sandbox and on the worker's path: an agent's file that imports the
+    house kernel would score it as its own. The judge refuses imports of the benchmark's own packages by
+    any solution outside the repository's own solution folders."""
+    system = _score_file(tmp_path, "from problems.fp8_gemm.solutions.house import run  # noqa: F401\n")
+    assert system["status"] == "forbidden_op", system.get("import_detail")
+    assert "benchmark's own package 'problems'" in system["import_detail"]
