@@ -244,3 +244,26 @@ def test_a_near_miss_whose_statistics_cannot_show_their_tolerance_is_c_and_says_
     assert any("their check might pass it" in note for note in v.notes)
     within = dict(grok, check=dict(grok["check"], max_rel_err=0.015))  # every element within rtol 0.02 alone
     assert verdict(result("paged_attention", within)).letter == "b"
+
+
+@pytest.mark.parametrize("status, detail, letter", [
+    ("timeout", "timeout: no result within 180 s; process group killed", "c"),  # kda gemini-3.5-flash
+    ("runtime_error", "AcceleratorError: CUDA error: an illegal memory access was encountered", "c"),
+    ("integrity", "X10: work on other streams outlived the timed stream by 121 us per call", "b"),  # our rule only
+    ("rejected", "fraction 1.3 above the peak", "b"),
+])
+def test_each_remaining_class_on_a_shape_inside_their_contract(status, detail, letter):
+    inside = {"B": 32, "Hkv": 8, "G": 4, "D": 128, "L": 4096, "edges": 0}
+    v = verdict(result("paged_attention", shape("llama3_8b_b32_4k", inside, status, detail=detail)))
+    assert v.letter == letter
+    if letter == "c":
+        assert v.shape == "llama3_8b_b32_4k" and v.error == detail
+    else:
+        assert v.reasons and v.reasons[0].endswith("llama3_8b_b32_4k")
+
+
+def test_a_failed_import_has_no_shape_inside_their_contract_to_pass_and_is_c():
+    failed = result("w4a16_gemm", status="import_error")
+    failed["systems"][0]["import_detail"] = "RuntimeError: fatal error: cutlass/cutlass.h: No such file or directory"
+    v = verdict(failed)
+    assert v.letter == "c" and v.shape == "(import)" and "cutlass.h" in v.error
