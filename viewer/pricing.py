@@ -51,7 +51,7 @@ class CostEstimate:
 
     @property
     def label(self) -> str:
-        return f"${self.usd:.4f} (estimate: {self.model_prefix} list prices of {PRICES_AS_OF})"
+        return f"${self.usd:.4f} estimate ({self.model_prefix} prices of {PRICES_AS_OF})"
 
 
 def price_for(model: str) -> tuple[str, PricePerMTok] | None:

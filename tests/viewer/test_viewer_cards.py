@@ -99,6 +99,6 @@ def test_unknown_records_are_counted_in_one_notice_and_kept_inside_it(tmp_path):
 
 def test_the_page_states_a_cost_estimate_for_claude_sessions_and_the_version_warning_for_codex():
     claude = _page("claude-2x-session.jsonl")
-    assert re.search(r'data-card="cost"><div class="k">cost</div><div class="v">\$0\.\d{4} \(estimate', claude)
+    assert re.search(r'data-card="cost"><div class="k">cost</div><div class="v">\$0\.\d{4} estimate \(claude-sonnet-4 prices of 2026-11-27\)', claude)
     codex = _page("codex-0104-rollout.jsonl")
     assert "Codex CLI 0.104.0: outside the versions this viewer was checked against" in codex

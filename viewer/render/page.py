@@ -66,7 +66,7 @@ def render_page(
     pieces = [(timeline.preamble(preamble), 40)] if preamble else []
     pieces += [(timeline.event(e), lazy.estimated_height(e)) for e in conversation]
     if unknown:
-        pieces.append((timeline.unknown_notice(unknown), 40))
+        pieces.append((timeline.unknown_notice(unknown, anchor="unknown-records"), 40))
     unplaced = timeline.unplaced(transcript)
     if unplaced:
         pieces.append((unplaced, 200))

@@ -139,13 +139,15 @@ class Timeline:
         return (f'<details class="preamble"><summary>{len(events)} setup event{"s" if len(events) != 1 else ""} '
                 f'before the first user message ({esc(", ".join(kinds)[:200])})</summary>{self.render(events)}</details>')
 
-    def unknown_notice(self, events: list[Event]) -> str:
-        """Records no parser recognised: counted by kind in one notice, each kept inside it verbatim."""
+    def unknown_notice(self, events: list[Event], anchor: str = "") -> str:
+        """Records no parser recognised: counted by kind in one notice, each kept inside it verbatim.
+        The main thread's notice has the anchor the top-of-page line links to."""
         by_kind: dict[str, int] = {}
         for e in events:
             by_kind[e.subtype or "unknown record"] = by_kind.get(e.subtype or "unknown record", 0) + 1
         kinds = ", ".join(f"{kind} ×{n}" if n > 1 else kind for kind, n in sorted(by_kind.items()))
-        return (f'<details class="unknown-notice ev-raw" id="unknown-records"><summary>{len(events):,} record'
+        anchor_attr = f' id="{esc(anchor)}"' if anchor else ""
+        return (f'<details class="unknown-notice ev-raw"{anchor_attr}><summary>{len(events):,} record'
                 f'{"s" if len(events) != 1 else ""} this viewer does not know: {esc(kinds)}</summary>'
                 f'{self.render(events)}</details>')
 
