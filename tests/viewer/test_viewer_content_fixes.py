@@ -118,3 +118,17 @@ def test_the_generators_match_the_committed_fixtures(tmp_path, monkeypatch):
             if written.is_file():
                 relative = written.relative_to(tmp_path / committed.name)
                 assert written.read_text() == (committed / relative).read_text(), relative
+
+
+def test_kimi_wire_approvals_are_counted_on_the_quiet_line(tmp_path):
+    lines = (Path(__file__).parent / "fixtures/kimi/wire.jsonl").read_text().splitlines()
+    approvals = [
+        '{"timestamp": 1759500001.5, "message": {"type": "ApprovalRequest", "payload": {"id": "a1", "action": "run"}}}',
+        '{"timestamp": 1759500001.6, "message": {"type": "ApprovalResponse", "payload": {"request_id": "a1", "response": "approve"}}}',
+    ]
+    path = tmp_path / "wire.jsonl"
+    path.write_text("\n".join(lines[:3] + approvals + lines[3:]) + "\n")
+    t = viewer.load_transcript(path)
+    assert not [e for e in t.events if e.kind == "raw"]
+    assert [e.text for e in t.events if e.subtype == "quiet"] == [
+        "Not shown as cards: 1 permission approvals, 1 permission requests"]

@@ -36,15 +36,13 @@ _LOOP_NAMES = {
     "step.end": "StatusUpdate",
     "turn.begin": "TurnBegin",
 }
-_QUIET = {
-    "StepBegin",
-    "TurnEnd",
-    "ToolCallPart",
-    "ApprovalRequest",
-    "ApprovalResponse",
-    "ApprovalRequestResolved",
-    "CompactionEnd",
-    "metadata",
+# Structure the other records already show (step and turn bounds, streamed call parts).
+_QUIET = {"StepBegin", "TurnEnd", "ToolCallPart", "CompactionEnd", "metadata"}
+# Bookkeeping a reader may want counted, not carded: counted on the thread's quiet line.
+_COUNTED = {
+    "ApprovalRequest": "permission requests",
+    "ApprovalResponse": "permission approvals",
+    "ApprovalRequestResolved": "permission approvals",
 }
 
 
@@ -182,5 +180,7 @@ def _handle(b: Builder, kind: str, payload: Any, agent, line, time_s, counter: d
         b.add("system", agent, subtype="compaction", text="Context compaction", time_s=time_s, line=line.number)
     elif kind in _QUIET:
         return
+    elif kind in _COUNTED:
+        b.quiet(_COUNTED[kind], agent)
     else:
         b.raw(line, {"type": kind, "payload": payload}, agent, why=f"unknown wire message {kind!r}")
