@@ -59,6 +59,8 @@ _QUIET_EVENTS = {
     "item_completed",
     "web_search_end",  # the web_search_call response item says the same
 }
+# event_msg kinds are those of `EventMsg` in openai/codex codex-rs/protocol/src/protocol.rs (serde
+# snake_case), read through the code index for issue 35.
 # event_msg records a reader gains nothing from as cards: counted on the thread's one quiet line.
 _BOOKKEEPING_EVENTS = {
     "session_configured", "mcp_startup_update", "mcp_startup_complete", "get_history_entry_response",
@@ -69,6 +71,10 @@ _BOOKKEEPING_EVENTS = {
     "background_event", "web_search_begin", "collab_agent_interaction_begin", "collab_agent_interaction_end",
     "collab_waiting_begin", "collab_waiting_end", "collab_close_begin", "collab_close_end",
     "dynamic_tool_call_request", "thread_name_updated", "rate_limits", "image_generation_begin",
+    "request_permissions", "dynamic_tool_call_response", "guardian_assessment", "patch_apply_updated",
+    "hook_started", "hook_completed", "collab_resume_begin", "collab_resume_end", "thread_settings_applied",
+    "realtime_conversation_started", "realtime_conversation_realtime", "realtime_conversation_closed",
+    "realtime_conversation_sdp", "realtime_conversation_list_voices_response",
 }
 # event_msg records shown as a one-line system card: kind -> how the line starts.
 _NOTE_EVENTS = {
@@ -82,6 +88,10 @@ _NOTE_EVENTS = {
     "request_user_input": "Asked the user",
     "view_image_tool_call": "Viewed an image",
     "thread_rolled_back": "Thread rolled back",
+    "guardian_warning": "Approval reviewer warning",
+    "model_verification": "Account verification recommended",
+    "thread_goal_updated": "Goal updated",
+    "image_generation_end": "Generated an image",
 }
 _TASK_START, _TASK_END = ("task_started", "turn_started"), ("task_complete", "turn_complete")
 _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions")
@@ -255,7 +265,8 @@ def _duration_of(event: dict) -> float | None:
 
 def _note_text(kind: str, event: dict) -> str:
     detail = next(
-        (to_str(event.get(key)) for key in ("message", "reason", "query", "path", "to_model", "question", "summary")
+        (to_str(event.get(key)) for key in ("message", "reason", "query", "path", "to_model", "question", "summary",
+                                            "goal", "saved_path", "revised_prompt")
          if event.get(key)),
         "",
     )
