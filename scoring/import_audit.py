@@ -20,6 +20,9 @@ are left to the run-time interception, which lives in the solution's process (do
 from __future__ import annotations
 
 import ast
+import os
+import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,14 +120,32 @@ def _backend_setting(node: ast.Attribute) -> bool:
         isinstance(node.value.value, ast.Attribute) and node.value.value.attr == "backends"
 
 
+MAX_SOURCE_BYTES = 8 << 20
+
+
+def read_source(path: Path) -> str:
+    """A source file's text, read only if it is a regular file (no link followed, never a FIFO or a device
+    that would block or stream forever) of a bounded size; OSError otherwise."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path.name} is not a regular file")
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise OSError(f"{path.name} is larger than {MAX_SOURCE_BYTES >> 20} MiB")
+        return os.read(fd, MAX_SOURCE_BYTES + 1).decode()
+    finally:
+        os.close(fd)
+
+
 def audit_files(paths: list[Path], forbidden_imports: tuple[str, ...], forbidden_ops: tuple[str, ...],
                 root: Path | None = None) -> list[Finding]:
     findings: list[Finding] = []
     for path in paths:
         shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
         try:
-            tree = ast.parse(path.read_text(), filename=str(path))
-        except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+            tree = ast.parse(read_source(path), filename=str(path))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError) as exc:
             findings.append(Finding(shown, 0, f"cannot be audited: {exc}"))
             continue
         visitor = _Visitor(shown, frozenset(forbidden_imports), frozenset(forbidden_ops))
@@ -144,21 +165,54 @@ def loaded_files_under(folder: Path, modules: dict) -> list[Path]:
     return sorted(files)
 
 
+MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.:][A-Za-z_][A-Za-z0-9_]*)*")
+
+
 def _imported_names(tree: ast.AST) -> set[str]:
-    """Top-level module names a syntax tree imports by a constant name (statements, importlib, __import__)."""
+    """Top-level module names a syntax tree imports, or may: import statements, and the first part of every
+    string constant shaped like a module name (`import_module(name="x")`, `runpy.run_module("x")`,
+    `pkgutil.resolve_name("x:f")`, whatever function takes it). Which strings are modules is decided by
+    what exists beside the file (sibling_imports) or by the repository's package names."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module.split(".")[0])
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
-                and isinstance(node.args[0].value, str):
-            func = node.func
-            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if called in ("import_module", "__import__"):
-                names.add(node.args[0].value.split(".")[0])
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and MODULE_NAME.fullmatch(node.value):
+            names.add(re.split(r"[.:]", node.value)[0])
     return names
+
+
+def _statement_imports(tree: ast.AST) -> set[str]:
+    return {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+            for alias in node.names} | {node.module.split(".")[0] for node in ast.walk(tree)
+                                         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module}
+
+
+IMPORTING_CALLS = frozenset({"import_module", "__import__", "run_module", "resolve_name", "locate", "find_spec"})
+
+
+def _imported_by_call(tree: ast.AST) -> set[str]:
+    """First parts of the constant strings given, by position or keyword, to a function that imports."""
+    names = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if called in IMPORTING_CALLS:
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and MODULE_NAME.fullmatch(arg.value):
+                    names.add(re.split(r"[.:]", arg.value)[0])
+    return names
+
+
+def _dotted_strings(tree: ast.AST) -> set[str]:
+    """First parts of the string constants that are dotted or colon names (`"problems.x.y"`, `"pkg:func"`)."""
+    return {re.split(r"[.:]", node.value)[0] for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and MODULE_NAME.fullmatch(node.value) and re.search(r"[.:]", node.value)}
 
 
 def _named_files(tree: ast.AST) -> set[str]:
@@ -178,7 +232,7 @@ def sibling_imports(solution: Path, folder: Path) -> list[Path]:
     while queue:
         path = queue.pop()
         try:
-            tree = ast.parse(path.read_text(), filename=str(path))
+            tree = ast.parse(read_source(path), filename=str(path))
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
             continue  # the audit itself reports a file it cannot read
         named = [folder / text for text in _named_files(tree) if not Path(text).is_absolute()]
@@ -187,8 +241,9 @@ def sibling_imports(solution: Path, folder: Path) -> list[Path]:
                 candidates = [name] if name.is_file() else []
             else:
                 module, package = folder / f"{name}.py", folder / name
+                # A folder is a package with or without __init__.py (a namespace package imports too).
                 candidates = [module] if module.is_file() else \
-                    sorted(package.rglob("*.py")) if (package / "__init__.py").is_file() else []
+                    sorted(package.rglob("*.py")) if package.is_dir() and not package.is_symlink() else []
             for candidate in candidates:
                 try:
                     candidate = candidate.resolve()
@@ -210,11 +265,14 @@ def repository_imports(paths: list[Path], root: Path) -> list[Finding]:
     findings = []
     for path in paths:
         try:
-            tree = ast.parse(path.read_text(), filename=str(path))
+            tree = ast.parse(read_source(path), filename=str(path))
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
             continue  # audit_files reports it
         shown = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
-        for name in sorted(_imported_names(tree) & REPOSITORY_PACKAGES):
+        # Import statements, dotted names in strings ("problems.fp8_gemm.solutions.house:run"), and bare names
+        # given to the importing functions; a bare word elsewhere in a string ("scoring") is prose.
+        named = _statement_imports(tree) | _dotted_strings(tree) | _imported_by_call(tree)
+        for name in sorted(named & REPOSITORY_PACKAGES):
             findings.append(Finding(shown, 0, f"imports the benchmark's own package '{name}' (a solution runs its "
                                               "own code, not the house's or the grader's)"))
     return findings

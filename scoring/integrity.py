@@ -52,7 +52,8 @@ CLASSES: tuple[Defence, ...] = (
             "arrive as null), lines nested deeper than the parser goes",
             "scoring/wire.py, scoring/judge/link.py (worker_timing), scoring/isolation.py",
             (f"{CORPUS}X32_floods_the_reply_channel.py", f"{CORPUS}X32_reports_non_finite_times.py",
-             f"{CORPUS}X32_sends_deeply_nested_json.py"), "cpu+gpu"),
+             f"{CORPUS}X32_sends_deeply_nested_json.py", f"{CORPUS}X32_reports_a_time_too_large_for_a_float.py"),
+            "cpu+gpu"),
     Defence("X33", "the judge acting on a name the worker made",
             "the judge creates every file it shares in the worker's scratch folder (the one folder the worker can "
             "write) under a random name, with O_CREAT|O_EXCL|O_NOFOLLOW, and moves bytes only by pwrite and pread on "
@@ -157,7 +158,10 @@ CLASSES: tuple[Defence, ...] = (
             "scoring/judge/link.py (CALL_FAILURE_STATUSES)",
             (f"{CORPUS}X14_early_exit_on_decode.py", f"{CORPUS}X14_prints_a_fake_result.py",
              f"{CORPUS}X14_forges_the_result_channel.py", f"{CORPUS}X14_names_its_own_verdict_on_the_failure_channel.py",
-             f"{CORPUS}X14_sends_a_descriptor_that_is_not_an_object.py"),
+             f"{CORPUS}X14_sends_a_descriptor_that_is_not_an_object.py",
+             f"{CORPUS}X14_describes_its_output_with_a_number_for_a_shape.py",
+             f"{CORPUS}X14_sends_a_kernel_record_outcome_that_is_not_text.py",
+             f"{CORPUS}X14_forges_report_lines_through_its_library_version.py"),
             "cpu+gpu"),
     Defence("X15", "global state (TF32, reduced precision)", "backend flags snapshotted before import and "
             "compared after every call, and after a call that raised before the worker goes on; the reference "
@@ -197,7 +201,10 @@ CLASSES: tuple[Defence, ...] = (
              f"{CORPUS}X21_cupy_cublas_then_raises.py", f"{CORPUS}X30_disarms_the_forbidden_op_guard.py",
              f"{CORPUS}X30_disarms_the_guard_and_hides_the_name.py", f"{CORPUS}X21_hides_a_sibling_module_from_the_audit.py",
              f"{CORPUS}X21_runs_a_sibling_through_runpy.py", f"{CORPUS}X21_runs_bytecode_not_its_source.py",
-             f"{CORPUS}X21_escapes_the_audit_with_a_symlink_loop.py",
+             f"{CORPUS}X21_escapes_the_audit_with_a_symlink_loop.py", f"{CORPUS}X21_imports_a_namespace_package_sibling.py",
+             f"{CORPUS}X21_imports_a_sibling_by_keyword.py", f"{CORPUS}X21_runs_a_sibling_through_run_module.py",
+             "tests/scoring/test_trust_boundary.py::test_the_house_kernel_named_in_a_string_is_refused_too",
+             "tests/scoring/test_trust_boundary.py::test_a_loaded_file_the_worker_names_is_never_opened_unless_a_regular_file_of_the_folder",
              "tests/scoring/test_trust_boundary.py::test_bytecode_shipped_beside_the_source_never_runs",
              "tests/scoring/test_trust_boundary.py::test_a_solution_that_imports_the_house_kernel_is_refused",
              "tests/scoring/test_checking_and_guard.py::test_forbidden_op_is_refused_in_every_spelling_and_every_mode",
@@ -323,6 +330,19 @@ TRUST_BOUNDARY_SECTION = (
      "benchmark's own packages by any solution outside the repository's solution folders. Still open: code "
      "loaded by a name computed at run time, by path from the repository, or from a non-.py file is not "
      "audited; an agent's solution is not yet confined to its own folder."),
+    "",
+    ("Red team, round 4: nine more. Three spellings reached a sibling the audit did not follow (a namespace "
+     "package, `import_module(name=...)`, `runpy.run_module`) and `pkgutil.resolve_name(\"problems...:run\")` "
+     "reached the house kernel: the audit now follows every string shaped like a module name that exists "
+     "beside the file, and refuses dotted names of the benchmark's packages. A FIFO the worker named as a "
+     "loaded file blocked the judge (now: worker-named files are read only as regular files under the "
+     "solution's folder and outside the worker's own folders, never listed or followed); an integer of 400 "
+     "digits and a descriptor with a number for a shape crashed the judge (now: numbers must fit a float, "
+     "descriptors are checked field by field); a kernel record whose outcome was a number would have crashed "
+     "the scorer on the GPU, and a worker's note could have claimed \"passed\" (now: every verdict in the "
+     "record is the judge's); a library version with terminal escapes rewrote the printed report (now: one "
+     "printable line). Each round has found fewer ways to a better verdict and more ways to crash or mislead; "
+     "the loop is not finished: the next round should attack this round's fixes."),
     "",
 )
 

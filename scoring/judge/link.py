@@ -69,7 +69,32 @@ MAX_DETAIL_CHARS = 20_000
 
 
 def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite number a float holds (an int of 400 digits is valid JSON and overflows a float)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _counts(value) -> bool:
+    return isinstance(value, list) and len(value) <= 16 and all(
+        isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 1 << 62 for n in value)
+
+
+def _descriptor(value) -> bool:
+    """The output descriptor's fields of the types check_descriptor and OutputOpener read; whether they
+    describe the right output is theirs to judge (X05)."""
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        return False
+    if value["type"] != "torch.Tensor":
+        return True
+    return all(isinstance(value.get(k), str) for k in ("dtype", "device", "layout")) and _counts(value.get("shape")) \
+        and _optional(_counts)(value.get("stride")) \
+        and _optional(lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 62)(value.get("offset")) \
+        and _optional(lambda v: isinstance(v, list) and len(v) == 8)(value.get("cuda_ipc")) \
+        and _optional(lambda v: isinstance(v, str))(value.get("mailbox"))
 
 
 def _optional(check):
@@ -99,7 +124,7 @@ MESSAGE_FIELDS = {
     "import_failed": {"status": lambda v: isinstance(v, str), "detail": lambda v: isinstance(v, str)},
     "failed": {"status": lambda v: isinstance(v, str), "detail": lambda v: isinstance(v, str),
                "fresh": lambda v: isinstance(v, bool)},
-    "queued": {"output": lambda v: isinstance(v, dict)},
+    "queued": {"output": _descriptor},
     "done": {"timing": lambda v: isinstance(v, dict), "audit_profile": _optional(_audit_profile)},
     "prepare_done": {"prepare_ms": _number, "launch_names": _optional(_strings)},
     "shape_start_done": {},
@@ -120,8 +145,7 @@ def worker_timing(reported) -> dict | None:
     fields = CallTiming._fields
     if not isinstance(reported, dict) or set(reported) != set(fields):
         return None
-    if not all(isinstance(reported[f], (int, float)) and not isinstance(reported[f], bool)
-               and math.isfinite(reported[f]) and reported[f] >= 0 for f in fields):
+    if not all(_number(reported[f]) and reported[f] >= 0 for f in fields):
         return None
     if reported["device_ms"] <= 0:  # every call takes time; a zero would divide the roofline by zero
         return None
@@ -187,8 +211,9 @@ class WorkerLink:
         self._reply_r, reply_w = os.pipe()
         args = [str(cmd_r), str(reply_w)]
         env = dict(self.env, TMPDIR=str(self.scratch), PYTHONNOUSERSITE="1")
+        self._cache = None
         if self.sandbox_why_not is None:
-            cache = sandbox.cache_folder(solution_path)
+            cache = self._cache = sandbox.cache_folder(solution_path)
             os.chmod(cache, 0o777)
             env.update(HOME=str(cache), TRITON_CACHE_DIR=str(cache / "triton"), CUPY_CACHE_DIR=str(cache / "cupy"),
                        TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"))
@@ -221,6 +246,17 @@ class WorkerLink:
         if self.clock is not None:
             self.clock.adopt_done(ready["done_event"])
         return ready
+
+    def kernel_record_note(self) -> dict | None:
+        """The judge's own word where no kernel record can exist (the CPU profile); None where the worker's
+        record is the evidence."""
+        if self.device.type == "cpu":
+            return {"tool": None, "outcome": "not verified (CPU profile: no kernels to record)"}
+        return None
+
+    def worker_cache_folders(self) -> tuple[Path, ...]:
+        """The folders, beside its scratch, that the worker can write (its compile cache)."""
+        return (self._cache,) if getattr(self, "_cache", None) is not None else ()
 
     def calibrate(self) -> Calibration:
         """Trusted calls before the solution exists (GPU): the gap the judge's clock adds, and whether the

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import statistics
 import sys
 import time
@@ -55,18 +56,32 @@ def _unfinished(raw: dict, status: str, detail: str) -> dict:
             "detail": detail}
 
 
-def audit_solution_source(problem, solution_path: Path, loaded_files) -> list[str]:
+def printable_line(text, limit: int = 200) -> str | None:
+    """A worker's text as one printable line (no terminal escapes reach the scorer's report), bounded."""
+    if text is None:
+        return None
+    line = "".join(ch if ch.isprintable() else "?" for ch in str(text))
+    return line[:limit]
+
+
+def audit_solution_source(problem, solution_path: Path, loaded_files, worker_folders: tuple[Path, ...] = ()) -> list[str]:
     """The syntax-tree audit (X21), in the judge: the solution's own file and the modules of its folder it
-    imports by name, whatever the worker says; then the files of the folder the worker says it loaded (only
-    regular files inside that folder: the worker can add to what is read, not widen it)."""
+    imports or names, whatever the worker says; then the files of the folder the worker says it loaded. Those
+    names are the worker's: taken only as plain strings under the folder, outside the folders the worker
+    writes (its scratch, its cache), for regular files (never a link, a FIFO or a device), never resolved."""
     folder = solution_path.parent.resolve()
     files = {solution_path.resolve(), *sibling_imports(solution_path, folder)}
-    # The worker's names are matched as strings against the judge's own listing of the folder, never
-    # resolved or opened (a link loop it named crashed the judge: red team round 3).
-    listed = {str(path): path for path in folder.rglob("*.py") if not path.is_symlink()}
     for name in loaded_files if isinstance(loaded_files, list) else []:
-        if isinstance(name, str) and name in listed:
-            files.add(listed[name])
+        if not (isinstance(name, str) and name.endswith(".py") and name.startswith(f"{folder}{os.sep}")):
+            continue
+        path = Path(name)
+        if ".." in path.parts or any(path.is_relative_to(worker) for worker in worker_folders):
+            continue
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                files.add(path)
+        except OSError:
+            continue
     findings = audit_files(sorted(files), problem.spec.forbidden_imports,
                            tuple(sorted(set(problem.spec.forbidden_ops))), root=folder)
     if not any(folder.is_relative_to(REPO_ROOT / own) for own in ("problems", "adversarial")):
@@ -130,7 +145,8 @@ def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_
              detail=str(imported.get("detail", ""))[:MAX_DETAIL_CHARS])
         return 0
     if task["enforce_forbidden"]:
-        findings = audit_solution_source(problem, solution_path, imported.get("loaded_files"))
+        findings = audit_solution_source(problem, solution_path, imported.get("loaded_files"),
+                                         (link.scratch, *link.worker_cache_folders()))
         if findings:
             send(result_fd, "import_failed", status="forbidden_op", detail="X21: " + "; ".join(findings[:5]))
             return 0
@@ -139,7 +155,8 @@ def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_
     timer["judge_clock_calibration"] = calibration.as_dict()
     timer["sandbox"] = ready.get("sandbox") or {"outcome": f"none ({link.sandbox_why_not})"}
     send(result_fd, "imported", import_ms=imported["import_ms"], startup_s=startup_s, timer=timer,
-         kernel_record=ready.get("kernel_record"), library_version=imported.get("library_version"))
+         kernel_record=link.kernel_record_note() or ready.get("kernel_record"),
+         library_version=printable_line(imported.get("library_version")))
     task = dict(task, idle_tail_ms=calibration.idle_tail_ms())
     judge = ShapeJudge(task, problem, link, calibration)
     for offset, raw in enumerate(task["shapes"]):

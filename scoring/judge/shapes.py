@@ -47,6 +47,19 @@ def _failed(detail: str) -> CheckStats:
     return CheckStats(False, float("inf"), float("inf"), float("inf"), 0, 0, detail)
 
 
+def judged_kernel_record(worker_record: dict, vendor_names: str) -> dict:
+    """The worker's kernel record with the judge's verdicts in it. A record with kernels gets the judge's
+    reading of their names; a note (no recorder in that worker) can only say what was not verified."""
+    record = dict(worker_record)
+    if "vendor_kernels" in record:
+        record["vendor_kernels"] = vendor_names
+    outcome = str(record.get("outcome", ""))[:500]
+    if "vendor_kernels" not in record and not outcome.startswith("not verified"):
+        outcome = f"not verified (the worker recorded no kernels: {outcome!r})"
+    record["outcome"] = outcome
+    return record
+
+
 class ShapeJudge:
     """Scores the task's shapes for one solution, through its worker (see the module docstring)."""
 
@@ -249,9 +262,10 @@ class ShapeJudge:
         names = record.get("kernel_names")
         vendor_names = vendor_kernels.judge([str(n) for n in names] if isinstance(names, list) else [],
                                             "launched by the solution")
-        result["kernel_record"] = dict(record["kernel_record"])
-        if "vendor_kernels" in result["kernel_record"]:  # a real record: the judge's reading of its names, not the
-            result["kernel_record"]["vendor_kernels"] = vendor_names  # worker's (the vendor_kernels audit shows it)
+        # The record is the worker's evidence; every verdict in it is the judge's: on the CPU profile the judge's
+        # own note, otherwise its reading of the names (the vendor_kernels audit reads "vendor_kernels" first and
+        # never takes an outcome from the worker: red team round 4 sent a number there).
+        result["kernel_record"] = self.link.kernel_record_note() or judged_kernel_record(record["kernel_record"], vendor_names)
         clock_outcome, clock_record = judge_clock_outcome(clock, self.calibration,
                                                           result.get("timing", {}).get("median_ms"))
         result["judge_clock"] = clock_record

@@ -225,3 +225,32 @@ def test_a_solution_that_imports_the_house_kernel_is_refused(tmp_path):
     system = _score_file(tmp_path, "from problems.fp8_gemm.solutions.house import run  # noqa: F401\n")
     assert system["status"] == "forbidden_op", system.get("import_detail")
     assert "benchmark's own package 'problems'" in system["import_detail"]
+
+
+def test_the_house_kernel_named_in_a_string_is_refused_too(tmp_path):
+    """Round 4 reached the house through pkgutil.resolve_name("problems...:run"): a dotted name of the
+    benchmark's own packages in a string is an import as much as a statement is."""
+    system = _score_file(tmp_path, 'import pkgutil\n\nrun = pkgutil.resolve_name("problems.fp8_gemm.solutions.house:run")\n')
+    assert system["status"] == "forbidden_op", system.get("import_detail")
+
+
+def test_a_loaded_file_the_worker_names_is_never_opened_unless_a_regular_file_of_the_folder(tmp_path):
+    """The worker's list of loaded files is its word: a FIFO it made under the folder would block the judge
+    (round 4), a link could lead anywhere. Only regular files under the folder, outside the worker's own
+    folders, are read; the rest is skipped without being opened."""
+    from scoring.judge.process import audit_solution_source
+    from scoring.problem import load_problem
+    from scoring.spec import discover_problems
+
+    folder = tmp_path / "run"
+    scratch = folder / "scratch"
+    scratch.mkdir(parents=True)
+    solution = folder / "solution.py"
+    solution.write_text("import torch\n\ndef run(state, a, a_scale):\n    return a\n")
+    os.mkfifo(folder / "evil.py")
+    (folder / "elsewhere.py").symlink_to("/etc/hostname")
+    (scratch / "made_by_the_worker.py").write_text("import torch\nx = torch._scaled_mm\n")
+    problem = load_problem(discover_problems()["fp8_gemm"])
+    names = [str(folder / "evil.py"), str(folder / "elsewhere.py"), str(scratch / "made_by_the_worker.py"),
+             str(folder / ".." / "outside.py"), 7, None]
+    assert audit_solution_source(problem, solution, names, (scratch,)) == []
