@@ -50,7 +50,7 @@ CLASSES: tuple[Defence, ...] = (
             "namespace and the shape gets a status; the scorer stops reading a judge once it said done; claims that "
             "are not well formed are refused: times that are not finite non-negative numbers (NaN and Infinity "
             "arrive as null), lines nested deeper than the parser goes",
-            "scoring/wire.py, scoring/judge/link.py (worker_timing), scoring/isolation.py",
+            "scoring/wire.py, scoring/judge/messages.py (worker_timing), scoring/isolation.py",
             (f"{CORPUS}X32_floods_the_reply_channel.py", f"{CORPUS}X32_reports_non_finite_times.py",
              f"{CORPUS}X32_sends_deeply_nested_json.py", f"{CORPUS}X32_reports_a_time_too_large_for_a_float.py"),
             "cpu+gpu"),
@@ -155,7 +155,7 @@ CLASSES: tuple[Defence, ...] = (
             "reporting, or a malformed message, is classified; the worker classifies a failure but never names a "
             "verdict (a status outside the judge's fixed sets is X14); every field the judge reads from a worker's "
             "message is checked against what it reads it as (MESSAGE_FIELDS)", "scoring/isolation.py, scoring/wire.py, "
-            "scoring/judge/link.py (CALL_FAILURE_STATUSES)",
+            "scoring/judge/messages.py (CALL_FAILURE_STATUSES, MESSAGE_FIELDS)",
             (f"{CORPUS}X14_early_exit_on_decode.py", f"{CORPUS}X14_prints_a_fake_result.py",
              f"{CORPUS}X14_forges_the_result_channel.py", f"{CORPUS}X14_names_its_own_verdict_on_the_failure_channel.py",
              f"{CORPUS}X14_sends_a_descriptor_that_is_not_an_object.py",

@@ -10,7 +10,6 @@ with it (`unshare --kill-child`; outside a sandbox, its own process group).
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import signal
@@ -32,7 +31,8 @@ from scoring.shared_tensors import (
     OutputOpener,
     check_descriptor,
 )
-from scoring.timing import CallTiming
+from scoring.judge.messages import (
+    CALL_FAILURE_STATUSES, IMPORT_FAILURE_STATUSES, MAX_DETAIL_CHARS, malformed_fields, worker_timing)
 from scoring.wire import Reader, WireError, send
 
 CALIBRATION_CALLS = 24
@@ -60,96 +60,6 @@ class WorkerLost(Exception):
     def __init__(self, status: str, detail: str):
         super().__init__(detail)
         self.status, self.detail = status, detail
-
-
-# What the worker may say went wrong (scoring/worker/failures.py classify); a verdict is never among them.
-CALL_FAILURE_STATUSES = frozenset({"runtime_error", "forbidden_op", "integrity", "incorrect", "timeout"})
-IMPORT_FAILURE_STATUSES = frozenset({"import_error", "forbidden_op", "integrity", "timeout"})
-MAX_DETAIL_CHARS = 20_000
-
-
-def _number(value) -> bool:
-    """A finite number a float holds (an int of 400 digits is valid JSON and overflows a float)."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return False
-    try:
-        return math.isfinite(float(value))
-    except OverflowError:
-        return False
-
-
-def _counts(value) -> bool:
-    return isinstance(value, list) and len(value) <= 16 and all(
-        isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 1 << 62 for n in value)
-
-
-def _descriptor(value) -> bool:
-    """The output descriptor's fields of the types check_descriptor and OutputOpener read; whether they
-    describe the right output is theirs to judge (X05)."""
-    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-        return False
-    if value["type"] != "torch.Tensor":
-        return True
-    return all(isinstance(value.get(k), str) for k in ("dtype", "device", "layout")) and _counts(value.get("shape")) \
-        and _optional(_counts)(value.get("stride")) \
-        and _optional(lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 62)(value.get("offset")) \
-        and _optional(lambda v: isinstance(v, list) and len(v) == 8)(value.get("cuda_ipc")) \
-        and _optional(lambda v: isinstance(v, str))(value.get("mailbox"))
-
-
-def _optional(check):
-    return lambda value: value is None or check(value)
-
-
-def _strings(value) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
-def _audit_profile(value) -> bool:
-    """An audited call's counters: ranges of metric name -> number or text, and why there are none."""
-    return isinstance(value, dict) and _optional(lambda r: isinstance(r, list) and all(
-        isinstance(row, dict) and all(isinstance(k, str) and (_number(v) or isinstance(v, str) or v is None)
-                                      for k, v in row.items()) for row in r))(value.get("ranges")) \
-        and _optional(lambda w: isinstance(w, str))(value.get("why_not")) \
-        and _optional(_strings)(value.get("launch_names"))
-
-
-# Every field the judge reads from a worker's message, with what it must be; a message that breaks this is
-# malformed (X14), never a crash of the judge (red team round 3 sent a list where a descriptor goes).
-MESSAGE_FIELDS = {
-    "ready": {"done_event": _optional(lambda v: isinstance(v, str)), "timer": lambda v: isinstance(v, dict),
-              "kernel_record": _optional(lambda v: isinstance(v, dict)), "sandbox": _optional(lambda v: isinstance(v, dict)),
-              "startup_s": lambda v: isinstance(v, dict) and all(_number(x) for x in v.values())},
-    "imported": {"import_ms": _number, "loaded_files": _strings, "library_version": _optional(lambda v: isinstance(v, str))},
-    "import_failed": {"status": lambda v: isinstance(v, str), "detail": lambda v: isinstance(v, str)},
-    "failed": {"status": lambda v: isinstance(v, str), "detail": lambda v: isinstance(v, str),
-               "fresh": lambda v: isinstance(v, bool)},
-    "queued": {"output": _descriptor},
-    "done": {"timing": lambda v: isinstance(v, dict), "audit_profile": _optional(_audit_profile)},
-    "prepare_done": {"prepare_ms": _number, "launch_names": _optional(_strings)},
-    "shape_start_done": {},
-    "shape_end_done": {"kernel_record": lambda v: isinstance(v, dict), "kernel_names": _strings,
-                       "outlived": _optional(lambda v: isinstance(v, str)), "timed_launch_names": _optional(_strings)},
-}
-
-
-def malformed_fields(message: dict) -> list[str]:
-    """The fields of a worker's message that are not what the judge reads them as."""
-    fields = MESSAGE_FIELDS.get(message["event"], {})
-    return [name for name, check in fields.items() if not check(message.get(name))]
-
-
-def worker_timing(reported) -> dict | None:
-    """The worker's times for one call as CallTiming's fields, each a finite number >= 0 and the call's own
-    time > 0; None otherwise."""
-    fields = CallTiming._fields
-    if not isinstance(reported, dict) or set(reported) != set(fields):
-        return None
-    if not all(_number(reported[f]) and reported[f] >= 0 for f in fields):
-        return None
-    if reported["device_ms"] <= 0:  # every call takes time; a zero would divide the roofline by zero
-        return None
-    return {f: float(reported[f]) for f in fields}
 
 
 @dataclass

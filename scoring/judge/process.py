@@ -20,7 +20,8 @@ from pathlib import Path
 
 from scoring import interpreter_fixes
 from scoring.import_audit import audit_files, repository_imports, sibling_imports
-from scoring.judge.link import MAX_DETAIL_CHARS, SolutionFailed, WorkerLink, WorkerLost
+from scoring.judge.link import SolutionFailed, WorkerLink, WorkerLost
+from scoring.judge.messages import MAX_DETAIL_CHARS
 from scoring.judge.shapes import ShapeJudge
 from scoring.problem import load_problem
 from scoring.spec import Shape

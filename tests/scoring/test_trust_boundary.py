@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from scoring.judge.link import worker_timing
+from scoring.judge.messages import worker_timing
 from scoring.shared_tensors import DescriptorError, OutputMailbox, OutputOpener, SharedFile
 from scoring.wire import Reader, WireError
 
