@@ -107,8 +107,8 @@ class CallServer:
         return (time.perf_counter() - start) * 1e3
 
     def loaded_files(self) -> list[str]:
-        """The solution folder's source files this process has loaded: the judge audits their syntax trees
-        (a claim that can only add files: the judge audits the solution's own file whatever this says)."""
+        """The solution folder's source files this process has loaded, a claim: the judge audits the regular
+        files of the folder among them, besides the solution's file and what it imports, whatever this says."""
         return [str(path) for path in loaded_files_under(Path(self.task["solution_path"]).parent, sys.modules)]
 
     def _check_tamper(self) -> None:
