@@ -28,9 +28,20 @@ def _number(value) -> bool:
         return False
 
 
+def _text(value) -> bool:
+    return isinstance(value, str)
+
+
+def _object(value) -> bool:
+    return isinstance(value, dict)
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 62
+
+
 def _counts(value) -> bool:
-    return isinstance(value, list) and len(value) <= 16 and all(
-        isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 1 << 62 for n in value)
+    return isinstance(value, list) and len(value) <= 16 and all(_count(n) for n in value)
 
 
 def _descriptor(value) -> bool:
@@ -40,11 +51,10 @@ def _descriptor(value) -> bool:
         return False
     if value["type"] != "torch.Tensor":
         return True
-    return all(isinstance(value.get(k), str) for k in ("dtype", "device", "layout")) and _counts(value.get("shape")) \
-        and _optional(_counts)(value.get("stride")) \
-        and _optional(lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 62)(value.get("offset")) \
+    return all(_text(value.get(k)) for k in ("dtype", "device", "layout")) and _counts(value.get("shape")) \
+        and _optional(_counts)(value.get("stride")) and _optional(_count)(value.get("offset")) \
         and _optional(lambda v: isinstance(v, list) and len(v) == 8)(value.get("cuda_ipc")) \
-        and _optional(lambda v: isinstance(v, str))(value.get("mailbox"))
+        and _optional(_text)(value.get("mailbox"))
 
 
 def _optional(check):
@@ -60,26 +70,24 @@ def _audit_profile(value) -> bool:
     return isinstance(value, dict) and _optional(lambda r: isinstance(r, list) and all(
         isinstance(row, dict) and all(isinstance(k, str) and (_number(v) or isinstance(v, str) or v is None)
                                       for k, v in row.items()) for row in r))(value.get("ranges")) \
-        and _optional(lambda w: isinstance(w, str))(value.get("why_not")) \
+        and _optional(_text)(value.get("why_not")) \
         and _optional(_strings)(value.get("launch_names"))
 
 
 # Every field the judge reads from a worker's message, with what it must be; a message that breaks this is
 # malformed (X14), never a crash of the judge (red team round 3 sent a list where a descriptor goes).
 MESSAGE_FIELDS = {
-    "ready": {"done_event": _optional(lambda v: isinstance(v, str)), "timer": lambda v: isinstance(v, dict),
-              "kernel_record": _optional(lambda v: isinstance(v, dict)), "sandbox": _optional(lambda v: isinstance(v, dict)),
-              "startup_s": lambda v: isinstance(v, dict) and all(_number(x) for x in v.values())},
-    "imported": {"import_ms": _number, "loaded_files": _strings, "library_version": _optional(lambda v: isinstance(v, str))},
-    "import_failed": {"status": lambda v: isinstance(v, str), "detail": lambda v: isinstance(v, str)},
-    "failed": {"status": lambda v: isinstance(v, str), "detail": lambda v: isinstance(v, str),
-               "fresh": lambda v: isinstance(v, bool)},
+    "ready": {"done_event": _optional(_text), "timer": _object, "kernel_record": _optional(_object),
+              "sandbox": _optional(_object), "startup_s": lambda v: _object(v) and all(_number(x) for x in v.values())},
+    "imported": {"import_ms": _number, "loaded_files": _strings, "library_version": _optional(_text)},
+    "import_failed": {"status": _text, "detail": _text},
+    "failed": {"status": _text, "detail": _text, "fresh": lambda v: isinstance(v, bool)},
     "queued": {"output": _descriptor},
-    "done": {"timing": lambda v: isinstance(v, dict), "audit_profile": _optional(_audit_profile)},
+    "done": {"timing": _object, "audit_profile": _optional(_audit_profile)},
     "prepare_done": {"prepare_ms": _number, "launch_names": _optional(_strings)},
     "shape_start_done": {},
-    "shape_end_done": {"kernel_record": lambda v: isinstance(v, dict), "kernel_names": _strings,
-                       "outlived": _optional(lambda v: isinstance(v, str)), "timed_launch_names": _optional(_strings)},
+    "shape_end_done": {"kernel_record": _object, "kernel_names": _strings, "outlived": _optional(_text),
+                       "timed_launch_names": _optional(_strings)},
 }
 
 

@@ -65,7 +65,8 @@ def printable_line(text, limit: int = 200) -> str | None:
     return line[:limit]
 
 
-def audit_solution_source(problem, solution_path: Path, loaded_files, worker_folders: tuple[Path, ...] = ()) -> list[str]:
+def audit_solution_source(problem, solution_path: Path, loaded_files,
+                          worker_folders: tuple[Path, ...] = ()) -> list[str]:
     """The syntax-tree audit (X21), in the judge: the solution's own file and the modules of its folder it
     imports or names, whatever the worker says; then the files of the folder the worker says it loaded. Those
     names are the worker's: taken only as plain strings under the folder, outside the folders the worker

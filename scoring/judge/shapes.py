@@ -265,7 +265,8 @@ class ShapeJudge:
         # The record is the worker's evidence; every verdict in it is the judge's: on the CPU profile the judge's
         # own note, otherwise its reading of the names (the vendor_kernels audit reads "vendor_kernels" first and
         # never takes an outcome from the worker: red team round 4 sent a number there).
-        result["kernel_record"] = self.link.kernel_record_note() or judged_kernel_record(record["kernel_record"], vendor_names)
+        result["kernel_record"] = self.link.kernel_record_note() or \
+            judged_kernel_record(record["kernel_record"], vendor_names)
         clock_outcome, clock_record = judge_clock_outcome(clock, self.calibration,
                                                           result.get("timing", {}).get("median_ms"))
         result["judge_clock"] = clock_record
