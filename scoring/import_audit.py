@@ -23,6 +23,7 @@ import ast
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,19 +139,27 @@ def read_source(path: Path) -> str:
         os.close(fd)
 
 
+AUDIT_RECURSION_LIMIT = 20_000  # an honest expression of a few thousand terms nests that deep in the tree
+
+
 def audit_files(paths: list[Path], forbidden_imports: tuple[str, ...], forbidden_ops: tuple[str, ...],
                 root: Path | None = None) -> list[Finding]:
     findings: list[Finding] = []
-    for path in paths:
-        shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
-        try:
-            tree = ast.parse(read_source(path), filename=str(path))
-        except (OSError, SyntaxError, UnicodeDecodeError, ValueError) as exc:
-            findings.append(Finding(shown, 0, f"cannot be audited: {exc}"))
-            continue
-        visitor = _Visitor(shown, frozenset(forbidden_imports), frozenset(forbidden_ops))
-        visitor.visit(tree)
-        findings.extend(visitor.findings)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, AUDIT_RECURSION_LIMIT))
+    try:
+        for path in paths:
+            shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
+            try:
+                tree = ast.parse(read_source(path), filename=str(path))
+                visitor = _Visitor(shown, frozenset(forbidden_imports), frozenset(forbidden_ops))
+                visitor.visit(tree)
+            except (OSError, SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError) as exc:
+                findings.append(Finding(shown, 0, f"cannot be audited: {type(exc).__name__}: {str(exc)[:200]}"))
+                continue
+            findings.extend(visitor.findings)
+    finally:
+        sys.setrecursionlimit(limit)
     return findings
 
 
@@ -165,7 +174,7 @@ def loaded_files_under(folder: Path, modules: dict) -> list[Path]:
     return sorted(files)
 
 
-MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.:][A-Za-z_][A-Za-z0-9_]*)*")
+MODULE_NAME = re.compile(r"\.*[^\W\d]\w*(?:[.:][^\W\d]\w*)*")  # Unicode identifiers; leading dots: relative
 
 
 def _imported_names(tree: ast.AST) -> set[str]:
@@ -177,10 +186,11 @@ def _imported_names(tree: ast.AST) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            # `from . import x` names siblings too (the solution can make itself a package at run time).
+            names |= {node.module.split(".")[0]} if node.module else {alias.name for alias in node.names}
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and MODULE_NAME.fullmatch(node.value):
-            names.add(re.split(r"[.:]", node.value)[0])
+            names.add(re.split(r"[.:]", node.value.lstrip("."))[0])
     return names
 
 
@@ -217,8 +227,18 @@ def _dotted_strings(tree: ast.AST) -> set[str]:
 
 def _named_files(tree: ast.AST) -> set[str]:
     """String constants that name a .py file (`runpy.run_path("x.py")`, `exec(open(here / "x.py").read())`)."""
-    return {node.value for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(".py")}
+    return {node.value if isinstance(node.value, str) else node.value.decode(errors="replace")
+            for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+            and (node.value.endswith(".py") if isinstance(node.value, str) else node.value.endswith(b".py"))}
+
+
+def _inside(path: Path, folder: Path) -> Path | None:
+    """`path` resolved, if it lies inside `folder` (links followed only there); None otherwise."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return None
+    return real if real.is_relative_to(folder) else None
 
 
 def sibling_imports(solution: Path, folder: Path) -> list[Path]:
@@ -233,7 +253,7 @@ def sibling_imports(solution: Path, folder: Path) -> list[Path]:
         path = queue.pop()
         try:
             tree = ast.parse(read_source(path), filename=str(path))
-        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
             continue  # the audit itself reports a file it cannot read
         named = [folder / text for text in _named_files(tree) if not Path(text).is_absolute()]
         for name in [*_imported_names(tree), *named]:
@@ -242,8 +262,9 @@ def sibling_imports(solution: Path, folder: Path) -> list[Path]:
             else:
                 module, package = folder / f"{name}.py", folder / name
                 # A folder is a package with or without __init__.py (a namespace package imports too).
+                real = _inside(package, folder)  # a link to a folder inside the solution's folder is followed
                 candidates = [module] if module.is_file() else \
-                    sorted(package.rglob("*.py")) if package.is_dir() and not package.is_symlink() else []
+                    sorted(real.rglob("*.py")) if real is not None and real.is_dir() else []
             for candidate in candidates:
                 try:
                     candidate = candidate.resolve()
@@ -266,7 +287,7 @@ def repository_imports(paths: list[Path], root: Path) -> list[Finding]:
     for path in paths:
         try:
             tree = ast.parse(read_source(path), filename=str(path))
-        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
             continue  # audit_files reports it
         shown = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
         # Import statements, dotted names in strings ("problems.fp8_gemm.solutions.house:run"), and bare names

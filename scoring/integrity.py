@@ -344,6 +344,17 @@ TRUST_BOUNDARY_SECTION = (
      "printable line). Each round has found fewer ways to a better verdict and more ways to crash or mislead; "
      "the loop is not finished: the next round should attack this round's fixes."),
     "",
+    ("Red team, round 5 (report only, fixed the same day; the files are described here, not kept as corpus "
+     "cases): five more spellings reached a sibling (a relative import, a relative name, a Unicode module "
+     "name, a bytes path, a package folder that is a link); a deep syntax tree in the solution or a sibling "
+     "crashed the judge's audit; a linked folder led the judge to a file the worker wrote; an exception's "
+     "message rewrote the printed report. Now: relative and Unicode names followed, bytes paths read, links "
+     "followed only inside the folder, the audit walks with a raised recursion limit and refuses what it still "
+     "cannot read, no link anywhere on a worker-named path, every printed detail one printable line "
+     "(tests/scoring/test_trust_boundary.py). The spellings are a list, which the principle says a defence "
+     "must not be: walking the whole solution folder instead needs each solution in a folder of its own "
+     "(repository adversaries share one), the next step."),
+    "",
 )
 
 

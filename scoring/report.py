@@ -12,6 +12,13 @@ def _fmt(value, spec: str, missing: str = "-") -> str:
     return format(value, spec)
 
 
+def first_line(text, limit: int) -> str:
+    """The first line of a detail, printable only: a detail can carry the solution's own words (an exception's
+    message), and terminal escapes in them would rewrite the printed report (red team round 5)."""
+    line = str(text).splitlines()[0] if text else ""
+    return "".join(ch if ch.isprintable() else "?" for ch in line)[:limit]
+
+
 def progress_line(system: str, index: int, total: int, shape: dict) -> str:
     status = shape["status"]
     if status == "passed" and "fraction" in shape:
@@ -20,7 +27,7 @@ def progress_line(system: str, index: int, total: int, shape: dict) -> str:
     elif status == "passed":
         what = "correct (not timed)"
     else:
-        what = (shape.get("detail") or "").splitlines()[0][:140] if shape.get("detail") else ""
+        what = first_line(shape.get("detail"), 140)
     return f"[{system}] {index + 1}/{total} {shape['name']:<18} {status:<13} {what}"
 
 
@@ -70,5 +77,5 @@ def summary_table(result: dict) -> str:
         out.append(f"failure: {failure['label']}{unseen} on {', '.join(failure['shapes']) or 'an audit'}")
     failures = [(sh["name"], sh.get("detail", "")) for sh in solution["shapes"] if sh["status"] != "passed"]
     for name, detail in failures[:6]:
-        out.append(f"  {name}: {(detail or '').splitlines()[0][:200] if detail else ''}")
+        out.append(f"  {name}: {first_line(detail, 200)}")
     return "\n".join(out)

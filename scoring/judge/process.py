@@ -72,22 +72,31 @@ def audit_solution_source(problem, solution_path: Path, loaded_files,
     names are the worker's: taken only as plain strings under the folder, outside the folders the worker
     writes (its scratch, its cache), for regular files (never a link, a FIFO or a device), never resolved."""
     folder = solution_path.parent.resolve()
-    files = {solution_path.resolve(), *sibling_imports(solution_path, folder)}
+    try:
+        files = {solution_path.resolve(), *sibling_imports(solution_path, folder)}
+    except Exception as exc:  # noqa: BLE001 -- a source the judge cannot read through is refused, never a crash
+        return [f"the solution's source cannot be audited: {type(exc).__name__}: {str(exc)[:200]}"]
     for name in loaded_files if isinstance(loaded_files, list) else []:
         if not (isinstance(name, str) and name.endswith(".py") and name.startswith(f"{folder}{os.sep}")):
             continue
         path = Path(name)
         if ".." in path.parts or any(path.is_relative_to(worker) for worker in worker_folders):
             continue
+        # No link anywhere below the folder (a linked folder led the judge to a file the worker wrote).
+        parts = path.relative_to(folder).parts
+        steps = [folder.joinpath(*parts[:n]) for n in range(1, len(parts) + 1)]
         try:
-            if stat.S_ISREG(os.lstat(path).st_mode):
+            if all(not stat.S_ISLNK(os.lstat(step).st_mode) for step in steps) and stat.S_ISREG(os.lstat(path).st_mode):
                 files.add(path)
         except OSError:
             continue
-    findings = audit_files(sorted(files), problem.spec.forbidden_imports,
-                           tuple(sorted(set(problem.spec.forbidden_ops))), root=folder)
-    if not any(folder.is_relative_to(REPO_ROOT / own) for own in ("problems", "adversarial")):
-        findings += repository_imports(sorted(files), folder)  # the repository's own solutions may share code
+    try:
+        findings = audit_files(sorted(files), problem.spec.forbidden_imports,
+                               tuple(sorted(set(problem.spec.forbidden_ops))), root=folder)
+        if not any(folder.is_relative_to(REPO_ROOT / own) for own in ("problems", "adversarial")):
+            findings += repository_imports(sorted(files), folder)  # the repository's own solutions may share code
+    except Exception as exc:  # noqa: BLE001 -- a source the judge cannot read through is refused, never a crash
+        return [f"the solution's source cannot be audited: {type(exc).__name__}: {str(exc)[:200]}"]
     return [str(finding) for finding in findings]
 
 

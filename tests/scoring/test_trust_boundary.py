@@ -254,3 +254,41 @@ def test_a_loaded_file_the_worker_names_is_never_opened_unless_a_regular_file_of
     names = [str(folder / "evil.py"), str(folder / "elsewhere.py"), str(scratch / "made_by_the_worker.py"),
              str(folder / ".." / "outside.py"), 7, None]
     assert audit_solution_source(problem, solution, names, (scratch,)) == []
+
+
+@pytest.mark.parametrize("source, sibling", [
+    ("from . import _hidden\n", "_hidden.py"),  # relative (the solution can make itself a package)
+    ("import importlib\nm = importlib.import_module('._hidden', 'pkg')\n", "_hidden.py"),
+    ("import importlib\nm = importlib.import_module('_hïdden')\n", "_hïdden.py"),  # a Unicode module name
+    ("exec(open(__file__.encode()[:-11] + b'_hidden.py').read())\n", "_hidden.py"),  # a bytes path
+    ("import _linked\n", "_real/inside.py"),  # a package folder that is a link inside the folder
+], ids=["relative", "relative_string", "unicode", "bytes_path", "linked_package"])
+def test_the_audit_follows_every_constant_spelling_round_5_used(tmp_path, source, sibling):
+    from scoring.import_audit import sibling_imports
+
+    (tmp_path / "solution.py").write_text(source)
+    target = tmp_path / sibling
+    target.parent.mkdir(exist_ok=True)
+    target.write_text("import torch\nc = torch.matmul\n")
+    if sibling.startswith("_real/"):
+        (tmp_path / "_linked").symlink_to(tmp_path / "_real")
+    assert target.resolve() in sibling_imports(tmp_path / "solution.py", tmp_path)
+
+
+def test_a_tree_too_deep_to_walk_is_refused_or_read_never_a_crash(tmp_path):
+    """An honest expression of 700 terms is audited (the judge raises its recursion limit for the walk); one
+    of 50,000 cannot be, and is refused as such instead of killing the judge (round 5)."""
+    from scoring.import_audit import audit_files
+
+    honest, deep = tmp_path / "honest.py", tmp_path / "deep.py"
+    honest.write_text("x = " + "+".join(["0"] * 700) + "\n")
+    deep.write_text("x = " + "+".join(["0"] * 50_000) + "\n")
+    assert audit_files([honest], (), ("matmul",)) == []
+    (finding,) = audit_files([deep], (), ("matmul",))
+    assert "cannot be audited" in finding.what
+
+
+def test_worker_text_prints_as_one_printable_line():
+    from scoring.report import first_line
+
+    assert first_line("RuntimeError: \x1b[1A\x1b[2Kforged\nsecond line", 200) == "RuntimeError: ?[1A?[2Kforged"
