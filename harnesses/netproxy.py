@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 from urllib.parse import urlparse
 
+from harnesses.sandbox_init import pump  # stdlib only: the sandbox runs it as one file
+
 HEADER_LIMIT_BYTES = 16384
 CONNECT_TIMEOUT_S = 10.0
-CHUNK_BYTES = 65536
 API_PORT = 443
 # Each CLI's model API (and the hosts it must reach to run at all); `api_hosts=` adds more.
 API_HOSTS = {
@@ -50,20 +51,6 @@ def public_address(address: str) -> bool:
         ip = ip.ipv4_mapped
     return ip.is_global and not (ip.is_loopback or ip.is_link_local or ip.is_private or ip.is_multicast
                                  or ip.is_reserved or ip.is_unspecified)
-
-
-def _pump(source: socket.socket, sink: socket.socket) -> None:
-    try:
-        while data := source.recv(CHUNK_BYTES):
-            sink.sendall(data)
-    except OSError:
-        pass
-    finally:
-        for sock in (source, sink):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 class AllowListProxy:
@@ -143,5 +130,5 @@ class AllowListProxy:
         rest = head.split(b"\r\n\r\n", 1)[1]
         if rest:
             upstream.sendall(rest)
-        threading.Thread(target=_pump, args=(client, upstream), daemon=True).start()
-        _pump(upstream, client)
+        threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
+        pump(upstream, client)

@@ -23,7 +23,8 @@ RLIMITS = {"nproc": resource.RLIMIT_NPROC, "fsize": resource.RLIMIT_FSIZE, "core
 CHUNK_BYTES = 65536
 
 
-def _pump(source: socket.socket, sink: socket.socket) -> None:
+def pump(source: socket.socket, sink: socket.socket) -> None:
+    """Copy one direction of a connection until it ends, then shut both down (the proxy uses it too)."""
     try:
         while data := source.recv(CHUNK_BYTES):
             sink.sendall(data)
@@ -46,8 +47,8 @@ def relay(server: socket.socket, unix_path: str) -> None:
         except OSError:
             client.close()
             continue
-        threading.Thread(target=_pump, args=(client, upstream), daemon=True).start()
-        threading.Thread(target=_pump, args=(upstream, client), daemon=True).start()
+        threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
+        threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
 
 
 def main(argv: list[str]) -> int:
