@@ -25,7 +25,11 @@ import torch
 from scoring.launch_gate import _hold_until
 from scoring.timing import _loaded_cudart
 
-GATE_TIMEOUT_US = 1000.0  # a call that synchronises inside waits this long, then runs as before
+# A call that synchronises inside waits this long, then runs as before. 1 ms (the in-process gate's) was
+# measured too short here: the sandboxed worker queued kda's b3_t3000_h16 in 0.85 ms (median, p90 1.08 ms),
+# so about half its calls opened the gate before they were queued and timed the host's launches (p90 1.63 ms
+# against 0.81 ms; results/judge/README.md, 2026-11-27 10:58).
+GATE_TIMEOUT_US = 5000.0
 EVENT_DEADLINE_S = 120.0  # a worker that said "queued" and recorded no DONE: the judge does not wait forever
 
 
@@ -55,7 +59,13 @@ class JudgeClock:
         self._go = torch.cuda.Event(interprocess=True, enable_timing=False)
         self._go.record()
         self._done: torch.cuda.Event | None = None
-        self._back = torch.cuda.Event()
+        # The judge's GPU-side clock: its own timing events on its own stream, right after GO, right after its
+        # stream waited on DONE, and right after its snapshot of the output. Unlike the host's polling of the
+        # worker's IPC event (bimodal, results/judge/README.md), the snapshot's time is bound by data: work
+        # that wrote the output the judge checks ran before the snapshot, wherever it was queued.
+        self._after_go = torch.cuda.Event(enable_timing=True)
+        self._back = torch.cuda.Event(enable_timing=True)
+        self._snapped = torch.cuda.Event(enable_timing=True)
         cudart = _loaded_cudart()
         self._reset_persisting = getattr(cudart, "cudaCtxResetPersistingL2Cache", None)
         self.hold(lambda: None)  # compiles the gate now
@@ -80,6 +90,7 @@ class JudgeClock:
         self._flush.fill_(self._fill_value)
         self._flush.sum()  # read back: the call finds clean lines, not the flush's write-back
         self._go.record()
+        self._after_go.record()
 
     def release_and_watch(self) -> float:
         """Open the gate (call after the worker said "queued"), then watch from the host: when GO completes
@@ -95,6 +106,18 @@ class JudgeClock:
         torch.cuda.current_stream(self.device).wait_event(self._done)
         self._back.record()
         return (_completed_at(self._back) - h1) * 1e3
+
+    def gpu_span_ms(self) -> float:
+        """GPU time on the judge's stream from GO to its stream running again after DONE (after
+        back_to_the_judge)."""
+        return self._after_go.elapsed_time(self._back)
+
+    def snapshot_span_ms(self) -> float:
+        """GPU time on the judge's stream from GO to the end of its copy of the output (queue the copy after
+        back_to_the_judge, then call this): an upper bound on when every write the judge checks was done."""
+        self._snapped.record()
+        _completed_at(self._snapped)
+        return self._after_go.elapsed_time(self._snapped)
 
     def release(self) -> None:
         self._host_value.value = self._number

@@ -48,6 +48,13 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
                   detection_limit_us=round(limit_us, 2),
                   back_to_the_judge_us_median=round(statistics.median(clock["back_us"]), 2) if clock.get("back_us")
                   else None)
+    for key in ("gpu_gaps_us", "snapshot_gaps_us"):  # the judge's GPU-side clock, recorded for its verdict's rule
+        if clock.get(key):
+            record[f"{key[:-3]}_us_median"] = round(statistics.median(clock[key]), 2)
+            record[f"{key[:-3]}_us_p90"] = round(statistics.quantiles(clock[key], n=10)[-1], 2) \
+                if len(clock[key]) >= 2 else round(clock[key][0], 2)
+    if calibration.gpu_gaps_us:
+        record["calibrated_gpu_gap_us"] = round(statistics.median(calibration.gpu_gaps_us), 2)
     if abs(excess_us) > limit_us:
         finding = (f"X30: the worker reported {median_ms * 1e3:.1f} us per call, but the judge's clock saw "
                    f"{excess_us:.1f} us more per call than the calibrated switching cost (limit {limit_us:.1f} us)")

@@ -73,6 +73,8 @@ class CallReport:
     host_ms: float  # the judge's wall time from the order to the worker's "done"
     audit_profile: dict | None = None
     back_ms: float | None = None  # from DONE seen to the judge's own stream running (GPU)
+    gpu_span_ms: float | None = None  # the judge's GPU events: GO to its stream running after DONE
+    snapshot_span_ms: float | None = None  # the judge's GPU events: GO to its copy of the output done
 
 
 @dataclass
@@ -83,6 +85,7 @@ class Calibration:
     detail: str = ""
     tails_ms: list = field(default_factory=list)  # the worker's device-wide synchronise wait, nothing outliving
     back_us: list = field(default_factory=list)  # from DONE seen to the judge's stream running again
+    gpu_gaps_us: list = field(default_factory=list)  # the judge's GPU span minus the worker's events
 
     def idle_tail_ms(self) -> float:
         return statistics.quantiles(self.tails_ms, n=10)[-1] if len(self.tails_ms) >= 2 else 0.0
@@ -95,7 +98,8 @@ class Calibration:
         summary = {str(k): {"median_us": round(statistics.median(v), 2), "min_us": round(min(v), 2),
                             "max_us": round(max(v), 2)} for k, v in self.gaps_us.items() if v}
         return {"gap_us_by_sleep_cycles": summary, "done_orders_the_judge": self.ordered, "detail": self.detail,
-                "back_to_the_judge_us_median": round(statistics.median(self.back_us), 2) if self.back_us else None}
+                "back_to_the_judge_us_median": round(statistics.median(self.back_us), 2) if self.back_us else None,
+                "gpu_gap_us_median": round(statistics.median(self.gpu_gaps_us), 2) if self.gpu_gaps_us else None}
 
 
 class WorkerLink:
@@ -183,6 +187,7 @@ class WorkerLink:
                 self.expect("queued")
                 span_ms = self.clock.release_and_watch()
                 back_ms = self.clock.back_to_the_judge()
+                gpu_span_ms = self.clock.gpu_span_ms()
                 done = self.expect("done")
                 event_ms = done["timing"]["device_ms"]
                 if i >= 4:  # the first calls warm the clocks (and, measured, may run before GO: see clock.py)
@@ -190,6 +195,7 @@ class WorkerLink:
                     gaps.append((span_ms - event_ms) * 1e3)
                     calibration.tails_ms.append(done["timing"]["tail_ms"])
                     calibration.back_us.append(back_ms * 1e3)
+                    calibration.gpu_gaps_us.append((gpu_span_ms - event_ms) * 1e3)
         if not calibration.ordered:
             calibration.detail = ("the worker's DONE event did not order the judge's stream (a span shorter than "
                                   "the call): the judge's clock cannot check this worker's times")
@@ -326,13 +332,14 @@ class WorkerLink:
             check_descriptor(queued["output"], self._dims, self._dtype, self.device)
         except DescriptorError as exc:
             contract_error = str(exc)
-        span_ms = back_ms = None
+        span_ms = back_ms = gpu_span_ms = snapshot_span_ms = None
         if self.clock is not None:
             from scoring.judge.clock import EventNeverCompleted
 
             try:
                 span_ms = self.clock.release_and_watch()
                 back_ms = self.clock.back_to_the_judge()
+                gpu_span_ms = self.clock.gpu_span_ms()
             except EventNeverCompleted as exc:
                 self.kill()
                 raise WorkerLost("integrity", f"X32: the worker said its call was queued, but {exc}") from None
@@ -341,6 +348,8 @@ class WorkerLink:
                 out = self.opener.open(queued["output"], self._dtype, self.mailbox).clone()
             except DescriptorError as exc:
                 contract_error = str(exc)
+        if self.clock is not None:
+            snapshot_span_ms = self.clock.snapshot_span_ms()
         unchanged = self.slots.unchanged(fresh)
         done = self.expect("done")
         host_ms = (time.perf_counter() - started) * 1e3
@@ -350,7 +359,7 @@ class WorkerLink:
             raise WorkerLost("integrity", f"X32: the worker reported times that are not finite, non-negative "
                                           f"numbers of milliseconds: {str(done.get('timing'))[:200]}")
         return CallReport(out, contract_error, True if unchanged is None else bool(unchanged.item()),
-                          timing, span_ms, host_ms, done.get("audit_profile"), back_ms)
+                          timing, span_ms, host_ms, done.get("audit_profile"), back_ms, gpu_span_ms, snapshot_span_ms)
 
     def shape_end(self, timed: dict[int, float], prepare_launch_names: list[str]) -> dict:
         self.order("shape_end", timed={str(k): v for k, v in timed.items()}, prepare_launch_names=prepare_launch_names)

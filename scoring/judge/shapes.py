@@ -171,6 +171,8 @@ class ShapeJudge:
                     clock["gaps_us"].append((report.span_ms - timing.device_ms) * 1e3)
                     clock["spans_ms"].append(report.span_ms)
                     clock["back_us"].append(report.back_ms * 1e3)
+                    clock["gpu_gaps_us"].append((report.gpu_span_ms - timing.device_ms) * 1e3)
+                    clock["snapshot_gaps_us"].append((report.snapshot_span_ms - timing.device_ms) * 1e3)
             clock["host_ms"].append(report.host_ms)
             against_reference = kind == "last" or (kind == "timed" and
                                                    self.sample_rng.random() < self.task["timed_check_rate"])
@@ -215,7 +217,8 @@ class ShapeJudge:
         phases_s = result["phases_s"] = {"checks": time.perf_counter() - started}
         summary = worst(stats)
         result["check"] = {**summary.as_dict(), "seeds_checked": len(stats)}
-        clock = {"timed": {}, "gaps_us": [], "spans_ms": [], "host_ms": [], "back_us": []}
+        clock = {"timed": {}, "gaps_us": [], "spans_ms": [], "host_ms": [], "back_us": [], "gpu_gaps_us": [],
+                 "snapshot_gaps_us": []}
         if not summary.passed:
             classes = "X01/X24" if shape.shape_set == "visible" else "X23/X01/X24"
             if summary.detail.startswith(("X04", "X05")):
