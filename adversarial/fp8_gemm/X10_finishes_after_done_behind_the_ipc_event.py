@@ -25,7 +25,8 @@ False; it has already waited on DONE): now the case (scoring/shared_tensors.py).
 a GPU: the late half is queued in the worker's context right behind DONE, so it most likely finishes before
 the judge's own stream (which waits for DONE, then for its turn on the GPU) copies the output, and the call
 passes at half its time; what shows it is judge-side but not yet judged (`judge_clock`'s
-back_to_the_judge_us, how long after DONE the judge's stream ran). Expected: passed, a residual of X30.
+back_to_the_judge_us, how long after DONE the judge's stream ran). Expected then: passed, a residual of X30.
+Measured: it passed; the judge's GPU clock (scoring/judge/cross_check.py) is what now catches it.
 """
 
 import sys
@@ -38,7 +39,11 @@ from _partial import first_rows
 EXPECTED = {
     "class": "X10",
     "cpu": {"not_exercised": "the CPU profile copies the output into the judge's mailbox; no IPC event"},
-    "gpu": {"status": "passed"},
+    # Measured (H100 10:50 and H200 11:08, 2026-11-27, before the judge's GPU clock was judged): passed at
+    # half its time where the fraction stayed under 1 (k_unaligned_6000 0.86), rejected only by the physical
+    # bound on the large shapes. The judge's GPU span saw 300-1190 us per call more than calibrated.
+    "gpu": {"status": "integrity", "shapes": {"k_unaligned_6000": "integrity", "square_8192": "integrity"},
+            "detail": "judge's GPU clock"},
 }
 
 _pending: dict = {}

@@ -1,65 +1,66 @@
 """X30: the worker's reported times against the judge's own clock.
 
-The judge's span of a call (scoring/judge/clock.py) contains the worker's call and two context switches;
-the gap, span minus the time the worker reports, was calibrated on trusted calls of the same worker before
-the solution was imported (scoring/judge/link.py). A worker whose Python was rewritten to report shorter
-times (a patched timer, a relayed result channel, a forged event) leaves a gap that grows by what it took
-off. A shape fails when its median gap exceeds the calibrated one by more than the larger of
-`GAP_LIMIT_US` and `GAP_LIMIT_SHARE` of its median time: that is the detection limit, stated in every
-result. Measured on an H100 (scripts/probe_judge_ipc.py): the calibrated gap was 297 us, steady to
-+-2 us over 40 calls, and grew by ~2% of the call's length on longer calls; a worker reporting 0.8x its
-event time left +36 us on a 178 us call and +5 us on a 28 us call.
+The judge's GPU span of a call (scoring/judge/clock.py) runs on its own stream, from a timing event right after
+GO to one right after its stream waited on the worker's DONE: it contains the worker's call, two context
+switches, and any work the worker's context ran before the GPU came back to the judge (work queued after DONE
+included, X10). The gap, span minus the time the worker reports, was calibrated on trusted calls of the same
+worker before the solution was imported (scoring/judge/link.py). A worker whose Python was rewritten to report
+shorter times (a patched timer, a relayed result channel, a forged event, half the work queued after DONE)
+leaves a gap that grows by what it took off. A shape fails when its median gap exceeds the calibrated one by
+more than the larger of `GPU_GAP_LIMIT_US` and `GPU_GAP_LIMIT_SHARE` of its median time: that is the detection
+limit, stated in every result.
+
+Why these limits (results/judge/README.md, H200, 2026-11-27 11:05-11:11): on 54 honest house-kernel shapes of
+all seven problems the median excess over the calibrated gap was at most 267 us on a 2.2 ms call (moe_swiglu
+minimax_m2_256e, 12%) and at most 88 us on calls under 1 ms (softmax, 115 us calls); the forgers left 175-1190
+us (X30_shortens_the_reported_times at 0.8x, X10_finishes_after_done_behind_the_ipc_event at 0.5x) on every
+shape over 200 us. What hides less than the limit is the measured residual (docs/integrity.md).
+
+The host's view (polling GO and DONE; `gap_us_median`) is recorded beside it. It was bimodal while the judge's
+gate timed out before the worker had queued its call (1 ms, scoring/judge/clock.py), and agreed with the GPU
+span after; it is evidence, not the verdict.
 """
 
 from __future__ import annotations
 
 import statistics
 
-GAP_LIMIT_US = 10.0
-GAP_LIMIT_SHARE = 0.05
-# Not yet a verdict: on the H100, under real kernels, the judge's host view of the worker's IPC events
-# disagreed with the worker's own events in both directions on honest house kernels (moe_swiglu: the span
-# 2.1 ms shorter than the call; softmax: 85 us longer than calibrated), so a gap beyond the limit is
-# recorded as "not verified (would flag ...)" and fails nothing until the clock is made reliable
-# (docs/integrity.md, "What remains").
-JUDGED = False
+GPU_GAP_LIMIT_US = 150.0
+GPU_GAP_LIMIT_SHARE = 0.25
+
+
+def _median_and_p90(values: list[float]) -> tuple[float, float]:
+    p90 = statistics.quantiles(values, n=10)[-1] if len(values) >= 2 else values[0]
+    return round(statistics.median(values), 2), round(p90, 2)
 
 
 def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tuple[str, dict]:
     """(outcome, record) for one shape's timed calls."""
     host = clock.get("host_ms") or []
     record: dict = {"host_ms_median": round(statistics.median(host), 4) if host else None}
-    gaps = clock.get("gaps_us") or []
     if median_ms is None:
         return "not verified (the shape was not timed)", record
-    if not gaps:
+    gpu_gaps = clock.get("gpu_gaps_us") or []
+    if not gpu_gaps or not calibration.gpu_gaps_us:
         why = calibration.detail or "no judge clock (CPU profile)"
         record["outcome"] = f"not verified ({why})"
         return record["outcome"], record
-    if not calibration.ordered:
-        record["outcome"] = f"not verified ({calibration.detail})"
-        return record["outcome"], record
-    null_gap_us = calibration.null_gap_us()
-    gap_us = statistics.median(gaps)
-    excess_us = gap_us - null_gap_us
-    limit_us = max(GAP_LIMIT_US, GAP_LIMIT_SHARE * median_ms * 1e3)
-    record.update(span_ms_median=round(statistics.median(clock["spans_ms"]), 4), gap_us_median=round(gap_us, 2),
-                  calibrated_gap_us=round(null_gap_us, 2), excess_us=round(excess_us, 2),
-                  detection_limit_us=round(limit_us, 2),
-                  back_to_the_judge_us_median=round(statistics.median(clock["back_us"]), 2) if clock.get("back_us")
-                  else None)
-    for key in ("gpu_gaps_us", "snapshot_gaps_us"):  # the judge's GPU-side clock, recorded for its verdict's rule
-        if clock.get(key):
-            record[f"{key[:-3]}_us_median"] = round(statistics.median(clock[key]), 2)
-            record[f"{key[:-3]}_us_p90"] = round(statistics.quantiles(clock[key], n=10)[-1], 2) \
-                if len(clock[key]) >= 2 else round(clock[key][0], 2)
-    if calibration.gpu_gaps_us:
-        record["calibrated_gpu_gap_us"] = round(statistics.median(calibration.gpu_gaps_us), 2)
-    if abs(excess_us) > limit_us:
-        finding = (f"X30: the worker reported {median_ms * 1e3:.1f} us per call, but the judge's clock saw "
-                   f"{excess_us:.1f} us more per call than the calibrated switching cost (limit {limit_us:.1f} us)")
-        record["outcome"] = f"failed ({finding})" if JUDGED else \
-            f"not verified (the judge's clock is recorded, not yet judged; it would say: {finding})"
+    if clock.get("gaps_us"):
+        record.update(span_ms_median=round(statistics.median(clock["spans_ms"]), 4),
+                      gap_us_median=round(statistics.median(clock["gaps_us"]), 2),
+                      calibrated_gap_us=round(calibration.null_gap_us(), 2),
+                      back_to_the_judge_us_median=round(statistics.median(clock["back_us"]), 2))
+    record["gpu_gap_us_median"], record["gpu_gap_us_p90"] = _median_and_p90(gpu_gaps)
+    if clock.get("snapshot_gaps_us"):  # GO to the end of the judge's copy of the output: the copy's time too
+        record["snapshot_gap_us_median"], record["snapshot_gap_us_p90"] = _median_and_p90(clock["snapshot_gaps_us"])
+    calibrated_us = statistics.median(calibration.gpu_gaps_us)
+    excess_us = statistics.median(gpu_gaps) - calibrated_us
+    limit_us = max(GPU_GAP_LIMIT_US, GPU_GAP_LIMIT_SHARE * median_ms * 1e3)
+    record.update(calibrated_gpu_gap_us=round(calibrated_us, 2), excess_us=round(excess_us, 2),
+                  detection_limit_us=round(limit_us, 2))
+    if excess_us > limit_us:  # one-sided: a worker that reports more time than it took only loses score
+        record["outcome"] = (f"failed (X30: the worker reported {median_ms * 1e3:.1f} us per call, but the judge's "
+                             f"GPU clock saw {excess_us:.1f} us more per call than calibrated (limit {limit_us:.1f} us))")
     else:
-        record["outcome"] = "passed" if JUDGED else "not verified (the judge's clock is recorded, not yet judged)"
+        record["outcome"] = "passed"
     return record["outcome"], record
