@@ -33,8 +33,9 @@ CLASSES: tuple[Defence, ...] = (
             "keeps the pristine copies, reads its own snapshot of each output (taken when the worker's DONE event "
             "completed), runs verify_call and the fp64 reference, computes the statistics and writes the result; "
             "the worker runs in its own PID, mount and network namespaces and its own session (no signal of its "
-            "reaches the judge) with every mount read-only but its scratch and cache and no capabilities. The worker's timer and kernel record remain its own claims "
-            "(the judge's clock records the gap but does not judge yet: docs/integrity.md)",
+            "reaches the judge) with every mount read-only but its scratch and cache and no capabilities. The worker's timer and kernel record remain its own claims, "
+            "weighed against the judge's own GPU clock (a shape whose worker reported max(150 us, 25%) less than "
+            "the judge's span saw, beyond the calibrated gap, fails: scoring/judge/cross_check.py)",
             "scoring/judge/, scoring/worker/, scoring/sandbox.py, scoring/shared_tensors.py",
             (f"{CORPUS}X30_rewrites_the_worker_check.py", f"{CORPUS}X30_shortens_the_reported_times.py",
              f"{CORPUS}X30_relays_the_result_channel.py", f"{CORPUS}X30_signals_the_judge_through_its_process_group.py",
@@ -281,13 +282,23 @@ TRUST_BOUNDARY_SECTION = (
      "reference, the statistics and the result file cannot be reached (tried: "
      "`adversarial/fp8_gemm/X30_rewrites_the_worker_check.py`, which scored 0.854 when the checks lived in the "
      "solution's process, is incorrect on the H100 and on the CPU). What the worker can still do is lie in its "
-     "claims: its times, its kernel names, its counters. The judge's own clock (`scoring/judge/clock.py`: the "
-     "gate, the L2 flush and the inputs' refill after the call is queued, GO and DONE watched from the judge's "
-     "host) is recorded per shape (`judge_clock`) but not yet judged: on the H100 its gap against the worker's "
-     "events was steady on trusted calls (147 us, +-2 us) yet moved by -2.1 ms..+90 us on honest house kernels "
-     "(the cross-process IPC events do not order reliably under real load), so a forged time is caught today "
-     "only by the worker's CUPTI kernel record (kernel time 1.25x the forged interval, X10), a claim the same "
-     "code could rewrite. That, and the in-process audits, are the open part of issue 32."),
+     "claims: its times, its kernel names, its counters. The judge weighs the times against its own clock "
+     "(`scoring/judge/clock.py`): for every call it queues, on its own stream, the gate, the inputs' refill, the "
+     "L2 flush, GO and a timing event; once the worker says the call is queued, a wait on the worker's DONE and a "
+     "second timing event; then its copy of the output. The span between its two events contains the call, two "
+     "context switches, and whatever the worker's context ran before the GPU came back to the judge, work queued "
+     "after DONE included. The gap (span minus the reported time) is calibrated on trusted calls before the "
+     "solution is imported; a shape whose median gap exceeds it by more than max(150 us, 25% of the call) is "
+     "`integrity` (`scoring/judge/cross_check.py`). Measured on an H200 (results/judge/README.md, 2026-11-27 "
+     "11:05-11:11, then replayed with `scripts/replay_judge_clock.py`): 55 honest house-kernel shapes of all "
+     "seven problems stayed under 0.59 of the limit (largest excess 88 us, softmax, on 115 us calls); the "
+     "forgers exceeded it on every shape over 200 us (X30 reporting 0.8x: 158-647 us; half the work after DONE: "
+     "298-1191 us). Below it, on short calls, a worker can still shave up to ~150 us a call unseen: the "
+     "measured detection limit. The rule was set from that run's data and has not yet run as a verdict on a "
+     "GPU (this session's device time ran out): the next GPU session confirms it. Before it, the judge watched "
+     "GO and DONE from its host; that view was bimodal (spans of 2 us on 200 us calls) because the judge's gate "
+     "timed out at 1 ms while the sandboxed worker was still queuing (kda: 0.85 ms median); at 5 ms the host's "
+     "view agreed with the GPU span and is recorded beside it."),
     "",
     ("Red team, round 1 (an attacker given only these docs and the source, CPU profile, 2026-11-27): five "
      "attacks got a better verdict than they deserved, all now refused and kept in `adversarial/fp8_gemm/`. "
@@ -313,8 +324,8 @@ TRUST_BOUNDARY_SECTION = (
      "worker's choosing and anywhere relative to its mapping (now refused unless torch-shaped and in bounds; a "
      "torch-shaped name of another process's file is still accepted, a residual), and its IPC event would have "
      "made the judge's snapshot wait for work queued after DONE (now not waited on; "
-     "`X10_finishes_after_done_behind_the_ipc_event.py` is expected to pass at half its time until the judge's "
-     "back-to-the-judge measure is judged). Noted, not yet bounded: the worker's disk use in its scratch and "
+     "`X10_finishes_after_done_behind_the_ipc_event.py` then passed at half its time on the GPU, k_unaligned_6000 "
+     "at 0.86, and is now caught by the judge's GPU clock). Noted, not yet bounded: the worker's disk use in its scratch and "
      "cache, and `/dev/shm`."),
     "",
     ("Red team, round 3: six more, all now refused. A sibling run with `runpy.run_path` and bytecode shipped "
@@ -363,8 +374,9 @@ RESIDUALS_SECTION = (
     "",
     ("- The worker's claims. Times, kernel names and counters are read in the solution's process (CUDA events "
      "and CUPTI must be), and Python code there can rewrite them: `X30_shortens_the_reported_times.py` and "
-     "`X30_relays_the_result_channel.py` are caught by the kernel record's X10 rule, not by the judge, until the "
-     "judge's clock is reliable enough to judge (above)."),
+     "`X30_relays_the_result_channel.py` are caught by the kernel record's X10 rule and by the judge's GPU "
+     "clock, except on calls so short that the time they take off stays under its limit (max(150 us, 25% of "
+     "the call), above): on fp8's decode_m16 both pass the clock, and only the kernel record (a claim) shows them."),
     ("- The grader's own state in the worker. Solution code runs in the worker's Python interpreter, which holds "
      "what the worker knows about the current call: whether it is profiled for the counter audit, and whether "
      "its kernel activity is recorded (which calls meet the reference is decided in the judge, after the call). "

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from scoring.judge.cross_check import GPU_GAP_LIMIT_US, judge_clock_outcome
+from scoring.judge.link import Calibration
 from scoring.judge.messages import worker_timing
 from scoring.shared_tensors import DescriptorError, OutputMailbox, OutputOpener, SharedFile
 from scoring.wire import Reader, WireError
@@ -292,3 +294,32 @@ def test_worker_text_prints_as_one_printable_line():
     from scoring.report import first_line
 
     assert first_line("RuntimeError: \x1b[1A\x1b[2Kforged\nsecond line", 200) == "RuntimeError: ?[1A?[2Kforged"
+
+
+def _clock(gpu_gaps_us):
+    return {"host_ms": [1.0], "gaps_us": [], "gpu_gaps_us": gpu_gaps_us, "snapshot_gaps_us": []}
+
+
+def test_the_judges_gpu_clock_fails_a_shape_whose_worker_reported_less_than_it_took():
+    calibration = Calibration(gpu_gaps_us=[320.0, 322.0, 318.0])
+    # X10_finishes_after_done on the H200: a 259 us report, the judge's span 614 us after GO (gap 614 - 259)
+    outcome, record = judge_clock_outcome(_clock([620.0, 614.0, 610.0]), calibration, 0.2588)
+    assert outcome.startswith("failed (X30: the worker reported 258.8 us per call")
+    assert record["excess_us"] == pytest.approx(294.0) and record["detection_limit_us"] == GPU_GAP_LIMIT_US
+
+
+def test_the_judges_gpu_clock_passes_what_honest_kernels_showed_and_scales_its_limit_with_the_call():
+    calibration = Calibration(gpu_gaps_us=[331.0])
+    # softmax's largest honest excess on the H200: 88 us on a 115 us call
+    assert judge_clock_outcome(_clock([419.0] * 5), calibration, 0.115)[0] == "passed"
+    # a 2.2 ms moe call may run 267 us over (12%); 25% of the call is its limit
+    outcome, record = judge_clock_outcome(_clock([571.0] * 5), Calibration(gpu_gaps_us=[304.0]), 2.232)
+    assert outcome == "passed" and record["detection_limit_us"] == pytest.approx(558.0)
+    # reporting more time than the judge saw only loses score: not a finding
+    assert judge_clock_outcome(_clock([10.0] * 5), calibration, 0.5)[0] == "passed"
+
+
+def test_no_gpu_clock_is_not_verified_never_passed():
+    outcome, _ = judge_clock_outcome(_clock([]), Calibration(detail="CPU profile: no judge clock"), 1.0)
+    assert outcome == "not verified (CPU profile: no judge clock)"
+    assert judge_clock_outcome(_clock([1.0]), Calibration(), None)[0].startswith("not verified")
