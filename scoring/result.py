@@ -5,12 +5,21 @@ content hash, solution path and hash, agent metadata, hardware and the peak row 
 seeds, per-shape timings, roofline numbers and checks for the solution and for the reference lines
 measured in the same run, audits with their outcomes, and the scores. Readers need neither torch nor
 the problem's code.
+
+Files are strict JSON (RFC 8259): a number that is not finite is written as null, never as the `NaN` or
+`Infinity` that Python's json module writes by default and that JavaScript's `JSON.parse` and most other
+readers refuse. What such a null means is said by the fields beside it (docs/results.md, "Schema"): a score
+over a set with no shapes, an error measure of an output holding NaN/Inf (`check.nonfinite_elements`), an
+RSE of fewer than 4 calls (`timing.count`). scoring/schema/ceiling.result-1.schema.json is the published
+schema; results written before 2026-11-27 held the NaN tokens (scripts/migrate_results_to_strict_json.py
+rewrote the committed ones), and every reader still reads them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -73,8 +82,22 @@ def score(shapes: list[dict], status: str) -> dict:
     }
 
 
+def finite_or_null(value):
+    """`value` with every float that is not finite (NaN, +-inf) replaced by None, at any depth: what JSON can hold."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_or_null(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_null(item) for item in value]
+    return value
+
+
 def write_result(result: dict, out_dir: Path) -> Path:
-    """Write `<out_dir>/<run_id>.json` once: temp file, fsync, rename; never overwrite an earlier result."""
+    """Write `<out_dir>/<run_id>.json` once: temp file, fsync, rename; never overwrite an earlier result.
+
+    Strict JSON: a NaN or infinite float is written as null (finite_or_null), and the dump refuses any other
+    (allow_nan=False), so no reader has to accept Python's `NaN` token."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{result['run_id']}.json"
     if path.exists():
@@ -82,7 +105,7 @@ def write_result(result: dict, out_dir: Path) -> Path:
     fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(result, f, indent=1, sort_keys=False, allow_nan=True)
+            json.dump(finite_or_null(result), f, indent=1, sort_keys=False, allow_nan=False)
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())

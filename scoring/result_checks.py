@@ -11,7 +11,8 @@ scorer's own rules rather than restating them:
 - a system's status is the most serious of its shapes' (`integrity` when an audit failed;
   `scoring.result.system_status`), or `not_available` when it has no shapes (its file was absent);
 - its score is `scoring.result.score` of its shapes: the headline is the geomean over visible and
-  held-out shapes, 0.0 unless every shape passed and no audit failed; NaN only for a set with no shapes;
+  held-out shapes, 0.0 unless every shape passed and no audit failed; null (NaN in files before 2026-11-27)
+  only for a set with no shapes;
 - the top-level `status` and `score` are copies of systems[0]'s.
 """
 
@@ -108,9 +109,12 @@ def _check_score(c: Fields, recorded: dict, derived: dict, where: str, status: s
     for key, shapes in (("fraction", "visible and held-out"), ("visible_fraction", "visible"),
                         ("held_out_fraction", "held-out")):
         value, want = recorded[key], derived[key]
-        if math.isnan(want):
-            if not math.isnan(value):
-                c.bad(f"{where}.{key}", f"is {value}, but the system has no {shapes} shapes: expected NaN", EDITED)
+        if math.isnan(want):  # written as null since 2026-11-27; NaN in older files
+            if not _undefined(value):
+                c.bad(f"{where}.{key}", f"is {value}, but the system has no {shapes} shapes: expected NaN or null (no "
+                      "geomean; null since 2026-11-27)", EDITED)
+        elif value is None:
+            c.bad(f"{where}.{key}", f"is null, but the system has {shapes} shapes: expected {want!r}", EDITED)
         elif not _in_range(value):
             c.bad(f"{where}.{key}", _range_problem(value), IMPOSSIBLE if value > 1 else EDITED)
         elif not math.isclose(value, want, rel_tol=REL_TOL):
@@ -147,13 +151,15 @@ def _range_problem(value: float) -> str:
     return f"is {value!r}, {side} the range 0..{MAX_PLAUSIBLE_FRACTION}"
 
 
+def _undefined(x: Any) -> bool:
+    """A value with no number: null (strict JSON, since 2026-11-27) or NaN (older files)."""
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal, with NaN equal to NaN and None (a NaN-safe difference is written as null), floats within REL_TOL."""
-    def missing(x: Any) -> bool:
-        return x is None or (isinstance(x, float) and math.isnan(x))
-
-    if missing(a) or missing(b):
-        return missing(a) and missing(b)
+    if _undefined(a) or _undefined(b):
+        return _undefined(a) and _undefined(b)
     if isinstance(a, float) or isinstance(b, float):
         both_numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
         return both_numbers and math.isclose(a, b, rel_tol=REL_TOL)
