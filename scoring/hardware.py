@@ -8,6 +8,10 @@ whole pipeline runs on a machine without a GPU; its fractions are labelled and a
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
+import os
 import platform
 import threading
 import time
@@ -154,21 +158,57 @@ def detect_gpu(index: int, precision: str, peak_tflops: float | None = None,
 
 
 def measure_cpu_peak() -> Peak:
-    """The CPU profile's own ceilings: best of a few fp32 matmuls and large copies on this machine."""
+    """The CPU profile's own ceilings: best of a few fp32 matmuls and large copies on this machine, measured once
+    per machine and torch version and then read from a cache, so that CPU-profile fractions of two runs compare
+    (re-measured every run, the ceilings moved with the machine's load)."""
     import torch
 
-    size = 1024
-    a, b = torch.randn(size, size), torch.randn(size, size)
-    best_matmul_s = min(_timed(lambda: torch.mm(a, b)) for _ in range(5))
-    src = torch.empty(32 * 2**20 // 4, dtype=torch.float32).fill_(1.0)
-    dst = torch.empty_like(src)
-    best_copy_s = min(_timed(lambda: dst.copy_(src)) for _ in range(5))
-    matmul_tflops = 2 * size**3 / best_matmul_s / 1e12
-    copy_gbps = 2 * src.numel() * 4 / best_copy_s / 1e9
+    cache_path = cpu_peak_cache_path(torch.__version__)
+    cached = _read_cpu_peak_cache(cache_path)
+    if cached is None:
+        size = 1024
+        a, b = torch.randn(size, size), torch.randn(size, size)
+        best_matmul_s = min(_timed(lambda: torch.mm(a, b)) for _ in range(5))
+        src = torch.empty(32 * 2**20 // 4, dtype=torch.float32).fill_(1.0)
+        dst = torch.empty_like(src)
+        best_copy_s = min(_timed(lambda: dst.copy_(src)) for _ in range(5))
+        cached = {"matmul_tflops": 2 * size**3 / best_matmul_s / 1e12,
+                  "copy_gbps": 2 * src.numel() * 4 / best_copy_s / 1e9,
+                  "measured_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        _write_cpu_peak_cache(cache_path, cached)
     precisions = ("fp8", "bf16", "fp16", "tf32", "fp32", "fp64")
-    return Peak("cpu-measured", "CPU (measured)", "measured on this CPU: fp32 1024^3 matmul and a 32 MiB copy; "
-                "one rate for every precision. CPU-profile fractions are not scores",
-                {p: matmul_tflops for p in precisions}, copy_gbps, False)
+    return Peak("cpu-measured", "CPU (measured)",
+                f"measured on this CPU at {cached['measured_utc']} (fp32 1024^3 matmul and a 32 MiB copy; one rate "
+                f"for every precision; cached in {cache_path}, delete it to measure again). CPU-profile fractions "
+                "are not scores", {p: cached["matmul_tflops"] for p in precisions}, cached["copy_gbps"], False)
+
+
+def cpu_peak_cache_path(torch_version: str) -> Path:
+    """One file per machine (CPU model, core count, host) and torch version, under the user's cache folder."""
+    machine = f"{platform.processor() or platform.machine()}|{os.cpu_count()}|{platform.node()}|{torch_version}"
+    digest = hashlib.sha256(machine.encode()).hexdigest()[:16]
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return root / "ceiling" / f"cpu_peak-{digest}.json"
+
+
+def _read_cpu_peak_cache(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None  # absent or unreadable: measured again and rewritten
+    ok = isinstance(data, dict) and all(isinstance(data.get(k), (int, float)) and math.isfinite(data[k]) and data[k] > 0
+                                        for k in ("matmul_tflops", "copy_gbps")) and isinstance(data.get("measured_utc"), str)
+    return data if ok else None
+
+
+def _write_cpu_peak_cache(path: Path, data: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(data))
+        os.replace(temporary, path)
+    except OSError:
+        pass  # a read-only home: the ceilings are measured again next run, as before
 
 
 def _timed(fn) -> float:
