@@ -349,7 +349,13 @@ class WorkerLink:
             except DescriptorError as exc:
                 contract_error = str(exc)
         if self.clock is not None:
-            snapshot_span_ms = self.clock.snapshot_span_ms()
+            from scoring.judge.clock import EventNeverCompleted
+
+            try:
+                snapshot_span_ms = self.clock.snapshot_span_ms()
+            except EventNeverCompleted as exc:  # the worker's context held the GPU that long after DONE
+                self.kill()
+                raise WorkerLost("integrity", f"X32: the judge's copy of the output never ran: {exc}") from None
         unchanged = self.slots.unchanged(fresh)
         done = self.expect("done")
         host_ms = (time.perf_counter() - started) * 1e3
