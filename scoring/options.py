@@ -5,6 +5,11 @@ One parser for every Ceiling command (`scoring.run`, `harnesses.run`, `harnesses
 the key and the fix, with a suggestion for a near-miss key or choice. A numeric option may declare the
 values it allows (`allowed=above(0, "seconds")`): the help shows the range, and the parser refuses a value
 outside it, naming the key, the value and the range.
+
+The one rule every command follows (`RULES`, printed at the end of every help): options are `key=value`;
+`--key=value` and `--key value` read the same as `key=value` (a bare `--key` of a true/false key means
+true), a key given twice is refused rather than the last silently winning, and `help`, `-h` or `--help`
+anywhere on the line prints the help and exits 0 (`wants_help`, checked before anything else is parsed).
 """
 
 from __future__ import annotations
@@ -16,6 +21,15 @@ from dataclasses import dataclass, field, fields
 from scoring.spec import suggest
 
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+HELP_WORDS = ("help", "-h", "--help")
+RULES = ("Options are key=value; --key=value and --key value read the same (a bare --key of a true/false key "
+         "means true).\nA key given twice is refused. help, -h or --help anywhere prints this. Exit status 2 "
+         "on a usage error.")
+
+
+def wants_help(argv: list[str]) -> bool:
+    """Whether `help`, `-h` or `--help` is anywhere on the command line (a value such as `title=help` is not)."""
+    return any(arg in HELP_WORDS for arg in argv)
 
 
 class OptionError(ValueError):
@@ -85,17 +99,45 @@ def convert(key: str, raw: str, kind: str, error: type[Exception] = OptionError)
         raise error(f"{key}={raw!r}: expected {kind.replace(' | None', '')}") from None
 
 
+def key_value_pairs(argv: list[str], bool_keys: set[str], command: str,
+                    error: type[Exception] = OptionError) -> list[str]:
+    """`argv` with `--key value` and `--key=value` written as `key=value` (RULES); a bare `--key` of a key in
+    `bool_keys` is `key=true` unless a true/false word follows it. Other arguments are left as they are."""
+    pairs: list[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        index += 1
+        if not arg.startswith("-") or arg == "-" or "=" in arg:
+            pairs.append(arg)
+            continue
+        key = arg.lstrip("-").replace("-", "_")
+        following = argv[index] if index < len(argv) else None
+        if key in bool_keys and (following is None or following.lower() not in _TRUE | _FALSE):
+            pairs.append(f"{key}=true")
+        elif following is None or following in HELP_WORDS:
+            raise error(f"{arg} needs a value: write {key}=VALUE; run `{command} help` for the keys")
+        else:
+            pairs.append(f"{key}={following}")
+            index += 1
+    return pairs
+
+
 def parse(cls, argv: list[str], command: str, base=None, error: type[Exception] = OptionError):
-    """Build `cls` from key=value arguments, over `base` (an instance) or the defaults."""
+    """Build `cls` from key=value arguments (RULES), over `base` (an instance) or the defaults."""
     known = {f.name: f for f in fields(cls)}
     values = dataclasses.asdict(base) if base is not None else {}
-    for arg in argv:
+    given: dict[str, str] = {}
+    for arg in key_value_pairs(argv, {name for name, f in known.items() if str(f.type) == "bool"}, command, error):
         if "=" not in arg:
             raise error(f"'{arg}' is not key=value; run `{command} help` for the keys")
         key, raw = arg.split("=", 1)
         key = key.strip().lstrip("-").replace("-", "_")
         if key not in known:
             raise error(f"unknown key '{key}'{suggest(key, known)}; run `{command} help` for the keys")
+        if key in given:
+            raise error(f"{key} given twice ({key}={given[key]}, then {key}={raw}); give each key once")
+        given[key] = raw
         value = convert(key, raw, str(known[key].type), error)
         choices = known[key].metadata.get("choices")
         if choices and value not in choices:
@@ -115,4 +157,4 @@ def help_text(cls, usage: str) -> str:
         allowed = f.metadata.get("allowed")
         bounds = "" if allowed is None else f" (must be {allowed.bounds()}{', or none' if f.default is None else ''})"
         rows.append(f"  {f.name:<{width}} {f.metadata['help']} [{default}]{bounds}")
-    return "\n".join(rows)
+    return "\n".join([*rows, "", RULES])

@@ -4,7 +4,8 @@ One run: load and validate the problem, detect the hardware and its peak row, sc
 problem's house kernel by default) in isolated child processes, then the eager / compiled / library
 lines on the same shapes, run the problem's counter audits, write one result file and print a summary.
 Exit status: 0 when the solution passed everything, 1 when it did not (the result is written either
-way), 2 for a usage or problem-data error.
+way), 2 for a usage or problem-data error. `help` and `list` import no torch (scoring.timing, the only module
+here that does, is imported where a run needs it), so they answer in a fraction of a second.
 """
 
 # ruff: noqa: E402 -- the imports below come after the first worker's start, which must not wait for torch
@@ -25,22 +26,26 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scoring.audit import choose_audited_call, run_audits
 from scoring.config import ConfigError, RunConfig, help_text, parse_args
 from scoring.failure_class import classify
-from scoring.first_worker import HELP_WORDS, LIST_WORD
+from scoring.first_worker import LIST_WORD
 from scoring.gpu_state import NOT_SAMPLED, GpuStateSampler
 from scoring.hardware import Hardware, HardwareError, detect
 from scoring.isolation import REPO_ROOT, outcome_without_a_worker, run_system
 from scoring.line_cache import LINE_SHAPE_SETS, find_cached_line, key_digest, line_key, reuse
+from scoring.options import wants_help
 from scoring.problem import Problem, load_problem
 from scoring.report import print_progress, summary_table
 from scoring.result import SCHEMA, add_roofline, score, sha256_file, system_status, write_result
 from scoring.seeds import mix, new_secret
 from scoring.solution_file import UnreadableSolution, read_solution
 from scoring.spec import Shape, SpecError, discover_problems, find_problem, load_spec
-from scoring.timing import TimingPolicy
+
+if TYPE_CHECKING:
+    from scoring.timing import TimingPolicy
 
 TIMED_SETS = ("visible", "held_out")  # property-drawn shapes are checked for correctness, not timed
 VERSION = "0.1.0"
@@ -79,6 +84,8 @@ def timing_policy(role: str, config: RunConfig) -> TimingPolicy:
     (`line_budget_s`), never longer than the solution's, so a run asking for a short budget gets it throughout.
     The floor of timed seconds (`min_timed_s`) is the solution's only: the lines are measured once per key
     and reused, and their repeat agreement was measured without it (docs/results.md)."""
+    from scoring.timing import TimingPolicy  # imports torch: here, so that help and list answer without it
+
     solution = role == "solution"
     return TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls,
                         min_timed_s=config.min_timed_s if solution else 0.0, max_calls=config.max_calls,
@@ -267,10 +274,14 @@ def list_problems() -> str:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] in HELP_WORDS:
+    if not argv or wants_help(argv):
         print(help_text())
         return 0
     if argv[0] == LIST_WORD:
+        if argv[1:]:
+            print(f"error: list takes no options (got {' '.join(argv[1:])}); run `python -m scoring.run list`",
+                  file=sys.stderr)
+            return 2
         print(list_problems())
         return 0
     try:
