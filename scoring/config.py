@@ -30,7 +30,8 @@ class RunConfig:
     lines: str = opt("eager,compiled,library", "reference lines measured in the same run (comma list, or none)")
     fresh_lines: bool = opt(False, "measure the reference lines again even where a result holds a measurement "
                                    "under the same key (scoring/line_cache.py)")
-    audits: bool = opt(True, "run hardware-counter audits (ncu) where the problem declares them")
+    audits: bool = opt(True, "run the hardware-counter audits where the problem declares them (CUPTI's range "
+                             "profiler in the solution's worker, on a secretly drawn timed call: scoring/audit.py)")
     watch: bool = opt(True, "watch every call: record its kernels (CUPTI) and verify its output cheaply")
     seed: int = opt(0, "public seed (mixed with a per-run secret for the inputs)")
     seed_secret: str = opt("", "replay a run: the secret seed (hex) recorded in its result; empty = a fresh one")
@@ -110,4 +111,6 @@ def _is_hex(text: str) -> bool:
 def help_text() -> str:
     return "\n".join([options_help(RunConfig, "python -m scoring.run problem=NAME [key=value ...]"), "",
                       "python -m scoring.run list       lists the problems",
-                      "python -m scoring.run help       prints this"])
+                      "python -m scoring.run help       prints this",
+                      "Exit status: 0 the solution passed everything, 1 it did not (the result is written either way), "
+                      "2 a usage error."])
