@@ -9,6 +9,7 @@ a time; house kernels and cases whose verdict rests on an audit then run alone. 
 observed with the result file's path.
 Exit status: 0 when every case scored as expected, 1 on any mismatch or case that could not run, 2 for
 a usage error. A case not exercised on this profile is listed with its reason, never as passed.
+`help` (-h, --help, anywhere) answers without importing torch: scoring.run is imported where a case is scored.
 """
 
 from __future__ import annotations
@@ -27,9 +28,8 @@ from scoring.config import RunConfig
 from scoring.corpus.cases import KINDS, Case, CaseError, all_cases, allows
 from scoring.corpus.judge import class_named, mismatches, observe
 from scoring.hardware import HardwareError
-from scoring.options import OptionError, at_least, help_text, opt, parse
+from scoring.options import OptionError, at_least, help_text, opt, parse, wants_help
 from scoring.result import write_result
-from scoring.run import git_state, run
 from scoring.spec import SpecError
 
 SCHEMA = "ceiling.corpus/1"
@@ -108,6 +108,8 @@ def score_case(case: Case, config: CorpusConfig, profile: str) -> dict:
               "class": case.class_id, "shape_set": case.shape_set, "expected": expected.as_dict()}
     if expected.not_exercised:
         return dict(record, verdict="not_exercised", reason=expected.not_exercised)
+    from scoring.run import run  # imports torch (its timing): here, so that help answers without it
+
     started = time.perf_counter()
     try:
         argv = [f"problem={case.problem}", f"solution={record['path']}", f"shapes={case.shape_set}"]
@@ -167,6 +169,8 @@ def summary_table(summary: dict) -> str:
 def run_corpus(config: CorpusConfig, argv: list[str], echo=print) -> tuple[dict, Path]:
     import torch
 
+    from scoring.run import git_state
+
     profile = profile_of(config.device)
     cases = selected(all_cases(), config)
     if not cases:
@@ -225,7 +229,7 @@ def run_corpus(config: CorpusConfig, argv: list[str], echo=print) -> tuple[dict,
 
 
 def main(argv: list[str]) -> int:
-    if argv and argv[0] in ("help", "-h", "--help"):
+    if wants_help(argv):
         print(help_text(CorpusConfig, f"{COMMAND} [key=value ...]"))
         return 0
     try:
