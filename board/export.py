@@ -39,6 +39,7 @@ COLUMNS = (
     ("fraction", "Float64"), ("median_ms", "Float64"), ("p10_ms", "Float64"), ("p90_ms", "Float64"),
     ("rse", "Float64"), ("calls", "Int64"), ("flops", "Int64"), ("bytes_moved", "Int64"),
     ("achieved_tflops", "Float64"), ("achieved_gbps", "Float64"), ("system_score", "Float64"),
+    ("system_visible_fraction", "Float64"), ("system_held_out_fraction", "Float64"),
     ("agent", "string"), ("agent_harness", "string"), ("agent_model", "string"), ("agent_effort", "string"),
     ("agent_rescored_from", "string"), ("run_status", "string"), ("run_score", "Float64"),
 )
@@ -146,11 +147,14 @@ def run_rows(run) -> list[dict]:
     rows = []
     for index, system in enumerate(data["systems"]):
         failure = reread(system, bound)
+        system_score = system.get("score") if isinstance(system.get("score"), dict) else {}
         system_columns = {
             "system_role": system.get("role"), "system_name": system.get("name"), "system_label": system.get("label"),
             "system_kind": row_identity(run, index, system)[1], "system_status": system.get("status"),
             "failure_class": failure.get("class") if isinstance(failure, dict) else None,
-            "system_score": _finite((system.get("score") or {}).get("fraction"))}
+            **{column: _finite(system_score.get(key)) for column, key in (
+                ("system_score", "fraction"), ("system_visible_fraction", "visible_fraction"),
+                ("system_held_out_fraction", "held_out_fraction"))}}
         for shape in system.get("shapes") or [None]:
             rows.append({**run_columns, **system_columns, **_shape_columns(shape)})
     return rows
@@ -179,8 +183,8 @@ def build_table(runs):
     for name in order:
         values = [row.get(name) for row in rows]
         dtype = dtypes.get(name) or _param_dtype(values)
-        if dtype == "string":  # a parameter that is a list or a table: its JSON text
-            values = [v if v is None or isinstance(v, str) else json.dumps(v) for v in values]
+        if dtype == "string":  # "" is absent too (CSV cannot tell it from null); a list or table: its JSON text
+            values = [None if v == "" else v if v is None or isinstance(v, str) else json.dumps(v) for v in values]
         columns[name] = pd.array(values, dtype=dtype)
     return pd.DataFrame(columns, columns=order)
 
