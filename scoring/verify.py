@@ -27,8 +27,8 @@ system's score against the geomean of its shapes' fractions, statuses from the k
   PATH    a result file, or a folder searched recursively for *.json result files
           (in a folder, JSON files with another schema are left out and counted)
 
-python -m scoring.verify help    prints this
-Exit status: 0 all valid, 1 some invalid, 2 usage error."""
+help, -h or --help anywhere prints this; there are no options (an argument starting with - is a usage error).
+Exit status: 0 all valid, 1 some invalid, 2 usage error (one line: no PATH, a PATH that does not exist)."""
 
 
 class UsageError(Exception):
@@ -54,9 +54,12 @@ def verify(paths: list[str]) -> tuple[int, int, list[Issue], int]:
         raise UsageError("no PATH given: name result files or folders (python -m scoring.verify help)")
     checked, invalid, left_out, issues = 0, 0, 0, []
     for name in paths:
+        if name.startswith("-"):  # the one rule of every command (scoring/options.py): no unknown option passes
+            raise UsageError(f"{name}: not an option of scoring.verify, which takes only result files and folders "
+                             "(python -m scoring.verify help)")
         path = Path(name)
         if not path.exists():
-            raise UsageError(f"{name} does not exist")
+            raise UsageError(f"{name} does not exist; give a result file or a folder of them (e.g. results/)")
         for file in ([path] if path.is_file() else _json_files(path)):
             data, problems = read_json(file)
             if not problems and path.is_dir() and _is_other_file(data):
