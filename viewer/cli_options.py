@@ -15,7 +15,7 @@ USAGE = f"""usage: {COMMAND} PATH... [key=value ...]
 
 Renders agent transcripts as self-contained HTML pages. PATH is a transcript file, a session or run
 folder, or - for standard input; several paths (or a folder of several sessions) also give an index
-page linking each session's page. `--key value`, `--key=value` and a bare `--summary` work too.
+page linking each session's page. `-o FILE` is out=FILE (the key rules are at the end).
 `{COMMAND} help` prints this. Exit status: 0 written, 1 an input that is not a transcript (no page
 written), 2 a usage error (unknown key, missing file, empty folder)."""
 
