@@ -5,7 +5,8 @@ fractions in 0..1, each shape's roofline numbers from its timing, the geomean sc
 fractions, statuses). A PATH is a result file, or a folder searched recursively for `*.json` files
 (hidden ones skipped); in a folder, JSON files that are not results (another `schema`, such as a corpus
 summary, or not a JSON object) are counted and left out, while a file named on the command line is
-always checked. Torch-free.
+always checked. A result these checks pass is then checked against the published JSON Schema,
+scoring/schema/ceiling.result-1.schema.json (scoring/result_schema.py). Torch-free.
 
 Prints one line per problem (file, field, fix) and a summary line. Exit status: 0 every result file is
 valid, 1 some are not, 2 a usage error (no PATH, a PATH that does not exist, no result file found).
@@ -22,7 +23,8 @@ USAGE = """usage: python -m scoring.verify PATH [PATH ...]
 
 Checks result files (ceiling.result/1) as the site build does: field types, every fraction a finite
 number in 0..1, each shape's fraction, TFLOPS and GB/s against its timing and the file's peak row, each
-system's score against the geomean of its shapes' fractions, statuses from the known set.
+system's score against the geomean of its shapes' fractions, statuses from the known set; then, on a
+result those checks pass, the published JSON Schema (scoring/schema/ceiling.result-1.schema.json).
 
   PATH    a result file, or a folder searched recursively for *.json result files
           (in a folder, JSON files with another schema are left out and counted)
@@ -48,6 +50,14 @@ def _json_files(folder: Path) -> list[Path]:
                   if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
 
 
+def _schema_issues(data, file: str) -> list[Issue]:
+    """The published schema's verdict on a result the value checks passed (their issues, once per field, come
+    first; the schema adds what they do not read: provenance, check and timing records, seeds, ...)."""
+    from scoring.result_schema import schema_issues  # jsonschema only once a result is checked, not for `help`
+
+    return schema_issues(data, file)
+
+
 def verify(paths: list[str]) -> tuple[int, int, list[Issue], int]:
     """(result files checked, invalid ones, their issues, other JSON files left out)."""
     if not paths:
@@ -65,7 +75,7 @@ def verify(paths: list[str]) -> tuple[int, int, list[Issue], int]:
             if not problems and path.is_dir() and _is_other_file(data):
                 left_out += 1
                 continue
-            problems = problems or check_result(data, str(file))
+            problems = problems or check_result(data, str(file)) or _schema_issues(data, str(file))
             checked += 1
             invalid += bool(problems)
             issues += problems
