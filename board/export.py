@@ -52,8 +52,8 @@ class ExportError(OptionError):
 
 @dataclass(frozen=True)
 class ExportConfig:
-    results: str = opt("results", "folder of result files (<results>/<hardware>/<run_id>.json), read as the site reads it")
-    out: str = opt("ceiling", "path of the table without its extension; each format adds its own (.csv, .parquet)")
+    results: str = opt("results", "folder of result files (<results>/<hardware>/<run_id>.json), found as the site does")
+    out: str = opt("ceiling", "the table's path without extension (each format adds its own); a folder: ceiling.*")
     format: str = opt("csv,parquet", "formats to write, comma-separated: csv, parquet (parquet needs pyarrow)")
     hardware: str = opt("", "hardware keys to keep, comma-separated (e.g. h100_sxm); empty = every hardware")
     cpu: bool = opt(False, "also export CPU-profile results (smoke tests whose fractions are not scores)")
@@ -84,9 +84,12 @@ def formats(config: ExportConfig) -> list[str]:
 
 
 def output_paths(config: ExportConfig) -> dict[str, Path]:
-    """{format: file}; an `out` given with one of the formats' extensions loses it (out=x.csv -> x.csv, x.parquet)."""
+    """{format: file}; an `out` given with one of the formats' extensions loses it (out=x.csv -> x.csv, x.parquet),
+    and an existing folder gets the default name inside it (out=/tmp -> /tmp/ceiling.csv)."""
     base = Path(config.out)
-    if base.suffix.lstrip(".").lower() in FORMATS:
+    if base.is_dir():
+        base = base / ExportConfig().out
+    elif base.suffix.lstrip(".").lower() in FORMATS:
         base = base.with_suffix("")
     return {name: base.with_name(f"{base.name}.{name}") for name in formats(config)}
 
@@ -142,7 +145,8 @@ def run_rows(run) -> list[dict]:
         "scorer_commit": commit or None, "scorer_dirty": ceiling.get("dirty"), "audits": config.get("audits"),
         "unranked_reasons": "; ".join(run_reasons(data)) or None,
         "verdict": run.annotation.verdict if run.annotation else None, "problem": run.problem,
-        "run_status": data.get("status"), "run_score": _finite(score.get("fraction")), **_agent_columns(data.get("agent"))}
+        "run_status": data.get("status"), "run_score": _finite(score.get("fraction")),
+        **_agent_columns(data.get("agent"))}
     bound = tolerance_normwise(data.get("problem"))
     rows = []
     for index, system in enumerate(data["systems"]):
@@ -206,7 +210,8 @@ def export(config: ExportConfig, warn=lambda line: print(line, file=sys.stderr))
 
     results = Path(config.results)
     if not results.is_dir():
-        raise ExportError(f"results={config.results}: no such folder; give the folder of result files, e.g. results=results")
+        raise ExportError(f"results={config.results}: no such folder; give the folder of result files, "
+                          "e.g. results=results")
     loaded = load_runs(results, None, include_cpu=config.cpu)
     for issue in _first_issue_per_file(loaded.issues):
         warn(f"skipped: {issue}")

@@ -212,6 +212,15 @@ def test_hardware_keeps_only_that_hardware(tmp_path):
     assert set(frame.run_id) == {committed(RESCORED_H200)["run_id"]}
 
 
+def test_out_names_a_folder_or_a_file_with_either_extension(tmp_path):
+    results = copy_results(tmp_path / "results", (HOUSE,))
+    assert main([f"results={results}", f"out={tmp_path}", "format=csv"]) == 0
+    assert (tmp_path / "ceiling.csv").is_file()
+    assert main([f"results={results}", f"out={tmp_path / 'named.parquet'}"]) == 0
+    assert (tmp_path / "named.csv").is_file() and (tmp_path / "named.parquet").is_file()
+    assert not list(tmp_path.glob(".*.tmp")) and not (tmp_path / "named.parquet.csv").exists()
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-X", "importtime", "-m", "board.export", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
