@@ -40,7 +40,7 @@ from harnesses.kernelbench.catalog import (
 from harnesses.executors import local_gpus
 from harnesses.kernelbench.fallbacks import CUTLASS_FOLDERS, cutlass_folders_in
 from harnesses.kernelbench.layout import AGENT_MODULE, adapter_path, sha256_hex, write_solution_folder
-from scoring.options import OptionError, above, at_least, help_text, opt, parse
+from scoring.options import OptionError, above, at_least, help_text, opt, parse, wants_help
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 USAGE = "python -m harnesses.import_kernelbench path=CLONE [key=value ...]"
@@ -444,7 +444,7 @@ def run_import(config: ImportConfig, echo=print) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] in ("help", "-h", "--help"):
+    if not argv or wants_help(argv):
         print(__doc__.strip() + "\n\n" + help_text(ImportConfig, USAGE))
         return 0
     try:

@@ -12,7 +12,7 @@ import sys
 from harnesses.agent_user import AgentUserError
 from harnesses.agents import AdapterError
 from harnesses.config import HarnessConfig
-from scoring.options import OptionError, help_text, parse
+from scoring.options import OptionError, help_text, parse, wants_help
 from harnesses.runner import run_one
 from harnesses.sandbox import SandboxError
 from scoring.spec import SpecError
@@ -21,7 +21,7 @@ USAGE = "python -m harnesses.run harness=NAME model=MODEL problem=NAME [key=valu
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] in ("help", "-h", "--help"):
+    if not argv or wants_help(argv):
         print(help_text(HarnessConfig, USAGE))
         return 0
     try:

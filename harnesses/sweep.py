@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnesses.config import HarnessConfig
-from scoring.options import OptionError, help_text, opt, parse
+from scoring.options import OptionError, help_text, opt, parse, wants_help
 from harnesses.runner import find_run
 
 USAGE = "python -m harnesses.sweep SWEEP.toml [key=value ...]"
@@ -117,7 +117,7 @@ def summarize(cells: list[HarnessConfig]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] in ("help", "-h", "--help"):
+    if not argv or wants_help(argv):
         print(help_text(SweepOptions, USAGE) + "\n\n" + __doc__.split("\n\n", 1)[1])
         return 0
     from harnesses import executors
@@ -125,6 +125,11 @@ def main(argv: list[str]) -> int:
     if argv[0] == "cell":
         return executors.run_cell_from_file(Path(argv[1]), int(argv[2]))
     try:
+        if argv[0].startswith("-") or "=" in argv[0]:
+            raise OptionError(f"{argv[0]}: the sweep file comes first: {USAGE}")
+        if not Path(argv[0]).is_file():
+            raise OptionError(f"{argv[0]}: no such sweep file; give a TOML file (`python -m harnesses.sweep help` "
+                              "shows its format)")
         options = parse(SweepOptions, argv[1:], "python -m harnesses.sweep")
         cells, slurm = load_cells(Path(argv[0]), options)
     except (OptionError, OSError, tomllib.TOMLDecodeError) as exc:
