@@ -12,7 +12,8 @@ time: the share of a perfect kernel's time the glue would take. The statements a
 - paged_attention: `torch.nn.functional.pad(block_table, (0, missing))`, on the calls whose table is narrower than
   the model's (the widest seen); timed here for a table one page narrower than the widest of 8 draws.
 
-Writes FILE.json when asked (hardware, versions and the command in it) and prints a table.
+Writes FILE.json when asked (hardware, versions and the command in it) and prints a table. Options on the shared
+`key=value` parser (scoring/options.py); `help` answers without importing torch, a usage error exits 2.
 """
 
 from __future__ import annotations
@@ -21,21 +22,23 @@ import datetime
 import json
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
+from scoring.options import OptionError, help_text, opt, parse, wants_help
 
-from scoring.bench import time_calls
-from scoring.hardware import detect
-from scoring.problem import load_problem
-from scoring.roofline import roofline_ms
-from scoring.run import git_state
-from scoring.spec import discover_problems
+if TYPE_CHECKING:
+    import torch
+
+COMMAND = "python -m harnesses.kernelbench.glue_cost"
 
 PAGED_DRAWS = 8  # tables drawn per shape: the adapter's model is as wide as the widest it has seen
 
 
 def fp8_glue(shape: dict, module, gen: torch.Generator, device: str):
+    import torch
+
     weights = module.make_weights(shape, gen, device)
     inputs = module.make_inputs(shape, weights, gen, device)
     b_scale_row = weights["b_scale"].expand(shape["N"])
@@ -44,6 +47,8 @@ def fp8_glue(shape: dict, module, gen: torch.Generator, device: str):
 
 
 def paged_glue(shape: dict, module, gen: torch.Generator, device: str):
+    import torch
+
     weights = module.make_weights(shape, gen, device)
     tables = [module.make_inputs(shape, weights, gen, device)["block_table"] for _ in range(PAGED_DRAWS)]
     widest = max(table.shape[1] for table in tables)
@@ -55,7 +60,20 @@ def paged_glue(shape: dict, module, gen: torch.Generator, device: str):
 GLUE = {"fp8_gemm": fp8_glue, "paged_attention": paged_glue}
 
 
+@dataclass(frozen=True)
+class GlueOptions:
+    device: str = opt("cuda", "device the glue runs on: cuda, cuda:N or cpu")
+    out: str = opt("", "write the rows, hardware and command as JSON to this file; empty = print the table only")
+
+
 def measure(problem_name: str, device: str, hardware) -> list[dict]:
+    import torch
+
+    from scoring.bench import time_calls
+    from scoring.problem import load_problem
+    from scoring.roofline import roofline_ms
+    from scoring.spec import discover_problems
+
     problem = load_problem(discover_problems()[problem_name])
     peak_tflops = hardware.peak.tflops_for(problem.spec.precision)
     deck, rows = problem.spec.shapes_for(hardware.profile), []
@@ -72,11 +90,20 @@ def measure(problem_name: str, device: str, hardware) -> list[dict]:
 
 
 def main(argv: list[str]) -> int:
-    options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
-    if any("=" not in arg for arg in argv) or set(options) - {"device", "out"}:
-        print(__doc__)
+    if wants_help(argv):
+        print(help_text(GlueOptions, f"{COMMAND} [key=value ...]") + "\n\n" + __doc__.strip())
+        return 0
+    try:
+        options = parse(GlueOptions, argv, COMMAND)
+    except OptionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
-    device = options.get("device", "cuda")
+    from scoring.hardware import detect
+    from scoring.problem import load_problem
+    from scoring.run import git_state
+    from scoring.spec import discover_problems
+
+    device = options.device
     rows = []
     for problem_name in GLUE:
         hardware = detect(device, load_problem(discover_problems()[problem_name]).spec.precision)
@@ -85,8 +112,8 @@ def main(argv: list[str]) -> int:
     for row in rows:
         print(f"{row['problem']:16} {row['shape']:26} {row['glue_median_us']:8.2f} {row['glue_p90_us']:7.2f} "
               f"{row['roofline_us']:12.1f} {row['share_of_roofline']:7.2%}")
-    if options.get("out"):
-        Path(options["out"]).write_text(json.dumps({
+    if options.out:
+        Path(options.out).write_text(json.dumps({
             "schema": "ceiling.kernelbench-glue/1",
             "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "command": shlex.join([sys.executable, "-m", "harnesses.kernelbench.glue_cost", *argv]),

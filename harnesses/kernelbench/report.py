@@ -1,6 +1,9 @@
 """The re-scored kernelbench.com runs as a markdown table per problem: their verdict beside ours.
 
     python -m harnesses.kernelbench.report [RESULTS]        (default: results)
+    python -m harnesses.kernelbench.report help             prints this (help, -h or --help anywhere)
+
+Exit status: 0 printed, 2 a usage error (an option, more than one folder, a folder that does not exist).
 
 Reads every result under RESULTS/<hardware>/ whose agent was re-scored from kernelbench.com (the newest
 per published file), prints one table per problem and lines of counts: how many of their passes pass
@@ -24,6 +27,7 @@ from harnesses.import_kernelbench import RESCORED_FROM
 from harnesses.kernelbench.their_numbers import their_numbers
 from harnesses.kernelbench.verdicts import LEGEND, LETTERS, verdict
 from scoring.failure_class import reread, tolerance_normwise
+from scoring.options import wants_help
 
 USUAL_HARDWARE = "h100_sxm"  # the peak row most re-scored runs were measured on; others are named in the cell
 
@@ -122,7 +126,25 @@ def report(results: Path) -> str:
     return "\n".join(out) if out else "no re-scored results found"
 
 
+def usage_problem(argv: list[str]) -> str | None:
+    """What is wrong with the command line, or None: it takes at most one argument, an existing folder."""
+    if argv and argv[0].startswith("-"):
+        return f"{argv[0]}: not an option; the only argument is the results folder"
+    if len(argv) > 1:
+        return f"one results folder, not {len(argv)}"
+    if argv and not Path(argv[0]).is_dir():
+        return f"{argv[0]}: no such folder; give the results root (default results)"
+    return None
+
+
 def main(argv: list[str]) -> int:
+    if wants_help(argv):
+        print(__doc__.strip())
+        return 0
+    problem = usage_problem(argv)
+    if problem:
+        print(f"error: {problem} (python -m harnesses.kernelbench.report help)", file=sys.stderr)
+        return 2
     print(report(Path(argv[0] if argv else "results")))
     return 0
 

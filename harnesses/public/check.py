@@ -3,6 +3,8 @@
 Self-contained (this folder only): the reference is problem.py, the shapes and tolerances are in
 problem.json. It checks correctness on a few random draws per shape and prints a rough median time.
 The official score is computed elsewhere, on more shapes than these, with stricter timing.
+`python check.py help` (or -h, --help) prints this. Exit status: 0 every shape passed, 1 one failed, 2 a usage
+error (an option, more than one file, a file that does not exist).
 """
 
 import importlib.util
@@ -23,7 +25,25 @@ def load(path: Path, name: str):
     return module
 
 
+def usage_problem(argv: list[str]) -> str | None:
+    """What is wrong with the command line, or None: at most one argument, an existing solution file."""
+    if argv and argv[0].startswith("-"):
+        return f"{argv[0]}: not an option; the only argument is the solution file"
+    if len(argv) > 1:
+        return f"one solution file, not {len(argv)}"
+    if argv and not Path(argv[0]).is_file():
+        return f"{argv[0]}: no such file; give your solution's .py file (default solution.py here)"
+    return None
+
+
 def main(argv: list[str]) -> int:
+    if any(arg in ("help", "-h", "--help") for arg in argv):
+        print(__doc__.strip())
+        return 0
+    problem = usage_problem(argv)
+    if problem:
+        print(f"error: {problem} (python check.py help)", file=sys.stderr)
+        return 2
     import torch
 
     if not torch.cuda.is_available():
