@@ -288,6 +288,10 @@ def main(argv: list[str]) -> int:
         config = parse_args(argv)
         if not config.problem:
             raise ConfigError("no problem given: python -m scoring.run problem=NAME (`list` shows the problems)")
+        find_problem(config.problem)  # a misspelt problem or a missing solution file: said before torch loads
+        if config.solution and not Path(config.solution).is_file():
+            raise ConfigError(f"solution={config.solution}: no such file (give a path to a .py file, or leave it "
+                              "empty for the house kernel)")
         result, path = run(config, argv)
     except (ConfigError, SpecError, HardwareError) as exc:
         print(f"error: {exc}", file=sys.stderr)
