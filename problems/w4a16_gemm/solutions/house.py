@@ -1,9 +1,12 @@
 """House W4A16 GEMM: out = x @ W, W dequantised from packed int4 inside the GEMM's main loop.
 
-Two implementations of one contract, chosen in `prepare`:
+Two implementations of one contract, chosen by `code_path`:
 * On a Hopper GPU with nvcc and CuPy (the GPU machine), the CUDA kernel below: the scored path.
-* Elsewhere (Triton's CPU interpreter in CI, other GPUs, or a machine without nvcc), the Triton kernels
-  further down (`prepare_triton`, `run_triton`), the previous house path (NOTES.md has both measured).
+* Elsewhere (Triton's CPU interpreter in CI, other GPUs, or a machine without nvcc or CuPy), the Triton
+  kernels further down (`prepare_triton`, `run_triton`), the previous house path (NOTES.md has both measured).
+The scorer calls `library_version()` right after importing this file and records its answer in the result
+(`library_version`, printed beside the label): it names the path that runs and why, and `prepare` refuses to
+run another path than the one it named.
 
 CUDA path.
 The operands are swapped, out^T = W^T x^T, so the dequantised weight is the MMA's A operand (16 columns of
@@ -81,7 +84,8 @@ import torch
 import triton
 import triton.language as tl
 
-LABEL = "house CUDA kernel (TMA producer warp, wgmma consumers; fused int4 dequant, split-K); Triton on CPU"
+LABEL = ("house: CUDA kernel (TMA producer warp, wgmma consumers; fused int4 dequant, split-K) on Hopper with "
+         "nvcc and CuPy, else its Triton kernels; library_version names the path that ran")
 GROUP_SIZE = 128
 
 # ---- The CUDA path (Hopper) ----------------------------------------------------------------------------
@@ -977,27 +981,61 @@ def cuda_config(M: int, N: int, K: int, sm_count: int, resident=None) -> tuple[T
     return cfg, split_for(cfg, M, N, K, slots, min_blocks_per_sm * sm_count)
 
 
-def cuda_path_unavailable(device: torch.device) -> str | None:
-    """Why the CUDA path cannot run on `device` (None if it can)."""
+def code_path(device: torch.device) -> tuple[str, list[str]]:
+    """("cuda", []) where the CUDA kernel can run on `device`, else ("triton", every reason it cannot)."""
+    reasons = []
     if device.type != "cuda":
-        return f"device is {device.type}"
-    if torch.cuda.get_device_capability(device) != (9, 0):
-        return f"compute capability {torch.cuda.get_device_capability(device)} is not Hopper's (9, 0)"
+        reasons.append(f"device is {device.type}")
+    elif torch.cuda.get_device_capability(device) != (9, 0):
+        reasons.append(f"compute capability {torch.cuda.get_device_capability(device)} is not Hopper's (9, 0)")
     if nvcc_path() is None:
-        return "nvcc not found"
+        reasons.append("nvcc not found")
     try:
         import cupy  # noqa: F401
     except ImportError:
-        return "CuPy is not installed"
-    return None
+        reasons.append("CuPy is not installed")
+    return ("triton", reasons) if reasons else ("cuda", [])
+
+
+def cuda_path_unavailable(device: torch.device) -> str | None:
+    """The first reason the CUDA path cannot run on `device` (None if it can)."""
+    reasons = code_path(device)[1]
+    return reasons[0] if reasons else None
+
+
+_ANNOUNCED: list = []  # the path library_version() named, which prepare then holds to
+
+
+def _scoring_device() -> torch.device:
+    """The device this process computes on, as far as an import can tell: the scorer's CPU profile runs Triton in
+    its interpreter (TRITON_INTERPRET=1), and its GPU worker sets the current CUDA device before the import."""
+    if os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available():
+        return torch.device("cpu")
+    return torch.device("cuda", torch.cuda.current_device())
+
+
+def library_version() -> str:
+    """Which code path runs here and why, recorded in the result beside LABEL (at most 200 characters)."""
+    path, reasons = code_path(_scoring_device())
+    _ANNOUNCED[:] = [path]
+    if path == "cuda":
+        import cupy
+
+        return f"code path: CUDA kernel (nvcc-built sm_90a cubins loaded by CuPy {cupy.__version__})"
+    where = " in its CPU interpreter" if os.environ.get("TRITON_INTERPRET") == "1" else ""
+    return f"code path: Triton fallback (Triton {triton.__version__}{where}; {'; '.join(reasons)})"
 
 
 def prepare(qweight, scales, zeros):
     """The CUDA path's packed weight and its kernels built and loaded, or the Triton path's state."""
-    reason = cuda_path_unavailable(qweight.device)
-    if reason is not None:
+    path, reasons = code_path(qweight.device)
+    if _ANNOUNCED and _ANNOUNCED[0] != path:  # the result would name a path that did not run
+        raise RuntimeError(f"house w4a16: library_version() named the {_ANNOUNCED[0]} path but the weight on "
+                           f"{qweight.device} takes the {path} path ({'; '.join(reasons) or 'all found'})")
+    if path == "triton":
         if qweight.is_cuda:
-            print(f"house w4a16: CUDA path unavailable ({reason}); running the Triton kernels", file=sys.stderr)
+            print(f"house w4a16: CUDA path unavailable ({'; '.join(reasons)}); running the Triton kernels",
+                  file=sys.stderr)
         return {"path": "triton", **prepare_triton(qweight, scales, zeros)}
     load([cfg for _, cfg, _ in CUDA_DISPATCH], qweight.device.index or 0)
     return {"path": "cuda", "words": pack_fragments(qweight), "scale_zero": pack_scale_zero(scales, zeros),
