@@ -87,7 +87,7 @@ def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
             flagged = off and index == 0
             score = system["score"]
             status = system["status"]
-            fraction = float(score["fraction"]) if status == "passed" else 0.0
+            fraction = float(score["fraction"]) if status == "passed" and score["fraction"] is not None else 0.0
             trials.append((hw, hw_label, run.problem, run.run_id, data["created_utc"], key, kind, label, slug,
                            system["name"], status, CATEGORY.get(status, "err"), fraction,
                            score.get("visible_fraction"), score.get("held_out_fraction"),

@@ -26,6 +26,7 @@ from harnesses.confine import hand_over, make_scratch, run_confined
 from harnesses.confine import release as release_workspace
 from harnesses.score import REPO_ROOT, score_solution
 from harnesses.workspace import agent_prompt, make_workspace
+from scoring.result import finite_or_null
 from scoring.spec import find_problem
 
 BASE_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "TMPDIR": "/tmp", "USER": "agent",
@@ -60,7 +61,7 @@ def scorer_env(config: HarnessConfig, secrets: dict[str, str]) -> dict:
 
 def _write_json(path: Path, data: dict) -> None:
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    tmp.write_text(json.dumps(finite_or_null(data), indent=1, default=str, allow_nan=False) + "\n")
     tmp.replace(path)
 
 

@@ -105,7 +105,8 @@ def summarize(cells: list[HarnessConfig]) -> str:
         if record["score"]["status"] == "passed":
             row["passed"] += 1
             result = json.loads((run_dir / "result.json").read_text())
-            row["fractions"].append(result["score"]["fraction"])
+            if result["score"]["fraction"] is not None:  # null: a passed run with no headline shapes
+                row["fractions"].append(result["score"]["fraction"])
     head = f"{'harness':<10} {'model':<22} {'effort':<8} {'problem':<14} {'runs':>5} {'complete':>9} " \
            f"{'passed':>7} {'best':>7}"
     lines = [head, "-" * len(head)]
