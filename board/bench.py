@@ -8,7 +8,8 @@ other names), then times one clean build and one incremental rebuild, and report
 memory (this process and its workers). With browser=true it also opens the run index in Chromium and
 times its filters (each: filtering the 10,000 rows, drawing the matches and the layout that follows).
 Targets: a clean build of 10,000 results under 60 s on the 2-core CI machine, a filter under 200 ms.
-A report, not a test.
+A report, not a test. Options on the shared `key=value` parser (scoring/options.py): `help` anywhere prints
+them, a usage error exits 2.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from scoring.options import OptionError, at_least, help_text, opt, parse, wants_help
 from scoring.result import score, system_status
 from scoring.spec import discover_problems
 
@@ -133,11 +136,25 @@ def _peak_mb() -> tuple[float, float]:
     return own, children
 
 
+@dataclass(frozen=True)
+class BenchOptions:
+    results: int = opt(10_000, "synthetic result files to write and build", allowed=at_least(1))
+    problems: int = opt(5, "synthetic problems they spread over", allowed=at_least(1))
+    keep: bool = opt(False, "keep the temporary folder (results and site) and print its path")
+    browser: bool = opt(False, "also time the run index's filters in Chromium (needs playwright)")
+
+
 def main(argv: list[str]) -> int:
+    if wants_help(argv):
+        print(help_text(BenchOptions, "python -m board.bench [key=value ...]"))
+        return 0
+    try:
+        options = parse(BenchOptions, argv, "python -m board.bench")
+    except OptionError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     sys.stdout.reconfigure(line_buffering=True)
-    options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
-    count, problem_count = int(options.get("results", 10_000)), int(options.get("problems", 5))
-    keep = options.get("keep", "false") == "true"
+    count, problem_count, keep = options.results, options.problems, options.keep
     root = Path(tempfile.mkdtemp(prefix="ceiling-site-bench-"))
     try:
         started = time.perf_counter()
@@ -151,7 +168,7 @@ def main(argv: list[str]) -> int:
               f"{len(first.issues)} issues")
         again = build(config, log=lambda line: None)
         print(f"incremental rebuild (nothing changed): {again.seconds:.1f} s, {again.run_pages_kept} run pages kept")
-        if options.get("browser", "false") == "true":
+        if options.browser:
             for name, milliseconds in time_run_index(root / "site"):
                 print(f"run index, {name}: {milliseconds:.0f} ms (median of 5)")
         own, children = _peak_mb()

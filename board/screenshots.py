@@ -4,13 +4,17 @@ Screenshots of a built site for the docs: the leaderboard, a problem page and a 
 width (1440 x 900) and a phone width (390 x 844), one screen of each: the first (what a reader sees on
 opening it), and for the problem page the screen from its first hardware section (the figures), in
 Debian's Chromium with every non-file request blocked. Without run=, the newest ranked house run of
-the problem is shown. Needs playwright; a tool for the docs, not part of the build.
+the problem is shown. Needs playwright; a tool for the docs, not part of the build. Options on the shared
+`key=value` parser (scoring/options.py): `help` anywhere prints them, a usage error exits 2.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+from scoring.options import OptionError, help_text, opt, parse, wants_help
 
 from .bench import CHROMIUM, CHROMIUM_ARGS
 
@@ -28,11 +32,30 @@ def _newest_ranked_run(site: Path, problem: str) -> str:
     raise SystemExit(f"no ranked house run of {problem} on {site}/index.html; pass run=RUN_ID")
 
 
+@dataclass(frozen=True)
+class ScreenshotOptions:
+    site: str = opt("site", "the built site to photograph (python -m board writes it)")
+    out: str = opt("docs/screenshots", "folder the PNG files are written into")
+    run: str = opt("", "run id of the run page; empty = the problem's ranked house run on the leaderboard")
+    problem: str = opt("fp8_gemm", "problem whose page (and house run) is photographed")
+
+
 def main(argv: list[str]) -> int:
-    options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
-    site, out = Path(options.get("site", "site")).resolve(), Path(options.get("out", "docs/screenshots"))
-    problem = options.get("problem", "fp8_gemm")
-    run_id = options.get("run") or _newest_ranked_run(site, problem)
+    if wants_help(argv):
+        print(help_text(ScreenshotOptions, "python -m board.screenshots [key=value ...]"))
+        return 0
+    try:
+        options = parse(ScreenshotOptions, argv, "python -m board.screenshots")
+    except OptionError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    site, out = Path(options.site).resolve(), Path(options.out)
+    if not (site / "index.html").is_file():
+        print(f"error: site={options.site}: no index.html there; build the site first (python -m board)",
+              file=sys.stderr)
+        return 2
+    problem = options.problem
+    run_id = options.run or _newest_ranked_run(site, problem)
     pages = {"index": "index.html", "problem": f"problem/{problem}.html", "run": f"run/{run_id}.html"}
     from playwright.sync_api import sync_playwright
 
