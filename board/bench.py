@@ -29,7 +29,6 @@ from scoring.options import OptionError, at_least, help_text, opt, parse, wants_
 from scoring.result import score, system_status
 from scoring.spec import discover_problems
 
-from .builder import build
 from .config import BuildConfig
 
 REPO = Path(__file__).resolve().parents[1]
@@ -153,6 +152,8 @@ def main(argv: list[str]) -> int:
     except OptionError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    from .builder import build  # pandas and plotly: loaded for a real run only, so help answers at once
+
     sys.stdout.reconfigure(line_buffering=True)
     count, problem_count, keep = options.results, options.problems, options.keep
     root = Path(tempfile.mkdtemp(prefix="ceiling-site-bench-"))
