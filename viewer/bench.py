@@ -9,7 +9,6 @@ outputs, edits with structured patches, and subagents whose messages interleave.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -19,7 +18,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+from scoring.options import OptionError, above, at_least, help_text, opt, parse, wants_help
 
 
 def generate(path: Path, size_mb: float, seed: int = 7) -> int:
@@ -158,16 +160,26 @@ def generate(path: Path, size_mb: float, seed: int = 7) -> int:
     return lines
 
 
+@dataclass(frozen=True)
+class BenchOptions:
+    """The shared key=value parser's options (scoring/options.py): `--size-mb 100` reads as size_mb=100."""
+    size_mb: float = opt(100.0, "transcript size to generate (MB)", allowed=above(0, "MB"))
+    keep: str = opt("", "write the transcript and page here instead of a temporary folder")
+    browser: bool = opt(False, "also time opening the page in Chromium")
+    runs: int = opt(2, "browser page loads; the best is kept", allowed=at_least(1))
+    json: str = opt("", "also write the numbers to this JSON file")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m viewer.bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mb", type=float, default=100.0, help="transcript size to generate (default: 100)")
-    parser.add_argument("--keep", default=None, help="write the transcript and page here instead of a temp dir")
-    parser.add_argument(
-        "--browser", action="store_true", help="also time opening the page in Chromium (default: off)"
-    )
-    parser.add_argument("--runs", type=int, default=2, help="browser page loads; the best is kept (default: 2)")
-    parser.add_argument("--json", default=None, help="also write the numbers to this JSON file (default: none)")
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if wants_help(argv):
+        print(help_text(BenchOptions, "python -m viewer.bench [key=value ...]") + "\n\n" + __doc__.strip())
+        return 0
+    try:
+        args = parse(BenchOptions, argv, "python -m viewer.bench")
+    except OptionError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
 
     from . import load_transcript
     from .render.page import render_page

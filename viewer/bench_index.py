@@ -5,12 +5,14 @@ page opens in Chromium. A script, not a unit test: the numbers depend on the mac
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+from scoring.options import OptionError, at_least, help_text, opt, parse, wants_help
 
 _MODELS = ("claude-sonnet-4-5-20250929", "claude-opus-4-5-20251101", "claude-haiku-4-5-20251001")
 
@@ -44,14 +46,26 @@ def write_sessions(folder: Path, count: int) -> list[Path]:
     return paths
 
 
+@dataclass(frozen=True)
+class IndexBenchOptions:
+    """The shared key=value parser's options (scoring/options.py): `--sessions 1000` reads as sessions=1000."""
+    sessions: int = opt(1000, "how many sessions", allowed=at_least(1))
+    keep: str = opt("", "write the sessions and pages here instead of a temporary folder")
+    browser: bool = opt(False, "also time opening the index in Chromium")
+    runs: int = opt(3, "browser page loads; the best is kept", allowed=at_least(1))
+    json: str = opt("", "also write the numbers to this JSON file")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m viewer.bench_index", description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, default=1000, help="how many sessions (default: 1000)")
-    parser.add_argument("--keep", default=None, help="write the sessions and pages here instead of a temp dir")
-    parser.add_argument("--browser", action="store_true", help="also time opening the index in Chromium (default: off)")
-    parser.add_argument("--runs", type=int, default=3, help="browser page loads; the best is kept (default: 3)")
-    parser.add_argument("--json", default=None, help="also write the numbers to this JSON file (default: none)")
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if wants_help(argv):
+        print(help_text(IndexBenchOptions, "python -m viewer.bench_index [key=value ...]") + "\n\n" + __doc__.strip())
+        return 0
+    try:
+        args = parse(IndexBenchOptions, argv, "python -m viewer.bench_index")
+    except OptionError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
 
     from .cli import main as viewer_main
 
