@@ -427,5 +427,21 @@ def markdown() -> str:
     return "\n".join(rows) + "\n"
 
 
-if __name__ == "__main__":
+def main(argv: list[str]) -> int:
+    """`python -m scoring.integrity > docs/integrity.md`; it takes no options (help, -h or --help says so)."""
+    from scoring.options import wants_help
+
+    if wants_help(argv):
+        print("usage: python -m scoring.integrity > docs/integrity.md\n\nPrints docs/integrity.md (every exploit "
+              "class, its defence and its evidence) from scoring/integrity.py; takes no options.")
+        return 0
+    if argv:
+        print(f"error: {argv[0]}: python -m scoring.integrity takes no arguments (python -m scoring.integrity help)",
+              file=sys.stderr)
+        return 2
     sys.stdout.write(markdown())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
