@@ -87,10 +87,6 @@ def load_cells(path: Path, options: SweepOptions) -> tuple[list[HarnessConfig], 
     return cells, data.get("slurm", {})
 
 
-def cell_args(cell: HarnessConfig) -> list[str]:
-    return [f"{k}={v}" for k, v in dataclasses.asdict(cell).items()]
-
-
 def summarize(cells: list[HarnessConfig]) -> str:
     rows = {}
     for cell in cells:

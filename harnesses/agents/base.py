@@ -78,10 +78,6 @@ def read_records(path: Path) -> list[dict]:
     return records
 
 
-def no_native(home: Path, stdout: Path) -> list[Path]:
-    return []
-
-
 def files_under(home: Path, *patterns: str) -> list[Path]:
     return sorted({p for pattern in patterns for p in home.glob(pattern) if p.is_file()})
 
