@@ -75,7 +75,7 @@ EOF
 then
     build_options=(--no-build-isolation)
 fi
-pip "${build_options[@]}" -e ".[$extras]"
+pip ${build_options[@]+"${build_options[@]}"} -e ".[$extras]"
 
 if [ "$want_test" = "1" ] && [ ! -x /usr/bin/chromium ]; then
     # Browser tests drive Debian's Chromium through Playwright (Playwright's own browser download is not used).
