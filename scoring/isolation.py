@@ -5,7 +5,7 @@ its order: the task, a private pipe for results, and the log file for the soluti
 an import deadline and a per-shape deadline (killing the whole process group), and turns every way a child
 can end into a classified per-shape status: a crash, a CUDA error or an early exit ends only the shape in
 flight; the next shapes run in a fresh child. (An exception the solution raises on the host fails its shape
-inside the child, which goes on: scoring/worker.py.)
+inside the child, which goes on: scoring/worker/failures.py.)
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path,
     """Run one child from shape `first`; return the index the next child should start at."""
     env = child_env(task["device"])
     # Every worker reduces os.environ to these names before the solution is imported, so variables a
-    # profiler or launcher added around the scorer do not reach it (scoring.worker.scrub_environment).
+    # profiler or launcher added around the scorer do not reach it (scoring/worker/server.py, scrub_environment).
     task = dict(task, environment_names=sorted(env))
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="ceiling-task-", delete=False) as f:
         json.dump(task, f)
