@@ -50,7 +50,7 @@ MIN_EXECUTED_SHARE = 0.99
 # Tensor work on another precision path above this share of the formula means the kernel widened (X20).
 MAX_OTHER_PATH_SHARE = 0.01
 NCU_TIMEOUT_S = 900
-AUDIT_RANGE = "ceiling_audit"  # the NVTX range scoring.worker (and scoring.audit_target) opens
+AUDIT_RANGE = "ceiling_audit"  # the NVTX range scoring.audit_target opens around its one call (ncu, tensor_ops only)
 
 
 def find_ncu() -> str | None:
