@@ -326,7 +326,7 @@ class FlushedRecords:
     every record again. When every window scanned every record, a host-bound reference line paid windows x
     records: paged attention's eager line spent 20.7 s of an H100 run reading its 2211 calls' records, 9.4 ms a
     call (results/h100_sxm/20261126T113636Z-paged_attention-house-9f200b.json, `phases_s.kernel_record`);
-    indexed, 2.0 ms a call, mostly CUPTI's buffers read through ctypes (docs/results.md, "Wall time of a run").
+    indexed, 2.0 ms a call, mostly CUPTI's buffers read through ctypes (docs/measurements.md, "Wall time of a run").
 
     api: (start_ns, correlation id, thread id) per launch call; kernels: (correlation id, name, start_ns,
     end_ns, stream) per kernel, in CUPTI's order, which each call's kernels keep."""
