@@ -58,6 +58,14 @@ ENTRY_POINTS = [
     EntryPoint("harnesses.kernelbench.glue_cost", ("-m", "harnesses.kernelbench.glue_cost"), ("device=cpu",)),
     EntryPoint("harnesses.kernelbench.report", ("-m", "harnesses.kernelbench.report"), ("results",), keyed=False),
     EntryPoint("check.py", ("harnesses/public/check.py",), ("solution.py",), keyed=False),
+    EntryPoint("scoring.integrity", ("-m", "scoring.integrity"), (), keyed=False),
+    EntryPoint("board.bench", ("-m", "board.bench"), ("results=10",),
+               bad_value=("results", "0", "results=0: must be >= 1")),
+    EntryPoint("board.screenshots", ("-m", "board.screenshots"), ("problem=fp8_gemm",)),
+    EntryPoint("viewer.bench", ("-m", "viewer.bench"), ("runs=1",),
+               bad_value=("size_mb", "0", "size_mb=0: must be > 0")),
+    EntryPoint("viewer.bench_index", ("-m", "viewer.bench_index"), ("sessions=10",),
+               bad_value=("sessions", "0", "sessions=0: must be >= 1")),
 ]
 KEYED = [e for e in ENTRY_POINTS if e.keyed]
 WITH_BAD_VALUE = [e for e in ENTRY_POINTS if e.bad_value]
@@ -177,3 +185,22 @@ def test_every_help_states_the_key_rules():
 
     for entry in KEYED:
         assert RULES in run(entry, ["help"]).stdout, entry
+
+
+def test_documented_dashed_spellings_still_work():
+    """docs/viewer.md's `--size-mb 100`: dashes in a key read as underscores."""
+    entry = next(e for e in ENTRY_POINTS if e.name == "viewer.bench")
+    assert_one_usage_line(run(entry, ["--size-mb", "0"]), "size_mb=0: must be > 0")
+
+
+def test_a_bare_dashed_true_false_key_means_true_and_takes_a_true_false_word_after_it():
+    from scoring.config import ConfigError, parse_args
+
+    assert parse_args(["fp8_gemm", "--fresh-lines"]).fresh_lines is True
+    assert parse_args(["fp8_gemm", "--audits", "false", "--shapes", "visible"]).audits is False
+    config = parse_args(["--problem", "fp8_gemm", "--fresh_lines", "--seed=7"])
+    assert (config.problem, config.fresh_lines, config.seed) == ("fp8_gemm", True, 7)
+    with pytest.raises(ConfigError, match="'visible' is not key=value"):
+        parse_args(["fp8_gemm", "--audits", "visible"])  # --audits is audits=true; a bare word after it is not
+    with pytest.raises(ConfigError, match="--shapes needs a value"):
+        parse_args(["fp8_gemm", "--shapes", "--help"])
