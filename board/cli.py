@@ -1,12 +1,15 @@
 """`python -m board [results=results] [out=site] [strict=false] ...`: build the static site.
 
 Exit status: 0 built (bad files, if any, were reported and skipped), 1 strict mode found bad files or
-the build could not run, 2 a usage error (an unknown key, or an out= folder the build must not own). Problems are printed as one line each, never a traceback.
+the build could not run, 2 a usage error (an unknown key or bad value, a results= or problems= folder that
+does not exist, or an out= folder the build must not own). Problems are printed as one line each, never a
+traceback. `help`, -h or --help anywhere prints every key (scoring/options.py's rules).
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from .config import ConfigError, help_text, parse_args
 from .issues import BuildError
@@ -19,6 +22,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         config = parse_args(argv)
+        for key, folder in (("results", config.results), ("problems", config.problems)):
+            if folder and not Path(folder).is_dir():
+                raise ConfigError(f"{key}={folder}: no such folder; pass {key}=PATH (run `python -m board help`)")
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

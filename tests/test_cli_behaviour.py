@@ -161,6 +161,9 @@ def test_a_missing_file_is_one_line_and_exit_2(tmp_path):
     assert_one_usage_line(run(by_name["viewer"], [missing]), "no such file")
     assert_one_usage_line(run(by_name["harnesses.sweep"], [str(tmp_path / "missing.toml")]), "no such sweep file")
     assert_one_usage_line(run(by_name["scoring.run"], ["problem=fp8_gem"]), "did you mean 'fp8_gemm'")
+    assert_one_usage_line(run(by_name["board"], [f"results={tmp_path / 'missing'}"]), "no such folder")
+    assert_one_usage_line(run(by_name["scoring.tensor_ops"], ["problem=kda", "shape=b4_t8k_h16",
+                                                              f"solution={missing}"]), "no such file")
 
 
 @pytest.mark.parametrize("command", ["help", "list"])

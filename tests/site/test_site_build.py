@@ -188,7 +188,7 @@ def test_cli_help_and_usage_errors():
     wrong = _cli("stirct=true")
     assert wrong.returncode == 2 and "did you mean 'strict'" in wrong.stderr and "Traceback" not in wrong.stderr
     missing = _cli("results=/no/such/folder", "out=/tmp/ceiling-site-never")
-    assert missing.returncode == 1 and "does not exist" in missing.stderr
+    assert missing.returncode == 2 and "results=/no/such/folder: no such folder" in missing.stderr
 
 
 def test_incremental_rebuild_keeps_unchanged_pages_and_prunes_gone_runs(results_tree, tmp_path):
