@@ -55,7 +55,11 @@ def _schema_issues(data, file: str) -> list[Issue]:
     first; the schema adds what they do not read: provenance, check and timing records, seeds, ...)."""
     from scoring.result_schema import schema_issues  # jsonschema only once a result is checked, not for `help`
 
-    return schema_issues(data, file)
+    try:
+        return schema_issues(data, file)
+    except ModuleNotFoundError as missing:  # e.g. a GPU image that cannot fetch packages: say so, claim nothing
+        raise UsageError(f"the schema check needs {missing.name}, which is not installed here: install it "
+                         "(pip install jsonschema, or bash scripts/setup.sh); no file was judged") from None
 
 
 def verify(paths: list[str]) -> tuple[int, int, list[Issue], int]:

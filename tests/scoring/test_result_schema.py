@@ -217,3 +217,14 @@ def test_a_migrated_committed_result_equals_its_old_form_with_null(tmp_path):
     assert _migrate(str(old)).returncode == 0
     assert old.read_text() == json.dumps(data, indent=1) + "\n"
 
+
+
+def test_verify_without_jsonschema_says_what_to_install_and_judges_nothing():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['jsonschema'] = None; from scoring.verify import main; "
+            "sys.exit(main(['results/h100_sxm']))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "pip install jsonschema" in done.stderr and "no file was judged" in done.stderr
+    assert "valid" not in done.stdout
