@@ -15,7 +15,7 @@ import math
 
 import torch
 
-from scoring.checking import CheckStats
+from scoring.call_checks import check_finite, within_tolerance
 
 CHUNK = 64  # the chunk length the FLOP formula counts (flash-linear-attention's, and the house kernel's)
 # Decay as Kimi Linear parameterises it: g = -A * softplus(z + dt_bias), A ~ U(1, 16) per head, dt_bias
@@ -150,31 +150,12 @@ CHUNK_ELEMENTS = 2**23  # blocks of the isfinite pass over the whole output
 # 1.6 GB (0.48 ms at the roofline).
 
 
-def _nonfinite(out):
-    """None, or the failure for NaN/Inf in out: one isfinite pass, in blocks to bound its temporaries."""
-    count = sum(int((~torch.isfinite(block)).sum().item()) for block in out.reshape(-1).split(CHUNK_ELEMENTS))
-    if not count:
-        return None
-    return CheckStats(False, math.inf, math.inf, math.inf, count, count, f"{count} NaN/Inf elements")
-
-
-def _elementwise_stats(got, ref, tolerance, what):
-    """Every element within SAFETY x (atol + rtol*|ref|); the normwise error over them is reported only."""
-    err = (got - ref).abs()
-    bad = int((err > SAFETY * (tolerance.atol + tolerance.rtol * ref.abs())).sum().item())
-    significant = ref.abs() > tolerance.atol
-    max_rel = float((err[significant] / ref.abs()[significant]).max().item()) if significant.any() else 0.0
-    normwise = float(torch.linalg.vector_norm(got - ref) / torch.linalg.vector_norm(ref).clamp(min=1e-300))
-    detail = "" if not bad else (f"{bad} of {ref.numel()} {what} outside {SAFETY:g} x (atol + rtol*|ref|)")
-    return CheckStats(bad == 0, float(err.max().item()), max_rel, normwise, bad, 0, detail)
-
-
 def verify_call(out, weights, inputs, gen, tolerance):
     """Deterministic (gen is not needed): every pair, the first chunk of tokens."""
-    nonfinite = _nonfinite(out)
+    nonfinite = check_finite(out, CHUNK_ELEMENTS)
     if nonfinite:
         return nonfinite
     tokens = min(out.shape[1], PREFIX_TOKENS)
     prefix = (inputs[name][:, :tokens] for name in ("q", "k", "v", "g", "beta"))
     ref, _state = recurrent_kda(*prefix, inputs["scale"])
-    return _elementwise_stats(out[:, :tokens].double(), ref, tolerance, f"elements of the first {tokens} tokens")
+    return within_tolerance(out[:, :tokens].double(), ref, tolerance, SAFETY, f"elements of the first {tokens} tokens")

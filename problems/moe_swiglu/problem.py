@@ -6,11 +6,9 @@ family (0 balanced, 1 skewed, 2 skewed with one hot expert). Expert e owns rows
 offsets[e]:offsets[e+1] of x, and its output rows are silu(x_e @ W_gate[e]) * (x_e @ W_up[e]).
 """
 
-import math
-
 import torch
 
-from scoring.checking import CheckStats
+from scoring.call_checks import check_finite, rows_per_block, sampled_rows, within_tolerance
 
 BALANCED, SKEWED, HOT_EXPERT = 0, 1, 2
 # Skewed routing: expert popularity is log-normal (sigma below), one expert in EMPTY_EVERY receives no
@@ -126,29 +124,10 @@ CHUNK_ELEMENTS = 2**25  # fp64 products of 256 MiB at most: 0.33 GiB of extra me
 # measured 7.4 ms on an H100 (the call: 240 GFLOP, 1.8 ms at the roofline).
 
 
-def _nonfinite(out):
-    """None, or the failure for NaN/Inf in out: one isfinite pass, in blocks to bound its temporaries."""
-    count = sum(int((~torch.isfinite(block)).sum().item()) for block in out.reshape(-1).split(CHUNK_ELEMENTS))
-    if not count:
-        return None
-    return CheckStats(False, math.inf, math.inf, math.inf, count, count, f"{count} NaN/Inf elements")
-
-
-def _elementwise_stats(got, ref, tolerance, what):
-    """Every sampled entry within SAFETY x (atol + rtol*|ref|); the sample's normwise error is reported only."""
-    err = (got - ref).abs()
-    bad = int((err > SAFETY * (tolerance.atol + tolerance.rtol * ref.abs())).sum().item())
-    significant = ref.abs() > tolerance.atol
-    max_rel = float((err[significant] / ref.abs()[significant]).max().item()) if significant.any() else 0.0
-    normwise = float(torch.linalg.vector_norm(got - ref) / torch.linalg.vector_norm(ref).clamp(min=1e-300))
-    detail = "" if not bad else (f"{bad} of {ref.numel()} {what} outside {SAFETY:g} x (atol + rtol*|ref|)")
-    return CheckStats(bad == 0, float(err.max().item()), max_rel, normwise, bad, 0, detail)
-
-
 def _swiglu_entries(weights, x, rows, experts, columns):
     """out[rows[i], columns[i, j]] in fp64 from x and expert experts[i]'s gate and up columns, no GEMM."""
     H = x.shape[1]
-    step = max(1, CHUNK_ELEMENTS // (columns.shape[1] * H))
+    step = rows_per_block(CHUNK_ELEMENTS, columns.shape[1] * H)
     parts = []
     for start in range(0, rows.numel(), step):
         x_rows = x[rows[start:start + step]].double()[:, None, :]
@@ -161,13 +140,13 @@ def _swiglu_entries(weights, x, rows, experts, columns):
 
 
 def verify_call(out, weights, inputs, gen, tolerance):
-    nonfinite = _nonfinite(out)
+    nonfinite = check_finite(out, CHUNK_ELEMENTS)
     if nonfinite:
         return nonfinite
     x, offsets = inputs["x"], inputs["offsets"].long()
     rows, I = out.shape
-    sampled = torch.randperm(rows, generator=gen, device=out.device)[:SAMPLED_ROWS]
+    sampled = sampled_rows(rows, SAMPLED_ROWS, gen, out.device)
     columns = torch.randint(0, I, (sampled.numel(), SAMPLED_COLUMNS), generator=gen, device=out.device)
     experts = torch.searchsorted(offsets[1:], sampled, right=True)  # expert e owns rows offsets[e]:offsets[e+1]
     ref = _swiglu_entries(weights, x, sampled, experts, columns)
-    return _elementwise_stats(out[sampled[:, None], columns].double(), ref, tolerance, "sampled entries")
+    return within_tolerance(out[sampled[:, None], columns].double(), ref, tolerance, SAFETY, "sampled entries")

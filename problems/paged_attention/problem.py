@@ -18,7 +18,7 @@ import math
 
 import torch
 
-from scoring.checking import CheckStats
+from scoring.call_checks import check_finite, rows_per_block, sampled_rows, within_tolerance
 
 PAGE_SIZE = 16
 POOL_SLACK = 1.25  # the pool holds 25% more pages than one call addresses: pages are scattered, not packed
@@ -144,25 +144,6 @@ CHUNK_ELEMENTS = 2**25  # fp64 products of 256 MiB at most: 0.64 GiB of extra me
 # the query heads of one KV head share nothing but the gather: the sample size is the cost.
 
 
-def _nonfinite(out):
-    """None, or the failure for NaN/Inf in out: one isfinite pass, in blocks to bound its temporaries."""
-    count = sum(int((~torch.isfinite(block)).sum().item()) for block in out.reshape(-1).split(CHUNK_ELEMENTS))
-    if not count:
-        return None
-    return CheckStats(False, math.inf, math.inf, math.inf, count, count, f"{count} NaN/Inf elements")
-
-
-def _elementwise_stats(got, ref, tolerance, what):
-    """Every sampled element within SAFETY x (atol + rtol*|ref|); the sample's normwise error is reported only."""
-    err = (got - ref).abs()
-    bad = int((err > SAFETY * (tolerance.atol + tolerance.rtol * ref.abs())).sum().item())
-    significant = ref.abs() > tolerance.atol
-    max_rel = float((err[significant] / ref.abs()[significant]).max().item()) if significant.any() else 0.0
-    normwise = float(torch.linalg.vector_norm(got - ref) / torch.linalg.vector_norm(ref).clamp(min=1e-300))
-    detail = "" if not bad else (f"{bad} of {ref.numel()} {what} outside {SAFETY:g} x (atol + rtol*|ref|)")
-    return CheckStats(bad == 0, float(err.max().item()), max_rel, normwise, bad, 0, detail)
-
-
 def _attend_rows(weights, q, block_table, seq_lens, seqs, q_heads, tokens):
     """out[seqs[i], q_heads[i]] in fp64 for a block of rows whose contexts are padded to `tokens`."""
     D = q.shape[2]
@@ -178,18 +159,18 @@ def _attend_rows(weights, q, block_table, seq_lens, seqs, q_heads, tokens):
 
 
 def verify_call(out, weights, inputs, gen, tolerance):
-    nonfinite = _nonfinite(out)
+    nonfinite = check_finite(out, CHUNK_ELEMENTS)
     if nonfinite:
         return nonfinite
     q, block_table, seq_lens = inputs["q"], inputs["block_table"], inputs["seq_lens"]
     B, H, D = q.shape
-    rows = torch.randperm(B * H, generator=gen, device=out.device)[:SAMPLED_ROWS]
+    rows = sampled_rows(B * H, SAMPLED_ROWS, gen, out.device)
     lengths = seq_lens[rows // H]
     order = lengths.argsort()  # by context length, so that a block pads little
     rows, lengths = rows[order], lengths[order].tolist()  # one synchronisation: every block's padding is known
-    step = max(1, CHUNK_ELEMENTS // (lengths[-1] * D))
+    step = rows_per_block(CHUNK_ELEMENTS, lengths[-1] * D)
     refs = [_attend_rows(weights, q, block_table, seq_lens, rows[i:i + step] // H, rows[i:i + step] % H,
                          lengths[min(i + step, len(lengths)) - 1])
             for i in range(0, len(lengths), step)]
     got = out.reshape(B * H, D)[rows].double()
-    return _elementwise_stats(got, torch.cat(refs), tolerance, "elements of sampled (sequence, head) rows")
+    return within_tolerance(got, torch.cat(refs), tolerance, SAFETY, "elements of sampled (sequence, head) rows")

@@ -22,7 +22,8 @@ import math
 
 import torch
 
-from scoring.checking import CheckStats, worst
+from scoring.call_checks import count_nonfinite, nonfinite_failure, rows_per_block, sampled_rows, within_bounds
+from scoring.checking import worst
 
 FAMILIES = {0: "llm_logits", 1: "huge_range", 2: "dominant_tiny", 3: "near_ties", 4: "masked"}
 FLOPS_PER_ELEMENT = 5  # max, subtract, exp, add, scale: the algorithmic count (memory-bound either way)
@@ -121,26 +122,9 @@ CHUNK_ELEMENTS = 2**23  # fp64 copies of 64 MiB: 0.51 GiB of extra memory at the
 # launches and synchronisations (2.6 ms on the smaller shapes); the call moves 0.27 GB, 0.08 ms at the roofline.
 
 
-def _nonfinite(out):
-    """The failure for NaN/Inf in out: one isfinite pass, in blocks to bound its temporaries."""
-    count = sum(int((~torch.isfinite(block)).sum().item()) for block in out.reshape(-1).split(CHUNK_ELEMENTS))
-    return CheckStats(False, math.inf, math.inf, math.inf, count, count, f"{count} NaN/Inf elements")
-
-
-def _elementwise_stats(got, ref, rtol, atol, what):
-    """Every entry within atol + rtol*|ref| (bounds given with their safety factor); normwise reported only."""
-    err = (got - ref).abs()
-    bad = int((err > atol + rtol * ref.abs()).sum().item())
-    significant = ref.abs() > atol
-    max_rel = float((err[significant] / ref.abs()[significant]).max().item()) if significant.any() else 0.0
-    normwise = float(torch.linalg.vector_norm(got - ref) / torch.linalg.vector_norm(ref).clamp(min=1e-300))
-    detail = "" if not bad else f"{bad} of {ref.numel()} {what} outside atol {atol:.3g} + rtol {rtol:.3g} * |ref|"
-    return CheckStats(bad == 0, float(err.max().item()), max_rel, normwise, bad, 0, detail)
-
-
 def _row_sums(out):
     """Row sums in fp64, a block of rows at a time."""
-    step = max(1, CHUNK_ELEMENTS // out.shape[1])
+    step = rows_per_block(CHUNK_ELEMENTS, out.shape[1])
     return torch.cat([block.double().sum(1) for block in out.split(step)])
 
 
@@ -155,17 +139,17 @@ def verify_call(out, weights, inputs, gen, tolerance):
     rows, n = x.shape
     sums = _row_sums(out)
     if not bool(torch.isfinite(sums).all()):  # fp64 sums of fp32 values cannot overflow: out holds NaN/Inf
-        return _nonfinite(out)
-    sum_check = _elementwise_stats(sums, torch.ones_like(sums), 0.0, SAFETY * (tolerance.rtol + n * tolerance.atol),
-                                   "row sums")
+        return nonfinite_failure(count_nonfinite(out, CHUNK_ELEMENTS))
+    sum_check = within_bounds(sums, torch.ones_like(sums), 0.0, SAFETY * (tolerance.rtol + n * tolerance.atol),
+                              "row sums")
     x_max, argmax = x.max(dim=1, keepdim=True)
     columns = torch.randint(0, n, (rows, SAMPLED_COLUMNS), generator=gen, device=x.device)
     pred = out.gather(1, argmax).double() * torch.exp(x.gather(1, columns).double() - x_max.double())
-    ratio_check = _elementwise_stats(out.gather(1, columns).double(), pred, SAFETY * 2 * tolerance.rtol,
-                                     SAFETY * tolerance.atol, "sampled entries against out[argmax] * exp(x - max)")
-    full = torch.randperm(rows, generator=gen, device=x.device)[:FULL_ROWS]
-    step = max(1, CHUNK_ELEMENTS // n)
-    full_checks = [_elementwise_stats(out[block].double(), _softmax_fp64(x[block]), SAFETY * tolerance.rtol,
-                                      SAFETY * tolerance.atol, "elements of sampled rows")
+    ratio_check = within_bounds(out.gather(1, columns).double(), pred, SAFETY * 2 * tolerance.rtol,
+                                SAFETY * tolerance.atol, "sampled entries against out[argmax] * exp(x - max)")
+    full = sampled_rows(rows, FULL_ROWS, gen, x.device)
+    step = rows_per_block(CHUNK_ELEMENTS, n)
+    full_checks = [within_bounds(out[block].double(), _softmax_fp64(x[block]), SAFETY * tolerance.rtol,
+                                 SAFETY * tolerance.atol, "elements of sampled rows")
                    for block in full.split(step)]
     return worst([sum_check, ratio_check, *full_checks])

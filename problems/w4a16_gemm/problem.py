@@ -11,11 +11,9 @@ Bytes count the packed weight (K * N / 2), the scales and zeros, x and the outpu
 materialises a bf16 W moves 5x the weight bytes and is scored against this formula.
 """
 
-import math
-
 import torch
 
-from scoring.checking import CheckStats
+from scoring.call_checks import freivalds_stats, random_signs, rows_per_block, signed_row_sums
 
 GROUP_SIZE = 128
 PACK = 8  # int4 values per int32
@@ -90,9 +88,8 @@ VERIFY_METHOD = ("freivalds from the left: r^T out against (r^T x) W for 2 rando
                  "from the packed weight (scale * (sum_k u_k q_kn - zero * sum_k u_k)); fails when "
                  "||r^T out - r^T ref|| / ||r^T ref|| exceeds 2x the normwise tolerance")
 
-# Left probes (r over the rows) because a kernel skips rows or tiles: a wrong row enters r^T E with its full
-# norm whatever the signs, so 1% of rows zeroed or stale (normwise 0.1..0.14 for unit-variance rows, 10x the
-# bound) fails on every call, and a tile spanning c columns shows with c * probes degrees of freedom.
+# Left probes (scoring/call_checks.py: why left): 1% of rows zeroed or stale (normwise 0.1..0.14 for
+# unit-variance rows, 10x the bound) fails on every call.
 PROBES = 2
 # The estimate may reach 2x the normwise tolerance. Errors and outputs spread over the N >= 16 columns, so
 # the squared ratio is about a ratio of chi-squares with 2N >= 32 degrees of freedom each: an output exactly
@@ -104,21 +101,6 @@ CHUNK_ELEMENTS = 2**25  # fp64 products of 256 MiB at most: 0.32 GiB of extra me
 # bytes each) and, per probe, one fp64 product pass (~18 bytes per value): ~26 GB, measured 13 ms on an H100
 # against a 0.075 ms call at the roofline. Checking a GEMV means reading its weight, and elementwise fp64
 # passes move ~100x the packed int4 bytes; x and out add little (M x K and M x N). No M*N*K work.
-
-
-def _row_blocks(matrix, probes):
-    """(first row, block of rows) sized so that a (probes, rows, cols) fp64 product fits CHUNK_ELEMENTS."""
-    step = max(1, CHUNK_ELEMENTS // (probes * matrix.shape[1]))
-    for start in range(0, matrix.shape[0], step):
-        yield start, matrix[start:start + step]
-
-
-def _signed_row_sums(matrix, signs):
-    """signs @ matrix in fp64, (probes, cols): elementwise products (bf16 promoted to fp64) summed, no GEMM."""
-    total = torch.zeros((signs.shape[0], matrix.shape[1]), dtype=torch.float64, device=matrix.device)
-    for start, block in _row_blocks(matrix, signs.shape[0]):
-        total += (signs[:, start:start + block.shape[0], None] * block).sum(1)
-    return total
 
 
 def _unpack_bf16(words):
@@ -133,7 +115,7 @@ def _times_packed_weight(u, qweight, scales, zeros):
     """u @ W in fp64, (probes, N), W never materialised: per group g of 128 rows,
     sum_k u_k W[k, n] = scale[g, n] * (sum_k u_k q[k, n] - zero[g, n] * sum_k u_k)."""
     groups, N = scales.shape
-    per_chunk = max(1, CHUNK_ELEMENTS // (GROUP_SIZE * N))
+    per_chunk = rows_per_block(CHUNK_ELEMENTS, GROUP_SIZE * N)
     total = torch.zeros((u.shape[0], N), dtype=torch.float64, device=u.device)
     for g0 in range(0, groups, per_chunk):
         g1 = min(groups, g0 + per_chunk)
@@ -144,29 +126,9 @@ def _times_packed_weight(u, qweight, scales, zeros):
     return total
 
 
-def _nonfinite(out):
-    """The failure for NaN/Inf in out: one isfinite pass, in blocks to bound its temporaries."""
-    count = sum(int((~torch.isfinite(block)).sum().item()) for block in out.reshape(-1).split(CHUNK_ELEMENTS))
-    return CheckStats(False, math.inf, math.inf, math.inf, count, count, f"{count} NaN/Inf elements")
-
-
-def _freivalds_stats(out, probed_out, probed_ref, tolerance):
-    """The normwise error estimated from the probes. A NaN or Inf anywhere in out makes its probe sums
-    non-finite (fp64 sums of bf16 values cannot overflow), so the isfinite pass runs only then."""
-    if not bool(torch.isfinite(probed_out).all()):
-        return _nonfinite(out)
-    normwise = float(torch.linalg.vector_norm(probed_out - probed_ref)
-                     / torch.linalg.vector_norm(probed_ref).clamp(min=1e-300))
-    bound = SAFETY * tolerance.normwise
-    passed = normwise <= bound
-    detail = "" if passed else (f"Freivalds estimate of the normwise error {normwise:.3g} over {probed_out.shape[0]} "
-                                f"probe(s) exceeds {SAFETY:g} x the tolerance ({bound:g})")
-    return CheckStats(passed, 0.0, 0.0, normwise, 0 if passed else 1, 0, detail)
-
-
 def verify_call(out, weights, inputs, gen, tolerance):
-    M = out.shape[0]
-    signs = torch.randint(0, 2, (min(PROBES, M), M), generator=gen, device=out.device).to(torch.float64) * 2 - 1
-    probed_ref = _times_packed_weight(_signed_row_sums(inputs["x"], signs), weights["qweight"], weights["scales"],
-                                      weights["zeros"])
-    return _freivalds_stats(out, _signed_row_sums(out, signs), probed_ref, tolerance)
+    signs = random_signs(out.shape[0], PROBES, gen, out.device)
+    probed_ref = _times_packed_weight(signed_row_sums(inputs["x"], signs, CHUNK_ELEMENTS), weights["qweight"],
+                                      weights["scales"], weights["zeros"])
+    return freivalds_stats(out, signed_row_sums(out, signs, CHUNK_ELEMENTS), probed_ref, tolerance, SAFETY,
+                           CHUNK_ELEMENTS)
