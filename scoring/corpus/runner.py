@@ -57,6 +57,13 @@ class CorpusConfig:
                     allowed=at_least(1))
 
 
+def run(config: RunConfig, argv: list[str]):
+    """`scoring.run.run`, imported at the first case: it imports torch, which `help` must not wait for."""
+    from scoring.run import run as score
+
+    return score(config, argv)
+
+
 def parse_config(argv: list[str]) -> CorpusConfig:
     config = parse(CorpusConfig, argv, COMMAND)
     unknown = [k for k in config.kinds.split(",") if k.strip() and k.strip() not in KINDS]
@@ -108,8 +115,6 @@ def score_case(case: Case, config: CorpusConfig, profile: str) -> dict:
               "class": case.class_id, "shape_set": case.shape_set, "expected": expected.as_dict()}
     if expected.not_exercised:
         return dict(record, verdict="not_exercised", reason=expected.not_exercised)
-    from scoring.run import run  # imports torch (its timing): here, so that help answers without it
-
     started = time.perf_counter()
     try:
         argv = [f"problem={case.problem}", f"solution={record['path']}", f"shapes={case.shape_set}"]
