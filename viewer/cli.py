@@ -16,12 +16,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from scoring.options import wants_help
+
 from .cli_options import COMMAND, UsageError, split_arguments, usage_text
 from .load import load_transcript
 from .model import Transcript
 from .sessions import NoTranscript, is_run_dir, session_files
 
-_HELP_WORDS = ("help", "-h", "--help")
 STDIN = Path("-")  # the source name of a transcript read from standard input
 
 
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
-    if any(arg in _HELP_WORDS for arg in argv):
+    if wants_help(argv):
         print(usage_text())
         return 0
     try:
