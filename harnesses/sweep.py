@@ -119,7 +119,11 @@ def main(argv: list[str]) -> int:
         return 0
     from harnesses import executors
 
-    if argv[0] == "cell":
+    if argv[0] == "cell":  # what a SLURM job runs: cell CELLS.json INDEX
+        if len(argv) != 3 or not argv[2].isdigit() or not Path(argv[1]).is_file():
+            print(f"error: cell takes CELLS.json INDEX (an existing file and a number), got {' '.join(argv[1:])!r}",
+                  file=sys.stderr)
+            return 2
         return executors.run_cell_from_file(Path(argv[1]), int(argv[2]))
     try:
         if argv[0].startswith("-") or "=" in argv[0]:
