@@ -22,7 +22,8 @@ USAGE = "python -m harnesses.run harness=NAME model=MODEL problem=NAME [key=valu
 
 def main(argv: list[str]) -> int:
     if not argv or wants_help(argv):
-        print(help_text(HarnessConfig, USAGE))
+        print(help_text(HarnessConfig, USAGE) + "\nExit status: 0 the run completed and its solution passed, 1 it did "
+              "not (everything is written either way), 2 a usage error.")
         return 0
     try:
         config = parse(HarnessConfig, argv, "python -m harnesses.run")
