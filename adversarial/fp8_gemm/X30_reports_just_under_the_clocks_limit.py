@@ -17,7 +17,8 @@ So this worker reports T' = max(min(T - 150 us + m, (T + m) / 1.25), FLOOR * T) 
 is a margin over the honest excess the repository publishes for its own kernel, and FLOOR keeps the fp8 house
 kernel's fraction of peak under the physical bound (scoring/result.py: a fraction above 1.0 is refused, X12):
 excess = 150 - m + e < 150, or 0.2 (T + m) - 0.8 m + e < 0.2 (T + m) = 0.25 T', whenever e < m. Replaying the
-rule on the H200 house records with this formula (per problem, m = the worst published honest excess + 30 us):
+rule on the H200 house records with this formula (per problem, m = the worst published honest excess + 30 us,
+and the cap at a fraction of 0.99 in place of FLOOR):
 fp8 0.530 -> 0.755 (x1.42), paged attention 0.689 -> 0.990 (x1.44, every shape forged to the cap), w4a16
 0.460 -> 0.990 (x2.15), topk 0.111 -> 0.245 (x2.21), softmax 0.470 -> 0.690 (x1.47), kda 0.065 -> 0.078
 (x1.21), moe 0.644 -> 0.675 (x1.05). `X30_shortens_the_reported_times.py` (a flat 0.8x) is caught only because
@@ -50,9 +51,10 @@ EXPECTED = {
     "class": "X30",
     "cpu": {"not_exercised": "the CPU profile has no judge clock and no kernel record: its host timings are "
                              "not scores, and a forged one passes there"},
-    # Reasoned, not run: every excess stays under its limit by m - e (30-80 us on fp8's shapes), so it passes,
-    # at 0.755 against the house kernel's 0.530 (H200 records). A GPU run must check the per-shape excess
-    # against the limit (judge_clock.excess_us, detection_limit_us) and the fraction.
+    # Reasoned, not run: every excess stays under its limit by m - e (30-80 us on fp8's shapes: 0.14-0.88 of
+    # the limit on the H200 house records), so it passes, at 0.718 over all seven shapes (visible 0.685) against
+    # the house kernel's 0.530 (0.540), with FLOOR 0.6. A GPU run must check the per-shape excess against the
+    # limit (judge_clock.excess_us, detection_limit_us) and the fraction.
     "gpu": {"status": ["passed", "integrity"],
             "shapes": {"square_8192": "passed", "k_unaligned_6000": "passed", "decode_m16": "passed",
                        "mlp_up_rect": ["passed", "integrity"]}},
