@@ -40,7 +40,8 @@ from harnesses.kernelbench.catalog import (
 from harnesses.executors import local_gpus
 from harnesses.kernelbench.fallbacks import CUTLASS_FOLDERS, cutlass_folders_in
 from harnesses.kernelbench.layout import AGENT_MODULE, adapter_path, sha256_hex, write_solution_folder
-from scoring.options import OptionError, above, at_least, help_text, opt, parse, wants_help
+from scoring.options import (OptionError, above, at_least, help_text, opt, parse, wants_help,
+                             with_overrides)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 USAGE = "python -m harnesses.import_kernelbench path=CLONE [key=value ...]"
@@ -202,9 +203,9 @@ def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: floa
     leaves what it did; past limit_s the scorer and its workers are killed. With `gpu` the scorer sees that
     GPU alone (CUDA_VISIBLE_DEVICES): the agents' files allocate on `cuda`, whatever device we name."""
     out = Path(config.results).resolve()
+    defaults = ["lines=none", f"device={config.device}", f"import_timeout_s={config.import_timeout_s:g}"]
     argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"solution={folder / 'solution.py'}",
-            f"agent={folder / 'agent.json'}", f"out={out}", "lines=none", f"device={config.device}",
-            f"import_timeout_s={config.import_timeout_s:g}", *config.score_args.split()]
+            f"agent={folder / 'agent.json'}", f"out={out}", *with_overrides(defaults, config.score_args.split())]
     env = dict(os.environ)
     if gpu:
         env["CUDA_VISIBLE_DEVICES"] = gpu.index

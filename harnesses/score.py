@@ -12,6 +12,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from scoring.options import with_overrides
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -29,8 +31,10 @@ def score_solution(problem: str, solution: Path, agent: dict, out: Path, device:
         shutil.copyfile(solution, copy)
         agent_file = Path(tmp) / "agent.json"
         agent_file.write_text(json.dumps(agent, indent=1))
+        # score_args (extra) may replace the defaults; the scorer refuses a key given twice (scoring/options.py)
         argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"solution={copy}",
-                f"agent={agent_file}", f"out={out.resolve()}", "lines=none", f"device={device}", *extra]
+                f"agent={agent_file}", f"out={out.resolve()}",
+                *with_overrides(["lines=none", f"device={device}"], extra)]
         proc = subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, text=True, env=env or dict(os.environ))
     log.write_text(f"$ {' '.join(argv)}\n{proc.stdout}\n--- stderr ---\n{proc.stderr}")
     lines = [line for line in proc.stdout.splitlines() if line.startswith("result: ")]

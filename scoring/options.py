@@ -123,6 +123,16 @@ def key_value_pairs(argv: list[str], bool_keys: set[str], command: str,
     return pairs
 
 
+def with_overrides(defaults: list[str], overrides: list[str]) -> list[str]:
+    """A caller's default `key=value` options less those whose key `overrides` gives, then `overrides`: the way a
+    command passes a user's extra options (score_args=) on to another, since a key given twice is refused."""
+    def key(arg: str) -> str:
+        return arg.split("=", 1)[0].lstrip("-").replace("-", "_")
+
+    given = {key(arg) for arg in overrides if "=" in arg}
+    return [arg for arg in defaults if key(arg) not in given] + list(overrides)
+
+
 def parse(cls, argv: list[str], command: str, base=None, error: type[Exception] = OptionError):
     """Build `cls` from key=value arguments (RULES), over `base` (an instance) or the defaults."""
     known = {f.name: f for f in fields(cls)}

@@ -207,3 +207,16 @@ def test_a_bare_dashed_true_false_key_means_true_and_takes_a_true_false_word_aft
         parse_args(["fp8_gemm", "--audits", "visible"])  # --audits is audits=true; a bare word after it is not
     with pytest.raises(ConfigError, match="--shapes needs a value"):
         parse_args(["fp8_gemm", "--shapes", "--help"])
+
+
+def test_a_callers_defaults_give_way_to_the_users_extra_options():
+    """harnesses.run's score_args= and import_kernelbench's pass options on to scoring.run, which refuses a key
+    given twice: the caller's defaults for those keys are dropped rather than repeated."""
+    from scoring.config import parse_args
+    from scoring.options import with_overrides
+
+    argv = ["problem=fp8_gemm", *with_overrides(["lines=none", "device=cpu"], ["lines=eager", "--device=cuda"])]
+    assert argv == ["problem=fp8_gemm", "lines=eager", "--device=cuda"]
+    config = parse_args(argv)
+    assert (config.lines, config.device) == ("eager", "cuda")
+    assert with_overrides(["lines=none"], ["shapes=visible"]) == ["lines=none", "shapes=visible"]
