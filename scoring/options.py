@@ -1,10 +1,11 @@
 """`key=value` command-line options for a frozen dataclass whose fields carry a help line and a default.
 
-One parser for every Ceiling command (`scoring.run`, `harnesses.run`, `harnesses.sweep`,
-`board`). Torch-free: the site and the harnesses import it without a GPU stack. Errors name
-the key and the fix, with a suggestion for a near-miss key or choice. A numeric option may declare the
-values it allows (`allowed=above(0, "seconds")`): the help shows the range, and the parser refuses a value
-outside it, naming the key, the value and the range.
+One parser for every Ceiling command (`scoring.run`, `scoring.corpus`, `scoring.tensor_ops`, `board`,
+`board.export`, `viewer`, `harnesses.run`, `harnesses.sweep`, `harnesses.import_kernelbench` and the benches;
+tests/test_cli_behaviour.py holds each to the rule below). Torch-free: the site and the harnesses import it
+without a GPU stack. Errors name the key and the fix, with a suggestion for a near-miss key or choice. A numeric
+option may declare the values it allows (`allowed=above(0, "seconds")`): the help shows the range, and the parser
+refuses a value outside it, naming the key, the value and the range.
 
 The one rule every command follows (`RULES`, printed at the end of every help): options are `key=value`;
 `--key=value` and `--key value` read the same as `key=value` (a bare `--key` of a true/false key means
@@ -140,7 +141,8 @@ def parse(cls, argv: list[str], command: str, base=None, error: type[Exception] 
     given: dict[str, str] = {}
     for arg in key_value_pairs(argv, {name for name, f in known.items() if str(f.type) == "bool"}, command, error):
         if "=" not in arg:
-            raise error(f"'{arg}' is not key=value; run `{command} help` for the keys")
+            hint = f" (write {arg}=VALUE)" if arg in known else ""
+            raise error(f"'{arg}' is not key=value{hint}; run `{command} help` for the keys")
         key, raw = arg.split("=", 1)
         key = key.strip().lstrip("-").replace("-", "_")
         if key not in known:
