@@ -18,10 +18,10 @@ import os
 
 from scoring.config import ConfigError, parse_args
 from scoring.isolation import REPO_ROOT, child_env
+from scoring.options import wants_help
 from scoring.standby import STANDBY
 
 # scoring.run's commands that score nothing (its main() answers them before parsing a run's options)
-HELP_WORDS = ("help", "-h", "--help")
 LIST_WORD = "list"
 
 
@@ -37,7 +37,7 @@ def likely_device(device: str) -> str:
 def start_ahead(argv: list[str]) -> bool:
     """Start the run's first worker now, unless the command is not a run, is malformed (the scorer reports
     it) or says prestart=false. Returns whether a worker was started."""
-    if not argv or argv[0] in HELP_WORDS or argv[0] == LIST_WORD:
+    if not argv or wants_help(argv) or argv[0] == LIST_WORD:
         return False
     try:
         config = parse_args(argv)

@@ -35,7 +35,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from scoring.run import git_state  # noqa: E402  (after the path: runnable from anywhere)
+from scoring.options import with_overrides  # noqa: E402  (after the path: runnable from anywhere)
+from scoring.run import git_state  # noqa: E402
 from scoring.spec import discover_problems  # noqa: E402
 
 AGREEMENT_MIN_MS = 0.05  # shapes shorter than 50 us are left out of the repeat agreement (issue 17)
@@ -44,8 +45,9 @@ TARGETS_S = {"deck_warm": 300, "deck_cold": 600, "one_solution_warm": 30}
 
 def score(problem: str, results: Path, device: str, extra: list[str], fresh: bool, repo: Path = REPO) -> dict:
     """One `python -m scoring.run` of the house kernel (of the scorer in `repo`); its wall time and result."""
-    argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"device={device}", f"out={results}",
-            f"fresh_lines={'true' if fresh else 'false'}", "progress=false", *extra]
+    argv = [sys.executable, "-m", "scoring.run", *with_overrides(
+        [f"problem={problem}", f"device={device}", f"out={results}", f"fresh_lines={'true' if fresh else 'false'}",
+         "progress=false"], extra)]
     started = time.perf_counter()
     done = subprocess.run(argv, cwd=repo, capture_output=True, text=True)
     wall_s = time.perf_counter() - started

@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from harnesses.executors import local_gpus  # noqa: E402  (after the path: runnable from anywhere)
+from scoring.options import with_overrides  # noqa: E402
 from scoring.run import git_state  # noqa: E402
 from scripts.bench_deck import (  # noqa: E402
     AGREEMENT_MIN_MS,
@@ -41,8 +42,9 @@ KEYS = {"problem", "solution", "gpus", "device", "out", "score_args"}
 
 
 def start(problem: str, solution: str, gpu: str, results: Path, extra: list[str]) -> subprocess.Popen:
-    argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"out={results}", "progress=false",
-            *([f"solution={solution}"] if solution else []), *extra]
+    argv = [sys.executable, "-m", "scoring.run", *with_overrides(
+        [f"problem={problem}", f"out={results}", "progress=false", *([f"solution={solution}"] if solution else [])],
+        extra)]
     return subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu))
 

@@ -2,6 +2,8 @@
 a line here (no import side effects)."""
 
 from . import claude, codex, cursor, droid, gemini, kimi, opencode
+from scoring.spec import suggest
+
 from .base import EFFORTS, Adapter, AdapterError, Invocation
 
 ADAPTERS: dict[str, Adapter] = {m.ADAPTER.name: m.ADAPTER for m in (claude, codex, opencode, kimi, cursor, droid,
@@ -10,7 +12,7 @@ ADAPTERS: dict[str, Adapter] = {m.ADAPTER.name: m.ADAPTER for m in (claude, code
 
 def get_adapter(name: str) -> Adapter:
     if name not in ADAPTERS:
-        raise AdapterError(f"harness={name!r}: unknown; choose one of {', '.join(ADAPTERS)}")
+        raise AdapterError(f"harness={name!r}: unknown{suggest(name, ADAPTERS)}; choose one of {', '.join(ADAPTERS)}")
     return ADAPTERS[name]
 
 
