@@ -49,14 +49,14 @@ class RunConfig:
                                   "checks included; never past budget_s); 0 = min_calls only",
                              allowed=at_least(0, "seconds"))
     max_calls: int = opt(400, "maximum timed calls per shape, at least min_calls", allowed=at_least(1))
-    # At 0.3% instead, two runs' house medians did not agree better on an H100 (12 of 153 shape pairs beyond 1%,
-    # against 7 at 0.5%): what separates two runs is drift between them, not the medians' standard error.
+    # Tighter does not make two runs agree better: drift between runs, not the median's standard error, is what
+    # separates them (docs/measurements.md, "Repeat agreement").
     target_rse: float = opt(0.005, "stop timing once the median's relative standard error is below this",
                             allowed=above(0))
     budget_s: float = opt(15.0, "timing budget per shape (seconds)", allowed=above(0, "seconds"))
     # The reference lines' own budget. Host-bound lines (eager paged attention, MoE and KDA) move between two
     # runs by more than their medians' standard error, and the calls past 5 s a shape bought them no agreement
-    # (docs/results.md, "Wall time of a run").
+    # (docs/measurements.md, "Wall time of a run").
     line_budget_s: float = opt(5.0, "timing budget per shape for the reference lines (seconds); never more than "
                                     "budget_s", allowed=above(0, "seconds"))
     import_timeout_s: float = opt(600.0, "limit for importing the solution (seconds)", allowed=above(0, "seconds"))
