@@ -8,8 +8,8 @@ What the judge judges (scoring/judge/clock.py, scoring/judge/link.py `call`, sco
 the span from `_after_go` (its stream, right after GO) to `_back` (its stream, right after a wait on the
 worker's DONE, queued by `back_to_the_judge` once its host has *seen* DONE complete). The snapshot of the output
 (`opener.open(...).clone()` and `_snapped`) is queued only after the host has seen `_back` complete, then
-`gpu_span_ms()`, then `OutputOpener.open`: about 140 us of the judge's host later (H200: snapshot gap minus gpu
-gap on decode_m16, 477 - 330 us). `snapshot_gaps_us` is recorded and never judged (cross_check.py judges
+`gpu_span_ms()`, then `OutputOpener.open`: 150-200 us of GPU time after `_back` on a tiny output (H200 snapshot
+gap minus gpu gap on decode_m16: 477 - 330 us in the X10 run, 541 - 337 us for the house kernel). `snapshot_gaps_us` is recorded and never judged (cross_check.py judges
 `gpu_gaps` only). So GPU work that starts after `_back` ran and ends before the clone ran is in the bytes the
 judge checks and in no span it judges.
 
