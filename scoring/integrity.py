@@ -39,7 +39,9 @@ CLASSES: tuple[Defence, ...] = (
             "scoring/judge/, scoring/worker/, scoring/sandbox.py, scoring/shared_tensors.py",
             (f"{CORPUS}X30_rewrites_the_worker_check.py", f"{CORPUS}X30_shortens_the_reported_times.py",
              f"{CORPUS}X30_relays_the_result_channel.py", f"{CORPUS}X30_signals_the_judge_through_its_process_group.py",
-             f"{CORPUS}X10_finishes_after_done_behind_the_ipc_event.py"), "cpu+gpu"),
+             f"{CORPUS}X10_finishes_after_done_behind_the_ipc_event.py",
+             f"{CORPUS}X30_reports_just_under_the_clocks_limit.py",
+             f"{CORPUS}X30_works_after_the_judges_clock_stops.py"), "cpu+gpu"),
     Defence("X31", "opting out of an audit", "a counter audit whose profiler ran but could not follow the "
             "solution's call (more kernels than it takes, ranges dropped) fails the run; 'not verified' is kept for "
             "what the machine cannot do (no counter permission, the CPU profile)", "scoring/audit.py (run_audits)",
@@ -114,6 +116,7 @@ CLASSES: tuple[Defence, ...] = (
             "scoring/judge/clock.py, scoring/worker/timer.py, scoring/timing.py (outlived_detail), "
             "scoring/kernel_record.py (outside_timed_interval, RecordBounds)",
             (f"{CORPUS}X10_side_stream.py", f"{CORPUS}X10_warms_the_weights_during_the_launch_pad.py",
+             f"{CORPUS}X10_computes_between_the_refill_and_go.py",
              "tests/scoring/test_watch.py::test_kernel_time_beyond_the_timed_interval_is_x10_and_small_excess_is_not",
              "tests/scoring/test_watch.py::test_a_corrupt_record_is_cut_to_what_is_physically_possible",
              "tests/scoring/test_watch.py::test_work_on_another_stream_is_never_cut_by_a_later_kernel_there",
@@ -278,7 +281,8 @@ TRUST_BOUNDARY_SECTION = (
      "CUDA-event times, its CUPTI kernel record, an audited call's counters, a refused operator)."),
     "",
     ("What the judge guarantees, whatever Python code the solution runs: the inputs are fresh and the judge's "
-     "own; the output judged is the bytes the solution's call left when DONE completed; the checks, the "
+     "own; the output judged is the bytes the output held when the judge copied it, after its stream waited on DONE (work "
+     "the worker queues after DONE may land before that copy: red team round 6); the checks, the "
      "reference, the statistics and the result file cannot be reached (tried: "
      "`adversarial/fp8_gemm/X30_rewrites_the_worker_check.py`, which scored 0.854 when the checks lived in the "
      "solution's process, is incorrect on the H100 and on the CPU). What the worker can still do is lie in its "
@@ -366,6 +370,24 @@ TRUST_BOUNDARY_SECTION = (
      "must not be: walking the whole solution folder instead needs each solution in a folder of its own "
      "(repository adversaries share one), the next step."),
     "",
+    ("Red team, round 6 (2026-11-27, against the judged GPU clock; reasoned from the code and this session's "
+     "H200 records, none yet run on a GPU; kept in `adversarial/fp8_gemm/`): (1) "
+     "`X30_reports_just_under_the_clocks_limit.py` reports the largest time cut the rule allows (its limit grows "
+     "with the reported time, and the forger picks that time): replayed through `judge_clock_outcome` on the "
+     "fp8 house's H200 records, all seven shapes pass and fp8 would score 0.72 against 0.53 (paged attention "
+     "and w4a16, with their short calls under the 150 us floor, up to the 0.99 cap). A tolerance that grows with "
+     "the claim is a discount, not a check: the fix is a clock whose honest noise is small enough to score by, "
+     "which needs the source of the per-shape excess (up to 88 us on softmax) found on a GPU. (2) "
+     "`X30_works_after_the_judges_clock_stops.py` records DONE early and computes after the judge's stream has "
+     "resumed but before its copy of the output: the span ends on an event the claimant placed. Fix in view: "
+     "stop the clock on the judge's own copy (the snapshot span, now recorded per shape with the copy's time "
+     "in it). (3) `X10_computes_between_the_refill_and_go.py` computes once the refilled inputs exist and "
+     "before GO, if the GPU switches contexts there: the judge now records the refill-to-GO time per call, "
+     "which such work lengthens. Found sound: the calibration (before the import, out of the solution's "
+     "reach), forging only some calls (the median absorbs them), other DONE and GO games (self-harm or "
+     "stale inputs). So the judge's clock now catches gross forgery (half the work after DONE, 0.8x on calls "
+     "over 200 us) and bounds the rest by its detection limit, stated per shape."),
+    "",
 )
 
 
@@ -403,14 +425,12 @@ RESIDUALS_SECTION = (
      "per kernel, and a call under the counter audit is replayed pass by pass; both are visible to a solution "
      "that measures its own kernels with events. A solution that behaves differently on the calls it finds "
      "slower is still verified and named on every call."),
-    ("- Copy engines and the host while the launch gate holds. The gate fills the SMs, not the copy engines, "
-     "and keeps up to its timeout (1 ms) of host time per call out of the events. A copy queued on another "
-     "stream runs while the gate holds: it can bring operands into the L2 flushed before the call, or bring "
-     "the inputs (made before the gate was queued) to the host, where the solution could compute a small "
-     "shape's answer and copy it back before the timed stream starts. The fixed 200 us launch pad that came "
-     "before the gate had the same hole, shorter; a fraction above 1.0 is still refused. Closing it means "
-     "delivering the inputs on the timed stream behind the gate (and flushing after), not yet built or "
-     "measured."),
+    ("- The window between the refill and GO. The judge's gate (its own stream, up to 5 ms) now holds the "
+     "refill of the inputs and the L2 flush until the worker's call is queued, so the inputs exist, and the L2 "
+     "is clean, only after the worker has queued its call; work the worker queued earlier on another stream "
+     "can still start once the refill lands and before GO, if the GPU switches contexts there "
+     "(`X10_computes_between_the_refill_and_go.py`, reasoned). The judge records the refill-to-GO time per "
+     "call (`judge_clock.refill_flush_us_median`), which such work lengthens; not yet judged."),
 )
 
 

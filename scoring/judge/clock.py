@@ -63,6 +63,7 @@ class JudgeClock:
         # stream waited on DONE, and right after its snapshot of the output. Unlike the host's polling of the
         # worker's IPC event (bimodal, results/judge/README.md), the snapshot's time is bound by data: work
         # that wrote the output the judge checks ran before the snapshot, wherever it was queued.
+        self._before_refill = torch.cuda.Event(enable_timing=True)  # recorded for now: red team round 6's X10
         self._after_go = torch.cuda.Event(enable_timing=True)
         self._back = torch.cuda.Event(enable_timing=True)
         self._snapped = torch.cuda.Event(enable_timing=True)
@@ -83,6 +84,7 @@ class JudgeClock:
         self._number += 1
         _hold_until[(1,)](self._host_counter, self._device_counter, self._number,
                           timeout_ns=int(GATE_TIMEOUT_US * 1e3), num_warps=1)
+        self._before_refill.record()
         refill()
         if self._reset_persisting is not None:
             self._reset_persisting()
@@ -111,6 +113,11 @@ class JudgeClock:
         """GPU time on the judge's stream from GO to its stream running again after DONE (after
         back_to_the_judge)."""
         return self._after_go.elapsed_time(self._back)
+
+    def refill_and_flush_ms(self) -> float:
+        """GPU time from the gate's opening to GO (the refill, the persisting-L2 reset and the flush): work the
+        worker runs in that window, once the inputs exist (X10_computes_between_the_refill_and_go), lengthens it."""
+        return self._before_refill.elapsed_time(self._after_go)
 
     def snapshot_span_ms(self) -> float:
         """GPU time on the judge's stream from GO to the end of its copy of the output (queue the copy after

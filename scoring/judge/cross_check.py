@@ -51,8 +51,13 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
                       calibrated_gap_us=round(calibration.null_gap_us(), 2),
                       back_to_the_judge_us_median=round(statistics.median(clock["back_us"]), 2))
     record["gpu_gap_us_median"], record["gpu_gap_us_p90"] = _median_and_p90(gpu_gaps)
-    if clock.get("snapshot_gaps_us"):  # GO to the end of the judge's copy of the output: the copy's time too
+    # Recorded, not yet judged (red team round 6, reasoned): GO to the end of the judge's copy of the output (work
+    # the worker launched after the span's end and before the copy shows here, with the copy's own time), and the
+    # gate's opening to GO (work the worker ran once the inputs existed shows here, with the refill and flush).
+    if clock.get("snapshot_gaps_us"):
         record["snapshot_gap_us_median"], record["snapshot_gap_us_p90"] = _median_and_p90(clock["snapshot_gaps_us"])
+    if clock.get("refill_flush_us"):
+        record["refill_flush_us_median"], record["refill_flush_us_p90"] = _median_and_p90(clock["refill_flush_us"])
     calibrated_us = statistics.median(calibration.gpu_gaps_us)
     excess_us = statistics.median(gpu_gaps) - calibrated_us
     limit_us = max(GPU_GAP_LIMIT_US, GPU_GAP_LIMIT_SHARE * median_ms * 1e3)

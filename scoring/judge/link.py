@@ -75,6 +75,7 @@ class CallReport:
     back_ms: float | None = None  # from DONE seen to the judge's own stream running (GPU)
     gpu_span_ms: float | None = None  # the judge's GPU events: GO to its stream running after DONE
     snapshot_span_ms: float | None = None  # the judge's GPU events: GO to its copy of the output done
+    refill_flush_ms: float | None = None  # the judge's GPU events: the gate's opening to GO
 
 
 @dataclass
@@ -332,7 +333,7 @@ class WorkerLink:
             check_descriptor(queued["output"], self._dims, self._dtype, self.device)
         except DescriptorError as exc:
             contract_error = str(exc)
-        span_ms = back_ms = gpu_span_ms = snapshot_span_ms = None
+        span_ms = back_ms = gpu_span_ms = snapshot_span_ms = refill_flush_ms = None
         if self.clock is not None:
             from scoring.judge.clock import EventNeverCompleted
 
@@ -340,6 +341,7 @@ class WorkerLink:
                 span_ms = self.clock.release_and_watch()
                 back_ms = self.clock.back_to_the_judge()
                 gpu_span_ms = self.clock.gpu_span_ms()
+                refill_flush_ms = self.clock.refill_and_flush_ms()
             except EventNeverCompleted as exc:
                 self.kill()
                 raise WorkerLost("integrity", f"X32: the worker said its call was queued, but {exc}") from None
@@ -365,7 +367,8 @@ class WorkerLink:
             raise WorkerLost("integrity", f"X32: the worker reported times that are not finite, non-negative "
                                           f"numbers of milliseconds: {str(done.get('timing'))[:200]}")
         return CallReport(out, contract_error, True if unchanged is None else bool(unchanged.item()),
-                          timing, span_ms, host_ms, done.get("audit_profile"), back_ms, gpu_span_ms, snapshot_span_ms)
+                          timing, span_ms, host_ms, done.get("audit_profile"), back_ms, gpu_span_ms, snapshot_span_ms,
+                          refill_flush_ms)
 
     def shape_end(self, timed: dict[int, float], prepare_launch_names: list[str]) -> dict:
         self.order("shape_end", timed={str(k): v for k, v in timed.items()}, prepare_launch_names=prepare_launch_names)

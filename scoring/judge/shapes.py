@@ -173,6 +173,7 @@ class ShapeJudge:
                     clock["back_us"].append(report.back_ms * 1e3)
                     clock["gpu_gaps_us"].append((report.gpu_span_ms - timing.device_ms) * 1e3)
                     clock["snapshot_gaps_us"].append((report.snapshot_span_ms - timing.device_ms) * 1e3)
+                    clock["refill_flush_us"].append(report.refill_flush_ms * 1e3)
             clock["host_ms"].append(report.host_ms)
             against_reference = kind == "last" or (kind == "timed" and
                                                    self.sample_rng.random() < self.task["timed_check_rate"])
@@ -218,7 +219,7 @@ class ShapeJudge:
         summary = worst(stats)
         result["check"] = {**summary.as_dict(), "seeds_checked": len(stats)}
         clock = {"timed": {}, "gaps_us": [], "spans_ms": [], "host_ms": [], "back_us": [], "gpu_gaps_us": [],
-                 "snapshot_gaps_us": []}
+                 "snapshot_gaps_us": [], "refill_flush_us": []}
         if not summary.passed:
             classes = "X01/X24" if shape.shape_set == "visible" else "X23/X01/X24"
             if summary.detail.startswith(("X04", "X05")):
