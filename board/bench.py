@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scoring.options import OptionError, at_least, help_text, opt, parse, wants_help
-from scoring.result import score, system_status
+from scoring.result import geomean_score, system_status
 from scoring.spec import discover_problems
 
 from .config import BuildConfig
@@ -91,7 +91,7 @@ def _solution(template: dict, scale: float, status: str) -> dict:
     elif status != "passed":
         solution["shapes"][0]["status"] = status
     solution["status"] = system_status(solution["shapes"], solution["audits"])
-    solution["score"] = score(solution["shapes"], solution["status"])
+    solution["score"] = geomean_score(solution["shapes"], solution["status"])
     return solution
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from scoring.failure_class import reread, tolerance_normwise
+from scoring.failure_class import reread_failure, tolerance_normwise
 
 from . import figures
 from .code import markdown
@@ -154,7 +154,7 @@ def _render_run(run: Run) -> dict:
     systems = []
     for i, system in enumerate(public["systems"]):
         _key, _kind, label, slug = row_identity(run, i, system)
-        failure = reread(system, tolerance_normwise(run.data.get("problem")))
+        failure = reread_failure(system, tolerance_normwise(run.data.get("problem")))
         systems.append(dict(system, row_label=label, slug=slug, label=system.get("label") or system["name"],
                             failure=failure, failure_label=failure_label(failure),
                             cached_run_id=_cached_run_id(system.get("cached_from")),

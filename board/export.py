@@ -128,7 +128,7 @@ def _shape_columns(shape: dict | None) -> dict:
 
 def run_rows(run) -> list[dict]:
     """The rows of one loaded run (board/load.Run): one per system x shape, or per system without shapes."""
-    from scoring.failure_class import reread, tolerance_normwise
+    from scoring.failure_class import reread_failure, tolerance_normwise
 
     from .frame import row_identity
     from .ranking_rules import run_reasons, scorer_commit, version_of
@@ -150,7 +150,7 @@ def run_rows(run) -> list[dict]:
     bound = tolerance_normwise(data.get("problem"))
     rows = []
     for index, system in enumerate(data["systems"]):
-        failure = reread(system, bound)
+        failure = reread_failure(system, bound)
         system_score = system.get("score") if isinstance(system.get("score"), dict) else {}
         system_columns = {
             "system_role": system.get("role"), "system_name": system.get("name"), "system_label": system.get("label"),

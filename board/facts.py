@@ -85,7 +85,7 @@ def collect_facts() -> Facts:
         audit_kinds=audit_kinds,
         worker_doc="\n\n".join(module_docstring(SCORING_DIR / side / "__init__.py") for side in ("judge", "worker")),
         roofline_doc=inspect.getdoc(scoring_roofline) or "",
-        score_doc=inspect.getdoc(scoring_result.score) or "",
+        score_doc=inspect.getdoc(scoring_result.geomean_score) or "",
         max_plausible_fraction=scoring_roofline.MAX_PLAUSIBLE_FRACTION,
         status_severity=tuple(scoring_result.STATUS_SEVERITY),
         seeds_doc=module_docstring(SCORING_DIR / "seeds.py"),

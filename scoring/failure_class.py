@@ -163,7 +163,7 @@ def tolerance_normwise(problem) -> float | None:
     return bound if isinstance(bound, (int, float)) and not isinstance(bound, bool) else None
 
 
-def reread(system: dict, normwise_bound: float | None) -> dict | None:
+def reread_failure(system: dict, normwise_bound: float | None) -> dict | None:
     """A finished system's recorded failure read again from its shapes: how a failure is read improves (the
     headline class by severity, every class listed, a compiler error's reason, where a bare assert was
     raised) while result files are never edited. Where the shapes' most severe class is not the recorded

@@ -105,7 +105,7 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
             task = dict(base_task, first_index=next_index,
                         shapes=[{"name": s.name, "shape_set": s.shape_set, "params": dict(s.params)}
                                 for s in shapes[next_index:]])
-            next_index = _one_child(task, shapes, next_index, log, log_path, outcome, import_timeout_s,
+            next_index = _run_worker_from(task, shapes, next_index, log, log_path, outcome, import_timeout_s,
                                     shape_timeout_s, on_progress, prestart)
             if outcome.import_status != "ok":
                 break
@@ -124,7 +124,7 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
     return outcome
 
 
-def _one_child(task: dict, shapes: list[Shape], first: int, log, log_path: Path, outcome: SystemOutcome,
+def _run_worker_from(task: dict, shapes: list[Shape], first: int, log, log_path: Path, outcome: SystemOutcome,
                import_timeout_s: float, shape_timeout_s: float, on_progress, prestart: bool) -> int:
     """Run one child from shape `first`; return the index the next child should start at."""
     env = child_env(task["device"])

@@ -24,7 +24,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from scoring.roofline import MAX_PLAUSIBLE_FRACTION, geomean, point
+from scoring.roofline import MAX_PLAUSIBLE_FRACTION, geomean, roofline_point
 
 SCHEMA = "ceiling.result/1"
 SCORED_SETS = ("visible", "held_out")
@@ -44,7 +44,7 @@ def add_roofline(shape: dict, flops: int, bytes_moved: int, peak_tflops: float, 
     timing = shape.get("timing")
     if shape.get("status") != "passed" or not timing:
         return shape
-    roof = point(flops, bytes_moved, timing["median_ms"], peak_tflops, peak_gbps)
+    roof = roofline_point(flops, bytes_moved, timing["median_ms"], peak_tflops, peak_gbps)
     shape.update(roof.as_dict())
     if roof.fraction > MAX_PLAUSIBLE_FRACTION:
         shape["status"] = "rejected"
@@ -63,7 +63,7 @@ def system_status(shapes: list[dict], audits: list[dict]) -> str:
     return "passed"
 
 
-def score(shapes: list[dict], status: str) -> dict:
+def geomean_score(shapes: list[dict], status: str) -> dict:
     """Geomean fractions: headline over visible + held-out; property shapes must pass but are not timed."""
     def fractions(sets: tuple[str, ...]) -> list[float]:
         chosen = [s for s in shapes if s["shape_set"] in sets]

@@ -5,12 +5,12 @@ Torch-free and free of site libraries: the site build skips a file that fails (n
 (result_fields.py) checks presence and types; this module compares the values, by calling the
 scorer's own rules rather than restating them:
 - a shape's fraction, achieved TFLOPS and GB/s, roofline time and bound follow from its flops,
-  bytes_moved and timing.median_ms under the file's peak row (`scoring.roofline.point`);
+  bytes_moved and timing.median_ms under the file's peak row (`scoring.roofline.roofline_point`);
 - every fraction is a finite number in 0..MAX_PLAUSIBLE_FRACTION; only a `rejected` shape records one
   above it (the reason it was rejected), and the site never shows that one;
 - a system's status is the most serious of its shapes' (`integrity` when an audit failed;
   `scoring.result.system_status`), or `not_available` when it has no shapes (its file was absent);
-- its score is `scoring.result.score` of its shapes: the headline is the geomean over visible and
+- its score is `scoring.result.geomean_score` of its shapes: the headline is the geomean over visible and
   held-out shapes, 0.0 unless every shape passed and no audit failed; null (NaN in files before 2026-11-27)
   only for a set with no shapes;
 - the top-level `status` and `score` are copies of systems[0]'s.
@@ -23,9 +23,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from scoring.result import score, system_status
+from scoring.result import geomean_score, system_status
 from scoring.result_fields import Fields, Issue, check_fields
-from scoring.roofline import MAX_PLAUSIBLE_FRACTION, point
+from scoring.roofline import MAX_PLAUSIBLE_FRACTION, roofline_point
 
 __all__ = ["Issue", "check_file", "check_result", "read_json"]
 
@@ -73,7 +73,7 @@ def check_values(data: dict, file: str) -> list[Issue]:
         if system["status"] != status:
             c.bad(f"{where}.status", f"is {system['status']!r}, but its shapes and audits give {status!r} (the most "
                   "serious shape status; integrity when an audit failed)", EDITED)
-        _check_score(c, system["score"], score(system["shapes"], status), f"{where}.score", status)
+        _check_score(c, system["score"], geomean_score(system["shapes"], status), f"{where}.score", status)
     _check_copies(c, data)
     return c.issues
 
@@ -92,7 +92,7 @@ def _check_roofline(c: Fields, shape: dict, at: str, peak_tflops: float, peak_gb
     if shape.get("timing") is None:
         c.bad(f"{at}.fraction", "is recorded without the timing it is derived from", EDITED)
         return
-    roof = point(shape["flops"], shape["bytes_moved"], shape["timing"]["median_ms"], peak_tflops, peak_gbps)
+    roof = roofline_point(shape["flops"], shape["bytes_moved"], shape["timing"]["median_ms"], peak_tflops, peak_gbps)
     derived = (roof.fraction, roof.achieved_tflops, roof.achieved_gbps, roof.roofline_ms, roof.bound)
     recorded = (fraction, shape.get("achieved_tflops"), shape.get("achieved_gbps"), shape.get("roofline_ms"),
                 shape.get("bound"))

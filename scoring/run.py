@@ -39,7 +39,7 @@ from scoring.line_cache import LINE_SHAPE_SETS, find_cached_line, key_digest, li
 from scoring.options import wants_help
 from scoring.problem import Problem, load_problem
 from scoring.report import print_progress, summary_table
-from scoring.result import SCHEMA, add_roofline, score, sha256_file, system_status, write_result
+from scoring.result import SCHEMA, add_roofline, geomean_score, sha256_file, system_status, write_result
 from scoring.seeds import mix, new_secret
 from scoring.solution_file import UnreadableSolution, read_solution
 from scoring.spec import Shape, SpecError, discover_problems, find_problem, load_spec
@@ -115,7 +115,7 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
     entry = {"role": role, "name": name, "path": _display_path(path), "label": "", "audits": []}
     if not path.is_file():
         entry.update(status="not_available", detail=f"{path} does not exist", shapes=[], sha256=None,
-                     score=score([], "not_available"))
+                     score=geomean_score([], "not_available"))
         return entry
     try:
         entry["sha256"] = sha256_file(path)
@@ -195,7 +195,7 @@ def finish_system(entry: dict, normwise_bound: float | None) -> dict:
     if "score" in entry:
         return entry
     entry["status"] = system_status(entry["shapes"], entry["audits"])
-    entry["score"] = score(entry["shapes"], entry["status"])
+    entry["score"] = geomean_score(entry["shapes"], entry["status"])
     entry["failure"] = classify(entry, normwise_bound)
     return entry
 

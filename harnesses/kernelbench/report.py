@@ -26,7 +26,7 @@ from pathlib import Path
 from harnesses.import_kernelbench import RESCORED_FROM
 from harnesses.kernelbench.their_numbers import their_numbers
 from harnesses.kernelbench.verdicts import LEGEND, LETTERS, verdict
-from scoring.failure_class import reread, tolerance_normwise
+from scoring.failure_class import reread_failure, tolerance_normwise
 from scoring.options import wants_help
 
 USUAL_HARDWARE = "h100_sxm"  # the peak row most re-scored runs were measured on; others are named in the cell
@@ -70,7 +70,7 @@ def failure_of(data: dict) -> dict:
     """A run's recorded failure with its headline read again from its shapes (scoring/failure_class.py), so
     that results scored before a better headline existed read as well as new ones, as on the site. {} when
     it passed."""
-    return reread(data["systems"][0], tolerance_normwise(data["problem"])) or {}
+    return reread_failure(data["systems"][0], tolerance_normwise(data["problem"])) or {}
 
 
 def problem_table(runs: list[dict]) -> list[str]:

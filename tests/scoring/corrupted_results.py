@@ -107,12 +107,12 @@ def _rescored(path: str, value):
 def _failure(**fields):
     """The solution marked failed (a failing shape) with a `failure` object whose fields are then edited."""
     def corrupt(data: dict) -> dict:
-        from scoring.result import score, system_status
+        from scoring.result import geomean_score, system_status
 
         solution = data["systems"][0]
         solution["shapes"][0]["status"] = "incorrect"
         solution["status"] = data["status"] = system_status(solution["shapes"], solution["audits"])
-        solution["score"] = data["score"] = score(solution["shapes"], solution["status"])
+        solution["score"] = data["score"] = geomean_score(solution["shapes"], solution["status"])
         solution["failure"] = dict({"class": "wrong_output", "label": "wrong output",
                                     "shapes": [solution["shapes"][0]["name"]], "unseen_only": False,
                                     "detail": "max abs err 3.1"}, **fields)

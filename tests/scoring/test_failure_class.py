@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from scoring.failure_class import NEAR_MISS_MAX_SHARE, classify, headline, reread
+from scoring.failure_class import NEAR_MISS_MAX_SHARE, classify, headline, reread_failure
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -181,13 +181,13 @@ def test_a_recorded_failure_is_read_again_only_where_the_new_headline_carries_th
     failed = system(shape("a", "runtime_error", detail=BARE_ASSERT_DETAIL), status="runtime_error")
     recorded = {"class": "runtime_error", "label": "runtime error", "shapes": ["a"], "unseen_only": False,
                 "detail": "AssertionError:"}
-    assert reread(dict(failed, failure=recorded), BOUND)["detail"].endswith("assert T % BT == 0")
+    assert reread_failure(dict(failed, failure=recorded), BOUND)["detail"].endswith("assert T % BT == 0")
     other = dict(recorded, detail="written by hand")  # not a prefix of what the shapes say: kept
-    assert reread(dict(failed, failure=other), BOUND) == dict(other, classes={"runtime_error": ["a"]})
+    assert reread_failure(dict(failed, failure=other), BOUND) == dict(other, classes={"runtime_error": ["a"]})
     elsewhere = dict(recorded, **{"class": "timeout"})  # the shapes tell another class: theirs, the record named
-    again = reread(dict(failed, failure=elsewhere), BOUND)
+    again = reread_failure(dict(failed, failure=elsewhere), BOUND)
     assert again["class"] == "runtime_error" and again["recorded_class"] == "timeout"
-    assert reread(dict(failed, failure=None), BOUND) is None and reread({"failure": recorded}, BOUND) == recorded
+    assert reread_failure(dict(failed, failure=None), BOUND) is None and reread_failure({"failure": recorded}, BOUND) == recorded
 
 
 def test_the_worker_records_what_a_compiler_error_was_raised_from():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.result import score
+from scoring.result import geomean_score
 from scoring.result_checks import check_file, check_result
 from scoring.verify import main as verify
 from tests.scoring.corrupted_results import CASES, REPO, TEMPLATE, template, write_case
@@ -50,7 +50,7 @@ def test_a_rejected_shape_may_record_its_impossible_fraction():
 
 def test_a_line_whose_file_was_absent_has_no_shapes_and_is_not_available():
     data = template()
-    data["systems"][3].update(status="not_available", shapes=[], score=score([], "not_available"))
+    data["systems"][3].update(status="not_available", shapes=[], score=geomean_score([], "not_available"))
     assert check_result(data, "x.json") == []
     data["systems"][3]["status"] = "passed"
     assert [i.field for i in check_result(data, "x.json")] == ["systems[3].status"]
@@ -60,7 +60,7 @@ def test_a_held_out_fraction_is_nan_only_without_held_out_shapes():
     data = template()
     for system in data["systems"]:
         system["shapes"] = [s for s in system["shapes"] if s["shape_set"] != "held_out"]
-        system["score"] = score(system["shapes"], system["status"])
+        system["score"] = geomean_score(system["shapes"], system["status"])
     data["score"] = data["systems"][0]["score"]
     assert math.isnan(data["score"]["held_out_fraction"]) and check_result(data, "x.json") == []
     broken = copy.deepcopy(data)

@@ -10,7 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from scoring.failure_class import LABELS as FAILURE_CLASSES
-from scoring.result import STATUS_SEVERITY, finite_or_null, score, write_result
+from scoring.result import STATUS_SEVERITY, finite_or_null, geomean_score, write_result
 from scoring.result_checks import check_result
 from scoring.result_schema import SCHEMA_PATH, schema_issues
 from scoring.verify import main as verify
@@ -94,7 +94,7 @@ def test_the_schema_rejects_each_corruption_a_schema_can_see(case, tmp_path):
 def test_the_writer_writes_nan_and_infinity_as_null(tmp_path):
     shapes = [{"name": "a", "shape_set": "visible", "params": {}, "status": "passed", "fraction": 0.5},
               {"name": "p", "shape_set": "property", "params": {}, "status": "passed"}]
-    result_score = score(shapes, "passed")
+    result_score = geomean_score(shapes, "passed")
     assert math.isnan(result_score["held_out_fraction"])  # no held-out shapes: no geomean
     check = {"passed": False, "max_abs_err": math.inf, "normwise_err": -math.inf, "nonfinite_elements": 3}
     path = write_result({"run_id": "r1", "score": result_score, "check": check, "times": (1.0, math.nan)}, tmp_path)
@@ -117,7 +117,7 @@ def _without_held_out(data: dict) -> dict:
     """A real result as a `shapes=visible,property` run writes it: no held-out shapes, so those scores are null."""
     for system in data["systems"]:
         system["shapes"] = [s for s in system["shapes"] if s["shape_set"] != "held_out"]
-        system["score"] = score(system["shapes"], system["status"])
+        system["score"] = geomean_score(system["shapes"], system["status"])
     data["score"] = data["systems"][0]["score"]
     return data
 

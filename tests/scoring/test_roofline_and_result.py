@@ -5,15 +5,15 @@ import math
 
 import pytest
 
-from scoring.result import SCHEMA, add_roofline, load_result, score, system_status, write_result
-from scoring.roofline import geomean, point, roofline_ms
+from scoring.result import SCHEMA, add_roofline, load_result, geomean_score, system_status, write_result
+from scoring.roofline import geomean, roofline_point, roofline_ms
 
 
 def test_roofline_takes_the_larger_of_compute_and_memory_time():
     # 2 TFLOP at 1000 TFLOPS = 2 ms; 1 GB at 1000 GB/s = 1 ms -> compute-bound, 2 ms.
     assert roofline_ms(2e12, 1e9, 1000, 1000) == (pytest.approx(2.0), "compute")
     assert roofline_ms(1e9, 4e9, 1000, 1000) == (pytest.approx(4.0), "memory")
-    measured = point(2 * 10**12, 10**9, 4.0, 1000, 1000)
+    measured = roofline_point(2 * 10**12, 10**9, 4.0, 1000, 1000)
     assert measured.fraction == pytest.approx(0.5)
     assert measured.achieved_tflops == pytest.approx(500)
 
@@ -38,12 +38,12 @@ def test_score_is_the_geomean_over_visible_and_held_out_and_reports_the_gap():
     shapes = [dict(passed_shape("a", "visible", 1), fraction=0.8), dict(passed_shape("b", "visible", 1), fraction=0.2),
               dict(passed_shape("c", "held_out", 1), fraction=0.1),
               {"name": "p", "shape_set": "property", "params": {}, "status": "passed"}]
-    result = score(shapes, "passed")
+    result = geomean_score(shapes, "passed")
     assert result["fraction"] == pytest.approx((0.8 * 0.2 * 0.1) ** (1 / 3))
     assert result["visible_fraction"] == pytest.approx(0.4)
     assert result["generalisation_gap"] == pytest.approx(0.3)
     shapes[3]["status"] = "incorrect"  # a failing property shape zeroes the headline
-    assert score(shapes, system_status(shapes, []))["fraction"] == 0.0
+    assert geomean_score(shapes, system_status(shapes, []))["fraction"] == 0.0
 
 
 def test_status_is_the_most_serious_and_a_failed_audit_is_integrity():

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from scoring.failure_class import LABELS as FAILURE_LABELS
-from scoring.result import score, system_status
+from scoring.result import geomean_score, system_status
 from tests.scoring.corrupted_results import RESCORED_AGENT
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ def make_result(run_id: str, *, agent=None, scale: float = 1.0, status: str = "p
         solution["audits"][0]["outcome"] = "failed (X20: bf16 tensor ops executed)"
     # Status and score as the scorer derives them, so the file passes the site's value checks.
     solution["status"] = data["status"] = system_status(solution["shapes"], solution["audits"])
-    solution["score"] = data["score"] = score(solution["shapes"], solution["status"])
+    solution["score"] = data["score"] = geomean_score(solution["shapes"], solution["status"])
     if agent:
         solution["path"] = "solution.py"
     return data
@@ -151,7 +151,7 @@ def make_failed(run_id: str, failure_class: str, *, agent=None, unseen_only: boo
         if failure_class in CLASS_CHECK:
             shape["check"] = dict(shape.get("check") or {}, passed=False, **CLASS_CHECK[failure_class])
     solution["status"] = data["status"] = system_status(solution["shapes"], solution["audits"])
-    solution["score"] = data["score"] = score(solution["shapes"], solution["status"])
+    solution["score"] = data["score"] = geomean_score(solution["shapes"], solution["status"])
     solution["failure"] = {"class": failure_class, "label": FAILURE_LABELS[failure_class], "shapes": [shape["name"]],
                            "unseen_only": unseen_only, "detail": detail}
     if path:

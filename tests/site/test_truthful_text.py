@@ -59,9 +59,9 @@ def test_the_footer_states_the_formula_the_scorer_computes_and_true_counts(site)
 
 def test_the_footer_matches_scoring_roofline():
     """The footer's formula is the one scoring/roofline.py computes: floor over measured time."""
-    from scoring.roofline import point
+    from scoring.roofline import roofline_point
 
-    measured = point(flops=2_000_000, bytes_moved=1_000, measured_ms=0.004, peak_tflops=1.0, peak_gbps=1.0)
+    measured = roofline_point(flops=2_000_000, bytes_moved=1_000, measured_ms=0.004, peak_tflops=1.0, peak_gbps=1.0)
     roofline_ms = max(2_000_000 / 1e12, 1_000 / 1e9) * 1e3
     assert measured.fraction == pytest.approx(roofline_ms / 0.004)
 

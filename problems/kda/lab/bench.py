@@ -19,7 +19,7 @@ sys.path.insert(0, str(REPO))
 from scoring.bench import median_ms  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
-from scoring.roofline import point  # noqa: E402
+from scoring.roofline import roofline_point  # noqa: E402
 
 # Per config: a sweep ranks configs with the scorer's timer (scoring.bench); the scoring run is the measurement.
 BUDGET_S = 2.0
@@ -81,7 +81,7 @@ def main():
             diff = out.double() - ref
             err, max_abs = float((diff.norm() / ref.norm()).item()), float(diff.abs().max().item())
             ms = median_ms(fn, device=device, budget_s=BUDGET_S)
-            pt = point(problem.flops(p), problem.bytes_moved(p), ms, hw.peak.tflops["bf16"], hw.peak.bandwidth_gbps)
+            pt = roofline_point(problem.flops(p), problem.bytes_moved(p), ms, hw.peak.tflops["bf16"], hw.peak.bandwidth_gbps)
             rows.append({"shape": shape.name, "variant": name, "ms": ms, "tflops": pt.achieved_tflops,
                          "fraction": pt.fraction, "normwise_err": err, "max_abs_err": max_abs})
             print(f"{shape.name:<16} {name:<18} {ms:8.3f} ms {pt.achieved_tflops:7.1f} TFLOPS frac {pt.fraction:.4f} "

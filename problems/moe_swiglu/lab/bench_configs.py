@@ -20,7 +20,7 @@ sys.path.insert(0, str(REPO))
 from scoring.bench import median_ms  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
-from scoring.roofline import point  # noqa: E402
+from scoring.roofline import roofline_point  # noqa: E402
 
 # Per config: a sweep ranks configs with the scorer's timer (scoring.bench); the scoring run is the measurement.
 BUDGET_S = 2.0
@@ -66,7 +66,7 @@ def main():
             except Exception as exc:  # a config that does not compile for this shape is just skipped
                 rows.append({"shape": shape.name, "variant": name, "error": f"{type(exc).__name__}: {exc}"[:200]})
                 return
-            pt = point(flops, nbytes, ms, peak_tflops, peak_gbps)
+            pt = roofline_point(flops, nbytes, ms, peak_tflops, peak_gbps)
             rows.append({"shape": shape.name, "variant": name, "ms": ms, "tflops": pt.achieved_tflops,
                          "gbps": pt.achieved_gbps, "fraction": pt.fraction, "normwise_err": err})
 

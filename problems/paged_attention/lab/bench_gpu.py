@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO))
 from scoring.bench import median_ms  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
-from scoring.roofline import point  # noqa: E402
+from scoring.roofline import roofline_point  # noqa: E402
 
 HERE = REPO / "problems" / "paged_attention"
 
@@ -77,7 +77,7 @@ def main():
                 rows.append({"shape": shape.name, "variant": name, "error": f"{type(exc).__name__}: {exc}"[:300]})
                 print(rows[-1], flush=True)
                 return
-            pt = point(flops, nbytes, ms, peak_tflops, peak_gbps)
+            pt = roofline_point(flops, nbytes, ms, peak_tflops, peak_gbps)
             rows.append({"shape": shape.name, "variant": name, "ms": ms, "gbps": pt.achieved_gbps,
                          "fraction": pt.fraction, "normwise_err": err, "max_abs_err": max_abs})
             print(f"{shape.name:24s} {name:44s} {ms*1e3:9.1f} us  frac {pt.fraction:.3f}  err {err:.2e}", flush=True)

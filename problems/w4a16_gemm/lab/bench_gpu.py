@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 from scoring.bench import median_ms  # noqa: E402
 from scoring.hardware import detect  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
-from scoring.roofline import point  # noqa: E402
+from scoring.roofline import roofline_point  # noqa: E402
 
 HERE = REPO / "problems" / "w4a16_gemm"
 
@@ -111,7 +111,7 @@ def main():
                 rows.append({"shape": shape.name, "variant": name, "error": f"{type(exc).__name__}: {exc}"[:300]})
                 print(rows[-1], flush=True)
                 return
-            pt = point(flops, nbytes, ms, peak_tflops, peak_gbps)
+            pt = roofline_point(flops, nbytes, ms, peak_tflops, peak_gbps)
             rows.append({"shape": shape.name, "variant": name, "ms": ms, "tflops": pt.achieved_tflops,
                          "gbps": pt.achieved_gbps, "fraction": pt.fraction, "bound": pt.bound, "normwise_err": err})
             print(f"{shape.name:24s} {name:40s} {ms*1e3:9.1f} us  {pt.achieved_tflops:6.1f} TF "

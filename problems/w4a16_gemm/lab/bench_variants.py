@@ -35,7 +35,7 @@ import variants  # noqa: E402
 from scoring.bench import time_calls  # noqa: E402
 from scoring.checking import compare  # noqa: E402
 from scoring.problem import import_file, load_problem  # noqa: E402
-from scoring.roofline import geomean, point  # noqa: E402
+from scoring.roofline import geomean, roofline_point  # noqa: E402
 
 # Per config: a sweep ranks configs with the scorer's timer; the scoring run is the measurement.
 BUDGET_S = 2.0
@@ -161,7 +161,7 @@ def main(module=variants, candidates_of=None, label_of=None):
                 ms = timing.median_ms
                 again = compare(fn(), ref, tolerance)  # split K: the counters were reset by every call
                 row["passed"] = stats.passed and again.passed
-                pt = point(flops, nbytes, ms, peak_tflops, peak_gbps)
+                pt = roofline_point(flops, nbytes, ms, peak_tflops, peak_gbps)
                 row.update(ms=ms, p10_ms=timing.p10_ms, p90_ms=timing.p90_ms, calls=timing.count,
                            launch_us=timing.launch_median_ms * 1e3, tflops=pt.achieved_tflops, gbps=pt.achieved_gbps,
                            bound=pt.bound,
