@@ -84,6 +84,11 @@ def _in_unit_range(value) -> bool:
         and 0.0 <= value <= 1.0
 
 
+def _no_score(value) -> bool:
+    """A set with no shapes: null in result files, NaN in files written before 2026-11-27."""
+    return value is None or math.isnan(value)
+
+
 def assert_shown_values_sound(data: dict) -> None:
     """What the site shows of an accepted run, checked from the definitions (scoring.result), not the checker."""
     assert data["status"] in STATUS_SEVERITY and data["status"] == data["systems"][0]["status"]
@@ -97,15 +102,15 @@ def assert_shown_values_sound(data: dict) -> None:
                 assert _in_unit_range(shape["fraction"]), shape["fraction"]
         derived = geomean_score(shapes, system["status"])
         for key in ("fraction", "visible_fraction", "held_out_fraction"):
-            if math.isnan(derived[key]):  # a set with no shapes: null in files, NaN in files before 2026-11-27
-                assert recorded[key] is None or math.isnan(recorded[key])
+            if math.isnan(derived[key]):
+                assert _no_score(recorded[key])
             else:
                 assert _in_unit_range(recorded[key]) and math.isclose(recorded[key], derived[key], rel_tol=1e-6)
         if system["status"] != "passed":
             assert recorded["fraction"] == 0.0
     for key in ("fraction", "visible_fraction", "held_out_fraction"):
         top, solution = data["score"][key], data["systems"][0]["score"][key]
-        assert (math.isnan(top) and math.isnan(solution)) or math.isclose(top, solution, rel_tol=1e-6)
+        assert (_no_score(top) and _no_score(solution)) or math.isclose(top, solution, rel_tol=1e-6)
 
 
 def test_mutated_results_never_crash_the_loader_or_show_an_invalid_value(tmp_path):
