@@ -6,7 +6,7 @@ How a run flows (each arrow a process boundary where one is crossed):
      clock.py its gate, L2 flush and GPU clock, cross_check.py the clock's verdict, link.py, messages.py)
   -> sandbox.py -> worker/ (untrusted: imports the solution; server.py, timer.py, failures.py)
   across shared_tensors.py (CUDA IPC or files) and wire.py (bounded JSON lines).
-Problems: spec.py (problem.toml) and problem.py (problem.py's functions); checking.py (tolerances),
+Problems: spec.py (problem.toml) and problem.py (problem.py's functions); checking.py (tolerances), call_checks.py (the shared helpers of problems' verify_call),
 seeds.py (public seed x per-run secret), roofline.py and hardware.py (peaks.toml) for the fraction.
 Audits and records: import_audit.py (the solution's source, in the judge), guard.py (forbidden operators in
 the worker), kernel_record.py (CUPTI, the worker's claim), vendor_kernels.py, audit.py + counters.py

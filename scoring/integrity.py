@@ -84,11 +84,11 @@ CLASSES: tuple[Defence, ...] = (
             "verify_call: Freivalds for the GEMMs, sampled rows otherwise); a random sample of timed calls, drawn "
             "by the judge, and the last one compared with the fp64 reference",
             "scoring/judge/shapes.py (ShapeJudge.check, timed), scoring/judge/clock.py (JudgeClock.hold), "
-            "problems/*/problem.py (verify_call)",
+            "problems/*/problem.py (verify_call), scoring/call_checks.py",
             (f"{CORPUS}X02_cache_keyed_on_the_call.py", f"{CORPUS}X02_cache_that_pins_its_inputs.py"), "cpu+gpu"),
     Defence("X03", "batch-and-skip", "every call verified on fresh inputs (verify_call), correctness calls and "
             "sampled timed calls against the reference, all in the judge",
-            "scoring/judge/shapes.py (ShapeJudge.check), problems/*/problem.py (verify_call)",
+            "scoring/judge/shapes.py (ShapeJudge.check), problems/*/problem.py (verify_call), scoring/call_checks.py",
             (f"{CORPUS}X03_batch_and_skip.py", f"{CORPUS}X13_skips_work_when_unwatched.py"), "cpu+gpu"),
     Defence("X04", "input mutation", "the worker's buffers are copies the judge writes; after every call the "
             "judge compares them with its private pristine copies",

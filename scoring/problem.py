@@ -20,11 +20,13 @@ the timed region), so that a solution cannot skip work on the calls it guesses a
 
 `out` already has the declared shape, dtype and device; `weights` and `inputs` are the pristine dicts of the
 call; `gen` is a generator on out's device seeded with a per-call secret, the source of all its randomness.
-It runs with the problem's forbidden operators refused, so it must not use them (no GEMM in a GEMM problem:
-products and sums); it fails any NaN/Inf, never fails an output that passes the full check (bounds derived
+It runs in the judge, where no solution code is loaded; it must still not use the problem's forbidden operators
+(no GEMM in a GEMM problem: products and sums; tests/problems/test_verify_call.py runs it with them refused,
+so that a slow forbidden path cannot hide in it); it fails any NaN/Inf, never fails an output that passes the full check (bounds derived
 from the tolerance with a stated safety factor), catches 1% of wrong rows (or the problem's unit of work)
 with near certainty, and stays cheap: passes over the output and the inputs, or a sample of the work, never
-the call's whole arithmetic (no O(M*N*K) work), with bounded extra memory.
+the call's whole arithmetic (no O(M*N*K) work), with bounded extra memory. Shared pieces: scoring/call_checks.py;
+their contracts in docs/problems.md, "Per-call verification".
 
 The formulas are exercised on every declared shape at load time, so a formula that fails on a shape is
 an error here, naming the file and the function, and never a crash halfway through a sweep.

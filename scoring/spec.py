@@ -364,13 +364,16 @@ def load_spec(problem_dir: Path | str) -> ProblemSpec:
 
 
 def problem_content_sha256(problem_dir: Path) -> str:
-    """Hash of everything that defines the problem (data, logic, prompt): not its solutions."""
+    """Hash of everything that defines the problem (data, logic, prompt, and the shared helpers its verify_call
+    is built from): not its solutions."""
     digest = hashlib.sha256()
-    for name in ("problem.toml", "problem.py", "prompt.md"):
-        file = problem_dir / name
+    for file in (problem_dir / "problem.toml", problem_dir / "problem.py", problem_dir / "prompt.md", CALL_CHECKS):
         if file.is_file():
-            digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
+            digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+CALL_CHECKS = Path(__file__).with_name("call_checks.py")
 
 
 # The folder of problem folders is the repository's problems/ unless this environment variable names
