@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.options import OptionError, at_least, help_text, opt, parse, wants_help
+from scoring.options import at_least, opt, parse_command
 from scoring.result import geomean_score, system_status
 from scoring.spec import discover_problems
 
@@ -144,14 +144,9 @@ class BenchOptions:
 
 
 def main(argv: list[str]) -> int:
-    if wants_help(argv):
-        print(help_text(BenchOptions, "python -m board.bench [key=value ...]"))
-        return 0
-    try:
-        options = parse(BenchOptions, argv, "python -m board.bench")
-    except OptionError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    options = parse_command(BenchOptions, argv, "python -m board.bench")
+    if isinstance(options, int):
+        return options
     from .builder import build  # pandas and plotly: loaded for a real run only, so help answers at once
 
     sys.stdout.reconfigure(line_buffering=True)

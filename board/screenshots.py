@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.options import OptionError, help_text, opt, parse, wants_help
+from scoring.options import opt, parse_command
 
 from .bench import CHROMIUM, CHROMIUM_ARGS
 
@@ -41,14 +41,9 @@ class ScreenshotOptions:
 
 
 def main(argv: list[str]) -> int:
-    if wants_help(argv):
-        print(help_text(ScreenshotOptions, "python -m board.screenshots [key=value ...]"))
-        return 0
-    try:
-        options = parse(ScreenshotOptions, argv, "python -m board.screenshots")
-    except OptionError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    options = parse_command(ScreenshotOptions, argv, "python -m board.screenshots")
+    if isinstance(options, int):
+        return options
     site, out = Path(options.site).resolve(), Path(options.out)
     if not (site / "index.html").is_file():
         print(f"error: site={options.site}: no index.html there; build the site first (python -m board)",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from dataclasses import dataclass, field, fields
 
 from scoring.spec import suggest
@@ -157,6 +158,19 @@ def parse(cls, argv: list[str], command: str, base=None, error: type[Exception] 
         check_range(key, raw, value, known[key].metadata.get("allowed"), error, optional=known[key].default is None)
         values[key] = value
     return cls(**values)
+
+
+def parse_command(cls, argv: list[str], command: str, about: str = ""):
+    """`cls` built from `argv`, or the exit status once `argv` asked for help (0: the keys printed, then `about`)
+    or broke a rule (2: one line on stderr): the opening every command's main() shares."""
+    if wants_help(argv):
+        print(help_text(cls, f"{command} [key=value ...]") + (f"\n\n{about}" if about else ""))
+        return 0
+    try:
+        return parse(cls, argv, command)
+    except OptionError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
 
 
 def help_text(cls, usage: str) -> str:

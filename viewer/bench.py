@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.options import OptionError, above, at_least, help_text, opt, parse, wants_help
+from scoring.options import above, at_least, opt, parse_command
 
 
 def generate(path: Path, size_mb: float, seed: int = 7) -> int:
@@ -172,14 +172,9 @@ class BenchOptions:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if wants_help(argv):
-        print(help_text(BenchOptions, "python -m viewer.bench [key=value ...]") + "\n\n" + __doc__.strip())
-        return 0
-    try:
-        args = parse(BenchOptions, argv, "python -m viewer.bench")
-    except OptionError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    args = parse_command(BenchOptions, argv, "python -m viewer.bench", __doc__.strip())
+    if isinstance(args, int):
+        return args
 
     from . import load_transcript
     from .render.page import render_page

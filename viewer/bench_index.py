@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.options import OptionError, at_least, help_text, opt, parse, wants_help
+from scoring.options import at_least, opt, parse_command
 
 _MODELS = ("claude-sonnet-4-5-20250929", "claude-opus-4-5-20251101", "claude-haiku-4-5-20251001")
 
@@ -58,14 +58,9 @@ class IndexBenchOptions:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if wants_help(argv):
-        print(help_text(IndexBenchOptions, "python -m viewer.bench_index [key=value ...]") + "\n\n" + __doc__.strip())
-        return 0
-    try:
-        args = parse(IndexBenchOptions, argv, "python -m viewer.bench_index")
-    except OptionError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    args = parse_command(IndexBenchOptions, argv, "python -m viewer.bench_index", __doc__.strip())
+    if isinstance(args, int):
+        return args
 
     from .cli import main as viewer_main
 
