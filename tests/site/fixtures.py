@@ -70,7 +70,9 @@ def good_tree(root: Path) -> Path:
     """A results/ folder the build must accept whole (plus one CPU-profile result it leaves out)."""
     hw = root / "h100_sxm"
     write(hw / TEMPLATE.name, template())  # the committed house run, as scored by the fixtures' clean commit
-    write(hw / "run-a1.json", make_result("run-a1", agent=AGENT_A, scale=0.9))
+    run_a1 = make_result("run-a1", agent=AGENT_A, scale=0.9)
+    run_a1["systems"][0]["library_version"] = "code path: CUDA kernel (the solution's own <b>word</b>)"
+    write(hw / "run-a1.json", run_a1)
     write(hw / "run-a2.json", make_result("run-a2", agent=AGENT_A, scale=0.8))
     write(hw / "run-a3.json", make_result("run-a3", agent=AGENT_A, status="incorrect"))
     write(hw / "run-b1.json", make_result("run-b1", agent=AGENT_B, status="integrity"))

@@ -93,6 +93,7 @@ def test_run_page_shows_shapes_audits_solution_transcript_and_verdict(built):
     assert "tensor_precision" in page and "AGENT-A-SOLUTION" in page  # the run directory's solution.py
     assert 'href="run-a1.transcript.html"' in page and "120,000" in page and "$3.50" in page
     assert "interesting" in page and "&lt;b&gt;tidy&lt;/b&gt;" in page  # verdict text is escaped
+    assert "code path: CUDA kernel (the solution&#39;s own &lt;b&gt;word&lt;/b&gt;)" in page  # library_version, escaped
     flagged = (out / "run" / "run-b2.html").read_text()
     assert "kept off the ranking" in flagged and "CACHE = {}" in flagged
     house = (out / "run" / "20261122T034242Z-fp8_gemm-house-a7e607.html").read_text()
