@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPOSITORY = "github.com/Infatoshi/kernelbench.com"
+RESCORED_FROM = "kernelbench.com"  # agent.rescored_from of every result scored from their files
 DECK = "h100"
 # Their problem folder -> ours. The seven-problem decks share six problems.
 THEIR_PROBLEMS = {

@@ -23,7 +23,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from harnesses.import_kernelbench import RESCORED_FROM
+from harnesses.kernelbench.catalog import RESCORED_FROM
 from harnesses.kernelbench.their_numbers import their_numbers
 from harnesses.kernelbench.verdicts import LEGEND, LETTERS, verdict
 from scoring.failure_class import reread_failure, tolerance_normwise

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harnesses import import_kernelbench as importer
+from harnesses.kernelbench import cutlass_offer, schedule
 from harnesses.kernelbench import layout
 from harnesses.kernelbench.catalog import CatalogError, published_runs
 from scoring.options import OptionError
@@ -124,7 +125,7 @@ def test_runs_are_shared_out_one_per_gpu_at_a_time_each_scorer_pinned_to_its_gpu
         environment = json.loads((out / "fp8_gemm" / run[4] / "agent.json").read_text())["environment"]
         assert environment["gpu"].endswith("of 2 on this host scoring at once, one run each (CUDA_VISIBLE_DEVICES)")
     with pytest.raises(OptionError, match="pinned to one GPU"):
-        importer.score_runs(importer.ImportConfig(score=True, gpus="0,1", device="cuda:1"), [])
+        schedule.score_runs(importer.ImportConfig(score=True, gpus="0,1", device="cuda:1"), [])
 
 
 def test_a_run_that_would_not_finish_by_the_deadline_is_not_started(tmp_path, adapters):
@@ -138,7 +139,7 @@ def test_a_run_that_would_not_finish_by_the_deadline_is_not_started(tmp_path, ad
                                    "systems": [{"wall_s": 1000.0}]}))
     (results / "h100_sxm" / "house.json").write_text(json.dumps({"agent": None, "problem": {"name": "topk"},
                                                                  "systems": [{"wall_s": 5000.0}]}))  # not re-scored
-    assert importer.run_times_s(results) == {"fp8_gemm": [1000.0]}
+    assert schedule.run_times_s(results) == {"fp8_gemm": [1000.0]}
     config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
                                                     "score=true", "deadline_s=600", "unknown_run_s=1000"], "t")
     assert importer.run_import(config, echo=lambda text, **_: lines.append(text)) == 1
@@ -173,8 +174,8 @@ def test_a_run_already_scored_for_the_same_file_and_adapter_is_found(tmp_path):
     (results / "a.json").write_text(json.dumps({"agent": {"source": {"sha256": "f" * 64},
                                                           "adapter": {"sha256": "a" * 64}}}))
     (results / "junk.json").write_text("{not json")
-    assert importer.existing_result(tmp_path / "results", "f" * 64, "a" * 64) == results / "a.json"
-    assert importer.existing_result(tmp_path / "results", "f" * 64, "b" * 64) is None  # the adapter changed
+    assert schedule.existing_result(tmp_path / "results", "f" * 64, "a" * 64) == results / "a.json"
+    assert schedule.existing_result(tmp_path / "results", "f" * 64, "b" * 64) is None  # the adapter changed
 
 
 def test_a_sidecar_appended_by_their_export_is_split_back_into_its_own_file(tmp_path):
@@ -310,7 +311,7 @@ def test_a_run_past_its_deadline_is_killed_with_its_workers_and_keeps_its_log(tm
     workers: set[int] = set()  # the scoring workers this test's scorer started, seen while it ran
     outcomes: list = []
     scoring = threading.Thread(target=lambda: outcomes.append(
-        importer.score_folder(config, folder, "fp8_gemm", limit_s=20)))
+        schedule.score_folder(config, folder, "fp8_gemm", limit_s=20)))
     scoring.start()
     while scoring.is_alive():
         workers |= _descendant_workers(os.getpid())
@@ -325,9 +326,9 @@ def test_a_run_past_its_deadline_is_killed_with_its_workers_and_keeps_its_log(tm
     assert (folder / "score.log").read_text().startswith("$ ")
     # The next call knows it needs more than it ran: its problem's guess (no run yet: unknown_run_s, 120 s,
     # x1.25 + 15 s = 165 s) plus the 20 s it was cut off after, so it is started first and not late.
-    assert importer.cut_off_s(folder) >= 20
+    assert schedule.cut_off_s(folder) >= 20
     entry = {"problem": "fp8_gemm", "folder": f"fp8_gemm/{RUNS[0][4]}"}
-    assert importer.expected_run_s(config, {}, entry) == pytest.approx(165 + importer.cut_off_s(folder))
+    assert schedule.expected_run_s(config, {}, entry) == pytest.approx(165 + schedule.cut_off_s(folder))
 
 
 # ---- CUTLASS where the published files look for it (issue 33) ----
@@ -364,7 +365,7 @@ def test_cutlass_is_offered_where_each_published_file_looks(tmp_path, folder):
     run.mkdir()
     (run / f"{layout.AGENT_MODULE}.py").write_text(LOOKUPS[folder])
     env = {}
-    record = importer.offer_cutlass(tree, run, env)
+    record = cutlass_offer.offer_cutlass(tree, run, env)
     # Every folder the published files use resolves to the tree, as their workspaces held one there.
     for relative in ("cutlass", "cutlass_src", "cutlass_3.9", "third_party/cutlass"):
         assert (run / relative / "include" / "cutlass" / "cutlass.h").is_file(), relative
@@ -376,4 +377,4 @@ def test_cutlass_is_offered_where_each_published_file_looks(tmp_path, folder):
 
 def test_a_tree_without_cutlass_h_is_refused_with_the_fix(tmp_path):
     with pytest.raises(OptionError, match="no include/cutlass/cutlass.h there; give a CUTLASS source tree"):
-        importer.offer_cutlass(tmp_path, tmp_path, {})
+        cutlass_offer.offer_cutlass(tmp_path, tmp_path, {})
