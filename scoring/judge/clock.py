@@ -7,11 +7,12 @@ waits on GO. Once the worker says the call is queued, the judge opens the gate.
 
 So the inputs exist, and the L2 is flushed, only after the worker's whole call is queued: work the worker
 starts early on another stream sees the previous call's values and an L2 about to be flushed. The judge's
-host then watches GO and DONE complete (polling the events: a GPU-side wait on DONE was measured to wake
-late by ~10% of the call's length under a busy worker), and only then queues its own work after DONE (the
-output's snapshot). The span, DONE minus GO as the host saw them, contains the worker's call plus one
-context switch. The gap (span minus the time the worker reports) is calibrated on trusted calls before the
-solution is imported, and recorded per shape (scoring/judge/cross_check.py: recorded, not yet judged).
+host then watches GO and DONE complete, and queues on its own stream a wait on DONE, a timing event and its
+copy of the output (the snapshot). The judge's GPU span, from a timing event right after GO to the one after
+its wait on DONE, contains the worker's call, two context switches and whatever the worker's context ran
+before the GPU came back to the judge. The gap (span minus the time the worker reports) is calibrated on
+trusted calls before the solution is imported and judged per shape (scoring/judge/cross_check.py); the
+host's view of GO and DONE (DONE minus GO as polled) is recorded beside it.
 """
 
 from __future__ import annotations
