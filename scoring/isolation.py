@@ -138,10 +138,13 @@ def _run_worker_from(task: dict, shapes: list[Shape], first: int, log, log_path:
     log.write(f"\n=== worker start at shape {first} ({time.strftime('%H:%M:%S')}"
               f"{', started ahead' if started_ahead else ''}) ===\n".encode())
     log.flush()
+    # Read before the order is given: a judge started ahead begins its own step clock on receiving it, and on a
+    # loaded machine this process can be descheduled between giving the order and reading the clock (the
+    # judge's steps then summed 4 ms over spawn_to_imported_s).
+    ordered = time.monotonic()
     worker.give(task_path, log_path)
     proc, read_fd = worker.proc, worker.read_fd
     outcome.processes_started += 1
-    ordered = time.monotonic()
     # spawn_to_imported_s: from the order (what the run waits for); started_ahead_s: how long the process had
     # been started and imported before it (scoring/standby.py), 0 for one started for this order.
     process = {"first_shape": first, "spawn_to_imported_s": None, "worker_startup_s": None, "lifetime_s": None,
