@@ -15,7 +15,6 @@ import shutil
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -350,9 +349,7 @@ class WorkerLink:
                 out = self.opener.open(queued["output"], self._dtype, self.mailbox).clone()
             except DescriptorError as exc:
                 contract_error = str(exc)
-        if self.clock is not None:
-            from scoring.judge.clock import EventNeverCompleted
-
+        if self.clock is not None:  # EventNeverCompleted was imported above, under the same condition
             try:
                 snapshot_span_ms = self.clock.snapshot_span_ms()
             except EventNeverCompleted as exc:  # the worker's context held the GPU that long after DONE
