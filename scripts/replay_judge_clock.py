@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from scoring.judge.cross_check import GPU_GAP_LIMIT_SHARE, GPU_GAP_LIMIT_US  # noqa: E402
+from scoring.judge.cross_check import detection_limit_us  # noqa: E402
 
 
 def shape_rows(path: Path):
@@ -34,9 +34,8 @@ def shape_rows(path: Path):
             calibrated = clock.get("calibrated_gpu_gap_us")
             if gap is None or calibrated is None or not timing.get("median_ms"):
                 continue
-            median_us = timing["median_ms"] * 1e3
-            yield (system.get("name", "?"), f"{path.name[:60]}:{shape['name']}", median_us, gap - calibrated,
-                   max(GPU_GAP_LIMIT_US, GPU_GAP_LIMIT_SHARE * median_us))
+            yield (system.get("name", "?"), f"{path.name[:60]}:{shape['name']}", timing["median_ms"] * 1e3,
+                   gap - calibrated, detection_limit_us(timing["median_ms"]))
 
 
 def main(argv: list[str]) -> int:

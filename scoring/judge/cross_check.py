@@ -29,6 +29,12 @@ GPU_GAP_LIMIT_US = 150.0
 GPU_GAP_LIMIT_SHARE = 0.25
 
 
+def detection_limit_us(median_ms: float) -> float:
+    """The most a shape's median gap may exceed the calibrated one: max(GPU_GAP_LIMIT_US, GPU_GAP_LIMIT_SHARE of
+    the reported median time)."""
+    return max(GPU_GAP_LIMIT_US, GPU_GAP_LIMIT_SHARE * median_ms * 1e3)
+
+
 def _median_and_p90(values: list[float]) -> tuple[float, float]:
     p90 = statistics.quantiles(values, n=10)[-1] if len(values) >= 2 else values[0]
     return round(statistics.median(values), 2), round(p90, 2)
@@ -60,7 +66,7 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
         record["refill_flush_us_median"], record["refill_flush_us_p90"] = _median_and_p90(clock["refill_flush_us"])
     calibrated_us = statistics.median(calibration.gpu_gaps_us)
     excess_us = statistics.median(gpu_gaps) - calibrated_us
-    limit_us = max(GPU_GAP_LIMIT_US, GPU_GAP_LIMIT_SHARE * median_ms * 1e3)
+    limit_us = detection_limit_us(median_ms)
     record.update(calibrated_gpu_gap_us=round(calibrated_us, 2), excess_us=round(excess_us, 2),
                   detection_limit_us=round(limit_us, 2))
     if excess_us > limit_us:  # one-sided: a worker that reports more time than it took only loses score
