@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..builder import Builder
+from ..builder import MAIN, Builder
 from ..coerce import as_list, clip, count, get, to_str, to_text
 from ..edits import (
     edit_change,
@@ -123,12 +123,28 @@ def add_message(
             b.raw(line, block, agent, why=f"unknown content block {to_str(kind)!r}")
 
 
-def spawned(b: Builder, tool_id: str, tool_input: dict, agent: str | None) -> None:
-    """Remember a Task/Agent call; the subagent keyed by this call id is placed under it."""
+def spawned(b: Builder, tool_id: str, tool_input: dict, agent: str | None = MAIN) -> None:
+    """Remember a Task/Agent call; the subagent keyed by this call id is placed under it. The input
+    `{subagent_type, description, prompt}` is Claude's Task tool's, which droid and opencode copy."""
     b.register_spawn_call(
         tool_id,
         to_str(tool_input.get("subagent_type")),
         to_str(tool_input.get("description")),
         to_str(tool_input.get("prompt")),
         agent,
+    )
+
+
+def add_compaction(
+    b: Builder, agent: str | None, line: int, time_s: float | None, trigger: str, tokens_before: int
+) -> None:
+    """A `compact_boundary` record as one card. Each parser reads the metadata itself: session
+    files name it in camelCase (`compactMetadata{trigger, preTokens}`), the stream in snake_case."""
+    b.add(
+        "system",
+        agent,
+        subtype="compaction",
+        line=line,
+        time_s=time_s,
+        text=f"Context compacted ({trigger or 'auto'}; {tokens_before:,} tokens before)",
     )

@@ -13,11 +13,12 @@ import re
 from pathlib import Path
 
 from ..builder import MAIN, Builder
-from ..coerce import get, to_int, to_str, to_time_s
+from ..coerce import get, to_int, to_str
 from ..jsonl import iter_lines, read_json
 from ..model import Transcript
 from ..versions import CLAUDE_CODE_CHECKED, note_checked_range
-from .claude_common import add_message, usage_of
+from .claude_common import add_compaction, add_message, usage_of
+from .records import records, type_and_time
 
 FORMAT, HARNESS = "claude-session", "Claude Code"
 _AGENT_FILE = re.compile(r"^agent-(.+)\.jsonl$")
@@ -77,12 +78,8 @@ def _judge_completeness(b: Builder, last_stop: str) -> None:
 
 def _parse_file(b: Builder, path: Path, agent: str | None, graph: dict, line_of: dict) -> str:
     last_stop = ""
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line, agent=agent)
-            continue
-        kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
+    for line, obj in records(b, path, agent):
+        kind, time_s = type_and_time(obj)
         if agent is MAIN:
             note_checked_range(b, "Claude Code", to_str(obj.get("version")), *CLAUDE_CODE_CHECKED)
             b.session_id = b.session_id or to_str(obj.get("sessionId"))
@@ -155,15 +152,8 @@ def _system(b: Builder, obj: dict, agent: str | None, line: int, time_s: float |
     subtype = to_str(obj.get("subtype"))
     if subtype == "compact_boundary":
         meta = obj.get("compactMetadata") or obj.get("compact_metadata") or {}
-        b.add(
-            "system",
-            agent,
-            subtype="compaction",
-            line=line,
-            time_s=time_s,
-            text=f"Context compacted ({to_str(get(meta, 'trigger')) or 'auto'}; "
-            f"{to_int(get(meta, 'preTokens') or get(meta, 'pre_tokens')):,} tokens before)",
-        )
+        tokens_before = to_int(get(meta, "preTokens") or get(meta, "pre_tokens"))
+        add_compaction(b, agent, line, time_s, to_str(get(meta, "trigger")), tokens_before)
     elif subtype == "api_error":
         b.add(
             "error",

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..builder import Builder
-from ..coerce import get, to_float, to_int, to_str, to_time_s
-from ..jsonl import iter_lines
+from ..builder import MAIN, Builder
+from ..coerce import get, to_float, to_int, to_str
 from ..model import TokenUsage, Transcript
 from ..versions import CLAUDE_CODE_CHECKED, note_checked_range
-from .claude_common import add_message, usage_of
+from .claude_common import add_compaction, add_message, usage_of
+from .records import records, type_and_time
 
 FORMAT, HARNESS = "claude-stream", "Claude Code"
 
@@ -27,12 +27,8 @@ _RESULT_REASONS = {
 
 def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line)
-            continue
-        kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
+    for line, obj in records(b, path):
+        kind, time_s = type_and_time(obj)
         agent = to_str(obj.get("parent_tool_use_id")) or None
         if kind == "system":
             _system(b, obj, line.number, time_s)
@@ -100,14 +96,7 @@ def _system(b: Builder, obj: dict, line: int, time_s: float | None) -> None:
         return  # progress ticks repeat what the subagent's own messages show
     elif subtype == "compact_boundary":
         meta = obj.get("compact_metadata") if isinstance(obj.get("compact_metadata"), dict) else {}
-        b.add(
-            "system",
-            subtype="compaction",
-            time_s=time_s,
-            line=line,
-            text=f"Context compacted ({to_str(meta.get('trigger')) or 'auto'}; "
-            f"{to_int(meta.get('pre_tokens')):,} tokens before)",
-        )
+        add_compaction(b, MAIN, line, time_s, to_str(meta.get("trigger")), to_int(meta.get("pre_tokens")))
     else:
         b.raw(line, obj, why=f"system record {subtype!r}")
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..builder import Builder
-from ..coerce import as_list, get, to_str, to_text, to_time_s
+from ..coerce import as_list, get, to_str, to_text
 from ..edits import command_text, shell_writes
-from ..jsonl import iter_lines
 from ..model import FileChange, Transcript
 from .codex_rollout import codex_usage
+from .records import records, type_and_time
 
 FORMAT, HARNESS = "codex-exec", "Codex CLI"
 _TOOL_ITEMS = {"command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list", "collab_tool_call"}
@@ -24,12 +24,8 @@ _ACTIONS = {"add": "create", "delete": "delete", "update": "edit"}
 def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     turns, last_turn_event = 0, ""
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line)
-            continue
-        kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
+    for line, obj in records(b, path):
+        kind, time_s = type_and_time(obj)
         if kind == "thread.started":
             b.session_id = to_str(obj.get("thread_id"))
         elif kind == "turn.started":

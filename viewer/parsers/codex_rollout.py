@@ -28,6 +28,7 @@ from ..edits import command_text, parse_apply_patch, shell_writes, with_header
 from ..jsonl import iter_lines
 from ..model import FileChange, TokenUsage, Transcript
 from ..versions import CODEX_CHECKED, note_checked_range
+from .records import records, type_and_time
 
 FORMAT, HARNESS = "codex-rollout", "Codex CLI"
 
@@ -122,12 +123,9 @@ def parse(path: Path) -> Transcript:
 
 
 def _parse_file(b: Builder, path: Path, agent: str | None, state: dict) -> None:
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line, agent=agent)
-            continue
-        kind, payload, time_s = to_str(obj.get("type")), obj.get("payload"), to_time_s(obj.get("timestamp"))
+    for line, obj in records(b, path, agent):
+        kind, time_s = type_and_time(obj)
+        payload = obj.get("payload")
         if payload is None and kind in _RESPONSE_TYPES:  # early versions: bare response items
             kind, payload = "response_item", obj
         if not isinstance(payload, dict):

@@ -13,8 +13,8 @@ from typing import Any
 from ..builder import Builder
 from ..coerce import count, get, to_float, to_str, to_text, to_time_s
 from ..edits import edit_change, shell_writes, with_header, write_change
-from ..jsonl import iter_lines
 from ..model import FileChange, TokenUsage, Transcript
+from .records import records
 
 FORMAT, HARNESS = "cursor", "Cursor agent"
 
@@ -22,11 +22,7 @@ FORMAT, HARNESS = "cursor", "Cursor agent"
 def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     thinking_block = 0
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line)
-            continue
+    for line, obj in records(b, path):
         kind, subtype, time_s = (
             to_str(obj.get("type")),
             to_str(obj.get("subtype")),

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from ..builder import Builder
 from ..coerce import as_dict, to_str
-from ..jsonl import iter_lines
 from ..model import Transcript
 from .claude_common import add_message
+from .records import records
 
 FORMAT, HARNESS = "cursor-transcript", "Cursor"
 _USER_QUERY = re.compile(r"</?user_query>")
@@ -23,11 +23,7 @@ _USER_QUERY = re.compile(r"</?user_query>")
 
 def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line)
-            continue
+    for line, obj in records(b, path):
         role = to_str(obj.get("role"))
         message = as_dict(obj.get("message"))
         if role not in ("user", "assistant") or not message:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..builder import Builder
-from ..coerce import as_list, count, get, to_float, to_int, to_str, to_text, to_time_s
+from ..coerce import as_list, count, get, to_float, to_int, to_str, to_text
 from ..edits import (
     edit_change,
     multi_edit_change,
@@ -18,20 +18,18 @@ from ..edits import (
     shell_writes,
     write_change,
 )
-from ..jsonl import iter_lines, read_json
+from ..jsonl import read_json
 from ..model import FileChange, TokenUsage, Transcript
+from .claude_common import spawned
+from .records import records, type_and_time
 
 FORMAT, HARNESS = "droid", "Factory droid"
 
 
 def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line)
-            continue
-        kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
+    for line, obj in records(b, path):
+        kind, time_s = type_and_time(obj)
         if kind == "system" and obj.get("subtype") == "init":
             b.session_id, b.cwd = to_str(obj.get("session_id")), to_str(obj.get("cwd"))
             b.model, b.effort = to_str(obj.get("model")), to_str(obj.get("reasoning_effort"))
@@ -54,12 +52,7 @@ def parse(path: Path) -> Transcript:
             call_id = to_str(obj.get("toolCallId") or obj.get("id"))
             b.call(call_id, name, params, changes=_changes(name, params), time_s=time_s, line=line.number)
             if name == "Task" and isinstance(params, dict):
-                b.register_spawn_call(
-                    call_id,
-                    to_str(params.get("subagent_type")),
-                    to_str(params.get("description")),
-                    to_str(params.get("prompt")),
-                )
+                spawned(b, call_id, params)
         elif kind == "tool_result":
             value = obj.get("value")
             call_id = to_str(obj.get("toolCallId") or obj.get("id"))

@@ -14,23 +14,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..builder import Builder
-from ..coerce import as_dict, get, to_str, to_time_s
-from ..jsonl import iter_lines
+from ..coerce import as_dict, get, to_str
 from ..model import Transcript
 from .claude_common import add_message
 from .droid import read_settings
+from .records import records, type_and_time
 
 FORMAT, HARNESS = "droid-session", "Factory droid"
 
 
 def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line)
-            continue
-        kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
+    for line, obj in records(b, path):
+        kind, time_s = type_and_time(obj)
         if kind == "session_start":
             b.session_id, b.cwd = to_str(obj.get("id")) or b.session_id, to_str(obj.get("cwd")) or b.cwd
             title = to_str(obj.get("title"))

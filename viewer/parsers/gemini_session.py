@@ -12,9 +12,10 @@ from typing import Any
 
 from ..builder import MAIN, Builder
 from ..coerce import as_list, get, to_str, to_text, to_time_s
-from ..jsonl import Line, iter_lines, read_json
+from ..jsonl import Line, read_json
 from ..model import Transcript
 from .gemini_common import changes, content_text, gemini_usage
+from .records import records, type_and_time
 
 FORMAT, HARNESS = "gemini-session", "Gemini CLI"
 _DONE = ("success", "error", "cancelled")
@@ -68,11 +69,8 @@ def _read_jsonl(b: Builder, path: Path) -> tuple[dict, list[tuple[int, dict, boo
         entries.append(entry)
         live[message_id] = entry
 
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line)
-        elif "$rewindTo" in obj:
+    for line, obj in records(b, path):
+        if "$rewindTo" in obj:
             target = to_str(obj.get("$rewindTo"))
             ids = list(live)
             dropped = ids[ids.index(target) :] if target in live else ids
@@ -101,7 +99,7 @@ def _read_jsonl(b: Builder, path: Path) -> tuple[dict, list[tuple[int, dict, boo
 
 
 def _message(b: Builder, message: dict, line: int) -> None:
-    kind, time_s = to_str(message.get("type")), to_time_s(message.get("timestamp"))
+    kind, time_s = type_and_time(message)
     if kind == "user":
         text = content_text(message.get("content"))
         if text or not _only_tool_parts(message.get("content")):

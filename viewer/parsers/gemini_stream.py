@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from ..builder import Builder
-from ..coerce import count, get, minus, parse_args, to_float, to_str, to_text, to_time_s
-from ..jsonl import iter_lines
+from ..coerce import count, get, minus, parse_args, to_float, to_str, to_text
 from ..model import TokenUsage, Transcript, sum_usage
 from .gemini_common import changes
+from .records import records, type_and_time
 
 FORMAT, HARNESS = "gemini-stream", "Gemini CLI"
 
@@ -19,12 +19,8 @@ FORMAT, HARNESS = "gemini-stream", "Gemini CLI"
 def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     segment = 0  # assistant deltas join until something else happens
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line)
-            continue
-        kind, time_s = to_str(obj.get("type")), to_time_s(obj.get("timestamp"))
+    for line, obj in records(b, path):
+        kind, time_s = type_and_time(obj)
         if kind == "init":
             b.session_id, b.model = to_str(obj.get("session_id")), to_str(obj.get("model"))
             b.add(

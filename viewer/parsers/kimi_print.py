@@ -10,20 +10,16 @@ from pathlib import Path
 
 from ..builder import Builder
 from ..coerce import as_list, to_str, to_text, to_time_s
-from ..jsonl import iter_lines
 from ..model import Transcript
 from .kimi_common import add_call
+from .records import records
 
 FORMAT, HARNESS = "kimi-print", "Kimi CLI"
 
 
 def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line)
-            continue
+    for line, obj in records(b, path):
         role, content, time_s = to_str(obj.get("role")), obj.get("content"), to_time_s(obj.get("timestamp"))
         if role == "assistant":
             parts = [{"type": "text", "text": content}] if isinstance(content, str) else as_list(content)

@@ -20,11 +20,11 @@ from typing import Any
 
 from ..builder import MAIN, Builder
 from ..coerce import to_str, to_text, to_time_s
-from ..jsonl import iter_lines
 from ..model import Transcript
 from ..versions import note_version
 from . import kimi_code
 from .kimi_common import add_call
+from .records import records
 
 FORMAT, HARNESS = "kimi-wire", "Kimi CLI"
 KNOWN_MAJORS = ("1",)
@@ -102,11 +102,7 @@ def _subagent_files(path: Path) -> list[Path]:
 
 def _parse_file(b: Builder, path: Path, agent, state: kimi_code.KimiCodeState) -> None:
     counter = {"step": 0}
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line, agent=agent)
-            continue
+    for line, obj in records(b, path, agent):
         time_s = to_time_s(obj.get("timestamp") if obj.get("timestamp") is not None else obj.get("time"))
         if obj.get("type") == "metadata" or "protocol_version" in obj:
             if agent is MAIN:

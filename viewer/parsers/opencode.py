@@ -13,8 +13,9 @@ from typing import Any
 from ..builder import MAIN, Builder
 from ..coerce import count, get, to_float, to_str, to_text, to_time_s
 from ..edits import edit_change, shell_writes, unified, with_header, write_change
-from ..jsonl import iter_lines
 from ..model import FileChange, TokenUsage, Transcript
+from .claude_common import spawned
+from .records import records, type_and_time
 
 FORMAT, HARNESS = "opencode", "opencode"
 
@@ -22,12 +23,9 @@ FORMAT, HARNESS = "opencode", "opencode"
 def parse(path: Path) -> Transcript:
     b = Builder(FORMAT, HARNESS, path)
     steps, cost, last_reason = 0, None, ""
-    for line in iter_lines(path):
-        obj = line.obj
-        if obj is None:
-            b.raw(line)
-            continue
-        kind, part, time_s = to_str(obj.get("type")), obj.get("part"), to_time_s(obj.get("timestamp"))
+    for line, obj in records(b, path):
+        kind, time_s = type_and_time(obj)
+        part = obj.get("part")
         session = to_str(obj.get("sessionID") or get(part, "sessionID"))
         if session and not b.session_id:
             b.session_id = session
@@ -124,13 +122,7 @@ def _tool(b: Builder, part: dict, agent, line: int, time_s) -> None:
                 parent_agent=agent,
             )
         else:
-            b.register_spawn_call(
-                call_id,
-                to_str(args.get("subagent_type")),
-                to_str(args.get("description")),
-                to_str(args.get("prompt")),
-                agent,
-            )
+            spawned(b, call_id, args, agent)
 
 
 def _changes(name: str, args: Any, metadata: dict) -> list[FileChange]:
