@@ -59,7 +59,8 @@ class ImportConfig:
     cutlass: str = opt("", "a CUTLASS source tree (holding include/cutlass/cutlass.h) offered to the agents' builds, "
                            "as their workspaces had one: CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE, links at ./cutlass, ./cutlass_src, "
                            "./cutlass_3.9 and ./third_party/cutlass in "
-                           "each run folder and at /tmp/cutlass; empty = none (a build that needs it fails)")
+                           "each run folder (its writable copy, .kernelbench/workspaces/) and at /tmp/cutlass; "
+                           "empty = none (a build that needs it fails)")
     import_timeout_s: float = opt(900.0, "the scorer's import limit: an adapter builds the agent's C++/CUDA "
                                          "extension while importing it (seconds)", allowed=above(0, "seconds"))
     deadline_s: float = opt(0.0, "finish within this many seconds of scoring's start: a run starts only if its "

@@ -14,13 +14,18 @@
 # A system stops at its first timed-out shape (max_timed_out_shapes=1: it has failed; a torch.compile that
 # unrolls a loop over 512 chunks took the whole of a call otherwise), and a run still going at the deadline is
 # killed with its workers (its score.log keeps its output).
+# RUNS=a,b scores only the runs whose id contains one of these substrings (runs=); RESCORE=true scores a run
+# again though results/ holds its result for the same file and adapter (rescore=true; issue 33: CUTLASS now
+# offered where the file looks). Both unset: every run of the problems not scored before, as always.
 #     bash harnesses/kernelbench/device_score.sh moe_swiglu,kda
+#     RUNS=kinetic-0715_07_w4a16_gemm RESCORE=true bash harnesses/kernelbench/device_score.sh w4a16_gemm
 export PYTHONUNBUFFERED=1 MAX_JOBS=16
 OUT=${OUT:?the device tool sets OUT}
 mkdir -p .kernelbench/cutlass-src && tar xzf .kernelbench/cutlass-4.2.0.tgz -C .kernelbench/cutlass-src
 marker=$(mktemp)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/score_log.txt"
-timeout "${T:-560}" python -m harnesses.import_kernelbench score=true problems="$1" results=results device=cuda gpus="${GPUS:-auto}" \
+timeout "${T:-560}" python -m harnesses.import_kernelbench score=true problems="$1" runs="${RUNS:-}" rescore="${RESCORE:-false}" \
+  results=results device=cuda gpus="${GPUS:-auto}" \
   cutlass=.kernelbench/cutlass-src/source score_args="shape_timeout_s=180 max_timed_out_shapes=1" deadline_s=$(( ${T:-560} - 15 )) \
   >> "$OUT/score_log.txt" 2>&1
 echo "rc=$?" >> "$OUT/score_log.txt"

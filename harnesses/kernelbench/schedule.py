@@ -7,8 +7,10 @@ run so far fits in what is left, and a run still going at the deadline is killed
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -58,24 +60,33 @@ def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: floa
     GPU alone (CUDA_VISIBLE_DEVICES): the agents' files allocate on `cuda`, whatever device we name."""
     out = Path(config.results).resolve()
     defaults = ["lines=none", f"device={config.device}", f"import_timeout_s={config.import_timeout_s:g}"]
-    argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"solution={folder / 'solution.py'}",
-            f"agent={folder / 'agent.json'}", f"out={out}", *with_overrides(defaults, config.score_args.split())]
     env = dict(os.environ)
     if gpu:
         env["CUDA_VISIBLE_DEVICES"] = gpu.index
-    # Extensions the agents build are kept beside their folders, not in the user's home cache.
-    env.setdefault("TORCH_EXTENSIONS_DIR", str(Path(config.out).resolve() / "torch_extensions"))
+    # The scorer's worker runs in a sandbox (scoring/sandbox.py) where every file system is read-only but its
+    # scratch and its compile-cache folder, and their builds write beside their file (<folder>/build) or into
+    # TORCH_EXTENSIONS_DIR: in the imported folder both failed, and a file that "silently falls back" ran its
+    # Triton path again. So the scorer is given a copy of the folder that is the worker's cache folder itself.
+    workspace = writable_copy(config, folder)
+    env["CEILING_WORKER_CACHE"] = str(workspace.parent)
+    # Extensions the agents build are kept in their folder's copy, not in the user's home cache.
+    env["TORCH_EXTENSIONS_DIR"] = str(workspace / "torch_extensions")
     # Made here: torch creates its default folder itself, but some agents' builds write into the named one
     # directly (a lock file), and an absent folder failed their import for a reason of ours.
     Path(env["TORCH_EXTENSIONS_DIR"]).mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"solution={workspace / 'solution.py'}",
+            f"agent={workspace / 'agent.json'}", f"out={out}", *with_overrides(defaults, config.score_args.split())]
     agent_file = folder / "agent.json"
     agent = json.loads(agent_file.read_text())
-    agent["environment"] = offer_cutlass(Path(config.cutlass), folder, env) if config.cutlass else \
+    agent["environment"] = offer_cutlass(Path(config.cutlass), workspace, env) if config.cutlass else \
         {"cutlass": "none offered"}
+    agent["environment"]["workspace"] = ("a writable copy of the run folder, the sandboxed worker's cache folder: "
+                                         "their builds write beside their file")
     if gpu and gpu.of > 1:  # a reader comparing runs should know the host scored others meanwhile
         agent["environment"]["gpu"] = (f"GPU {gpu.index} of {gpu.of} on this host scoring at once, one run each "
                                        "(CUDA_VISIBLE_DEVICES)")
-    agent_file.write_text(json.dumps(agent, indent=1, sort_keys=True) + "\n")
+    for path in (agent_file, workspace / "agent.json"):
+        path.write_text(json.dumps(agent, indent=1, sort_keys=True) + "\n")
     log_path = folder / "score.log"
     started = time.monotonic()
     with open(log_path, "w") as log:
@@ -100,6 +111,26 @@ def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: floa
         tail = (output.strip().splitlines() or ["no output"])[-1]
         return returncode, f"not scored: {tail}"
     return returncode, lines[-1][len("result: "):].strip()
+
+
+WORKSPACES = "workspaces"  # under out=: per run, the folder its worker may write (writable_copy)
+
+
+def writable_copy(config: ImportConfig, folder: Path) -> Path:
+    """A fresh copy of a run folder at <out>/workspaces/<run folder name>/<digest>/, where <digest> names the
+    sandboxed worker's compile-cache folder for this solution file (scoring/sandbox.py, cache_folder: the
+    first 16 hex digits of the file's sha256 under CEILING_WORKER_CACHE), the one folder besides its scratch
+    that the worker may write. Their files then find what they build beside themselves, as in their workspace.
+    The folder may rewrite its own files there (the judge's audit leaves the files of a worker-writable
+    folder to the syntax tree of the solution and the modules it imports): these are published files re-scored,
+    not adversaries. The imported folder is left as it was (its score.log and cut_off.json are written there)."""
+    digest = hashlib.sha256((folder / "solution.py").read_bytes()).hexdigest()[:16]
+    root = Path(config.out).resolve() / WORKSPACES / folder.name
+    shutil.rmtree(root, ignore_errors=True)  # a rescore builds from the published files again
+    workspace = root / digest
+    shutil.copytree(folder, workspace, symlinks=True,
+                    ignore=shutil.ignore_patterns("score.log", CUT_OFF_FILE, "build", "__pycache__"))
+    return workspace
 
 
 def kill_tree(pid: int) -> None:

@@ -378,3 +378,51 @@ def test_cutlass_is_offered_where_each_published_file_looks(tmp_path, folder):
 def test_a_tree_without_cutlass_h_is_refused_with_the_fix(tmp_path):
     with pytest.raises(OptionError, match="no include/cutlass/cutlass.h there; give a CUTLASS source tree"):
         cutlass_offer.offer_cutlass(tmp_path, tmp_path, {})
+
+
+# A published file that builds beside itself, as kinetic-0715[1m]'s fp8 and moe do (os.makedirs(_HERE/"build"),
+# then cpp_extension.load(build_directory=...)); its import says what it could write and where CUTLASS was.
+BUILDS_BESIDE_ITSELF = '''import os
+_HERE = os.path.dirname(os.path.abspath(__file__))
+os.makedirs(os.path.join(_HERE, "build"), exist_ok=True)
+with open(os.path.join(_HERE, "build", "built"), "w") as f:
+    f.write(str(os.path.isfile(os.path.join(_HERE, "cutlass_3.9", "include", "cutlass", "cutlass.h"))))
+os.makedirs(os.path.join(os.environ["TORCH_EXTENSIONS_DIR"], "ext"), exist_ok=True)
+
+
+def run(state, **inputs):
+    raise RuntimeError("not a solution: this test looks at its import only")
+'''
+
+
+def test_a_runs_build_beside_its_file_can_write_in_the_sandboxed_worker(tmp_path, adapters, monkeypatch):
+    """The worker's sandbox leaves the repository read-only (scoring/sandbox.py); their builds write beside their
+    file, and one that could not fell back to its Triton path in silence. The scorer gets a copy of the folder
+    that is the worker's writable cache folder, CUTLASS offered in it; the imported folder stays as it was."""
+    from scoring import sandbox
+
+    clone = make_clone(tmp_path / "clone", RUNS[:1])
+    out, results = tmp_path / "out", tmp_path / "results"
+    tree = cutlass_tree(tmp_path / "cutlass-4.2.0")
+    config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
+                                                    "device=cpu", f"cutlass={tree}"], "t")
+    assert importer.run_import(config, echo=lambda text, **_: None) == 0
+    folder = out / "fp8_gemm" / RUNS[0][4]
+    (folder / "solution.py").write_text(BUILDS_BESIDE_ITSELF)
+    schedule.score_folder(config, folder, "fp8_gemm", limit_s=120)
+    workspaces = list((out / schedule.WORKSPACES / folder.name).iterdir())
+    assert len(workspaces) == 1
+    workspace = workspaces[0]
+    # The copy is the folder the worker may write: the sandbox's cache folder for this solution file.
+    monkeypatch.setenv("CEILING_WORKER_CACHE", str(workspace.parent))
+    assert sandbox.cache_folder(workspace / "solution.py") == workspace
+    log = (folder / "score.log").read_text()
+    result = json.loads(next(results.glob("*/*.json")).read_text())
+    if sandbox.why_not_available() is None:  # the worker ran sandboxed, the repository read-only to it
+        assert result["systems"][0]["timer"]["sandbox"]["repository_writable"] is False
+    assert (workspace / "build" / "built").read_text() == "True", log
+    assert (workspace / "torch_extensions" / "ext").is_dir(), log
+    assert not (folder / "build").exists() and not (folder / "cutlass_3.9").exists()
+    agent = json.loads((folder / "agent.json").read_text())
+    assert "workspace" in agent["environment"] and "./cutlass_3.9" in agent["environment"]["cutlass"]
+    assert f"solution={workspace / 'solution.py'}" in log.splitlines()[0]
