@@ -3,16 +3,20 @@
 For each call the judge queues, on its own stream: a gate kernel (one block spinning until the judge's
 host writes the call's number, or a timeout passes), the refill of the shared input buffers, the reset of
 persisting L2 lines, the L2 flush (a write of twice the L2, read back) and the GO event. The worker's stream
-waits on GO. Once the worker says the call is queued, the judge opens the gate.
+waits on GO. Once the worker says the call is queued (its DONE event recorded), the judge queues behind GO,
+still with the gate closed: a wait on DONE, a timing event (`_back`), its copy of the output (the snapshot)
+and a last timing event; then it opens the gate.
 
 So the inputs exist, and the L2 is flushed, only after the worker's whole call is queued: work the worker
-starts early on another stream sees the previous call's values and an L2 about to be flushed. The judge's
-host then watches GO and DONE complete, and queues on its own stream a wait on DONE, a timing event and its
-copy of the output (the snapshot). The judge's GPU span, from a timing event right after GO to the one after
-its wait on DONE, contains the worker's call, two context switches and whatever the worker's context ran
-before the GPU came back to the judge. The gap (span minus the time the worker reports) is calibrated on
-trusted calls before the solution is imported and judged per shape (scoring/judge/cross_check.py); the
-host's view of GO and DONE (DONE minus GO as polled) is recorded beside it.
+starts early on another stream sees the previous call's values and an L2 about to be flushed. And the judge's
+GPU span, from a timing event right after GO to `_back`, holds the worker's call, two context switches and
+whatever the worker's context ran before the GPU came back to the judge, with no host in it: the judge's
+stream was already waiting on DONE (an earlier design queued the wait once its host had seen DONE complete;
+its 150-300 us reaction, and its noise, were in every span: results/judge/README.md, 2026-11-27 13:37). The
+snapshot follows `_back` on the same stream: a write to the output the judge checks either ran inside the
+span or is missing from the copy. The gap (span minus the time the worker reports) is calibrated on trusted
+calls before the solution is imported and judged per shape (scoring/judge/cross_check.py); the host's view of
+GO and DONE (DONE minus GO as polled) is recorded beside it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from __future__ import annotations
 import base64
 import ctypes
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
@@ -47,6 +53,17 @@ def _completed_at(event: torch.cuda.Event) -> float:
     return time.perf_counter()
 
 
+@dataclass
+class ClockReading:
+    """One call as the judge's clock saw it (milliseconds)."""
+    host_span_ms: float  # the host's polls: GO seen complete to DONE seen complete (evidence, not judged)
+    back_ms: float  # the host's polls: DONE seen to `_back` seen (the judge's stream ran after DONE)
+    gpu_span_ms: float  # GPU: right after GO to the judge's stream running after DONE (judged)
+    snapshot_span_ms: float  # GPU: right after GO to the end of the judge's copy of the output
+    refill_flush_ms: float  # GPU: the gate's opening to GO (the refill, the persisting-L2 reset, the flush)
+    snapshot: torch.Tensor | None  # the judge's copy of the output
+
+
 class JudgeClock:
     def __init__(self, device: torch.device, l2_bytes: int):
         self.device = device
@@ -60,6 +77,7 @@ class JudgeClock:
         self._go = torch.cuda.Event(interprocess=True, enable_timing=False)
         self._go.record()
         self._done: torch.cuda.Event | None = None
+        self._snapshot: torch.Tensor | None = None
         # The judge's GPU-side clock: its own timing events on its own stream, right after GO, right after its
         # stream waited on DONE, and right after its snapshot of the output. Unlike the host's polling of the
         # worker's IPC event (bimodal, results/judge/README.md), the snapshot's time is bound by data: work
@@ -95,40 +113,31 @@ class JudgeClock:
         self._go.record()
         self._after_go.record()
 
-    def release_and_watch(self) -> float:
-        """Open the gate (call after the worker said "queued"), then watch from the host: when GO completes
-        (h0) and when the worker's DONE completes (h1). Returns h1 - h0 in ms: the judge's span."""
-        self._host_value.value = self._number
-        h0 = _completed_at(self._go)
-        return (_completed_at(self._done) - h0) * 1e3
-
-    def back_to_the_judge(self) -> float:
-        """Queue the judge's own work after DONE and return how long (ms) after DONE the judge's stream ran:
-        work the worker left queued past DONE holds the GPU and shows here."""
-        h1 = time.perf_counter()
-        torch.cuda.current_stream(self.device).wait_event(self._done)
-        self._back.record()
-        return (_completed_at(self._back) - h1) * 1e3
-
-    def gpu_span_ms(self) -> float:
-        """GPU time on the judge's stream from GO to its stream running again after DONE (after
-        back_to_the_judge)."""
-        return self._after_go.elapsed_time(self._back)
-
-    def refill_and_flush_ms(self) -> float:
-        """GPU time from the gate's opening to GO (the refill, the persisting-L2 reset and the flush): work the
-        worker runs in that window, once the inputs exist (X10_computes_between_the_refill_and_go), lengthens it."""
-        return self._before_refill.elapsed_time(self._after_go)
-
-    def snapshot_span_ms(self) -> float:
-        """GPU time on the judge's stream from GO to the end of its copy of the output (queue the copy after
-        back_to_the_judge, then call this): an upper bound on when every write the judge checks was done."""
-        self._snapped.record()
-        _completed_at(self._snapped)
-        return self._after_go.elapsed_time(self._snapped)
+    def follow_done(self, snapshot: Callable[[], torch.Tensor] | None) -> None:
+        """Queue behind GO, before the gate opens (call once the worker said "queued": its DONE is recorded): a
+        wait on DONE, `_back`, `snapshot()` (the judge's copy of the output) and `_snapped`."""
+        stream = torch.cuda.current_stream(self.device)
+        stream.wait_event(self._done)
+        self._back.record(stream)
+        self._snapshot = snapshot() if snapshot is not None else None
+        self._snapped.record(stream)
 
     def release(self) -> None:
+        """Open the gate."""
         self._host_value.value = self._number
+
+    def watch(self) -> ClockReading:
+        """Watch the call from the host (after `follow_done` and `release`) until the snapshot is taken.
+        Raises EventNeverCompleted when GO, DONE or the judge's own events do not complete in time."""
+        h_go = _completed_at(self._go)
+        h_done = _completed_at(self._done)
+        h_back = _completed_at(self._back)
+        _completed_at(self._snapped)
+        snapshot, self._snapshot = self._snapshot, None
+        return ClockReading(host_span_ms=(h_done - h_go) * 1e3, back_ms=(h_back - h_done) * 1e3,
+                            gpu_span_ms=self._after_go.elapsed_time(self._back),
+                            snapshot_span_ms=self._after_go.elapsed_time(self._snapped),
+                            refill_flush_ms=self._before_refill.elapsed_time(self._after_go), snapshot=snapshot)
 
     def describe(self) -> dict:
         return {"judge_gate": "one block on the judge's stream until the worker's call is queued",

@@ -64,14 +64,14 @@ class WorkerLost(Exception):
 @dataclass
 class CallReport:
     """One call as the judge saw it."""
-    out: torch.Tensor | None  # the judge's own copy of the output, taken when DONE completed
+    out: torch.Tensor | None  # the judge's own copy of the output, taken on its stream right after DONE
     contract_error: str | None
     inputs_unchanged: bool
     worker_timing: dict  # the worker's CallTiming fields (its claim)
-    span_ms: float | None  # the judge's clock: t1 - t0 around the worker's call (GPU)
+    span_ms: float | None  # the judge's host: GO seen complete to DONE seen complete
     host_ms: float  # the judge's wall time from the order to the worker's "done"
     audit_profile: dict | None = None
-    back_ms: float | None = None  # from DONE seen to the judge's own stream running (GPU)
+    back_ms: float | None = None  # the judge's host: DONE seen to its own stream seen running after it
     gpu_span_ms: float | None = None  # the judge's GPU events: GO to its stream running after DONE
     snapshot_span_ms: float | None = None  # the judge's GPU events: GO to its copy of the output done
     refill_flush_ms: float | None = None  # the judge's GPU events: the gate's opening to GO
@@ -185,17 +185,19 @@ class WorkerLink:
                 self.clock.hold(lambda: None)
                 self.order("calibrate", sleep_cycles=cycles)
                 self.expect("queued")
-                span_ms = self.clock.release_and_watch()
-                back_ms = self.clock.back_to_the_judge()
-                gpu_span_ms = self.clock.gpu_span_ms()
+                self.clock.follow_done(None)
+                self.clock.release()
+                reading = self.clock.watch()
                 done = self.expect("done")
                 event_ms = done["timing"]["device_ms"]
                 if i >= 4:  # the first calls warm the clocks (and, measured, may run before GO: see clock.py)
-                    calibration.ordered &= span_ms >= event_ms
-                    gaps.append((span_ms - event_ms) * 1e3)
+                    # Both clocks must contain the call: a judge's wait that fell through (DONE's record not yet
+                    # visible to this process) would show here as a GPU span shorter than the call.
+                    calibration.ordered &= reading.host_span_ms >= event_ms and reading.gpu_span_ms >= event_ms
+                    gaps.append((reading.host_span_ms - event_ms) * 1e3)
                     calibration.tails_ms.append(done["timing"]["tail_ms"])
-                    calibration.back_us.append(back_ms * 1e3)
-                    calibration.gpu_gaps_us.append((gpu_span_ms - event_ms) * 1e3)
+                    calibration.back_us.append(reading.back_ms * 1e3)
+                    calibration.gpu_gaps_us.append((reading.gpu_span_ms - event_ms) * 1e3)
         if not calibration.ordered:
             calibration.detail = ("the worker's DONE event did not order the judge's stream (a span shorter than "
                                   "the call): the judge's clock cannot check this worker's times")
@@ -327,34 +329,28 @@ class WorkerLink:
             if self.clock is not None:
                 self.clock.release()
             raise
-        out, contract_error, unchanged = None, None, None
+        out, view, contract_error = None, None, None
         try:
             check_descriptor(queued["output"], self._dims, self._dtype, self.device)
+            view = self.opener.open(queued["output"], self._dtype, self.mailbox)
         except DescriptorError as exc:
             contract_error = str(exc)
-        span_ms = back_ms = gpu_span_ms = snapshot_span_ms = refill_flush_ms = None
-        if self.clock is not None:
+        reading = None
+        if self.clock is None:
+            out = view.clone() if view is not None else None
+        else:
             from scoring.judge.clock import EventNeverCompleted
 
+            # The snapshot is queued now, behind the judge's wait on DONE, and taken on the GPU as soon as the
+            # GPU comes back to the judge: no host moment between the span's end and the copy (clock.py).
+            self.clock.follow_done(view.clone if view is not None else None)
+            self.clock.release()
             try:
-                span_ms = self.clock.release_and_watch()
-                back_ms = self.clock.back_to_the_judge()
-                gpu_span_ms = self.clock.gpu_span_ms()
-                refill_flush_ms = self.clock.refill_and_flush_ms()
+                reading = self.clock.watch()
             except EventNeverCompleted as exc:
                 self.kill()
                 raise WorkerLost("integrity", f"X32: the worker said its call was queued, but {exc}") from None
-        if contract_error is None:
-            try:
-                out = self.opener.open(queued["output"], self._dtype, self.mailbox).clone()
-            except DescriptorError as exc:
-                contract_error = str(exc)
-        if self.clock is not None:  # EventNeverCompleted was imported above, under the same condition
-            try:
-                snapshot_span_ms = self.clock.snapshot_span_ms()
-            except EventNeverCompleted as exc:  # the worker's context held the GPU that long after DONE
-                self.kill()
-                raise WorkerLost("integrity", f"X32: the judge's copy of the output never ran: {exc}") from None
+            out = reading.snapshot
         unchanged = self.slots.unchanged(fresh)
         done = self.expect("done")
         host_ms = (time.perf_counter() - started) * 1e3
@@ -363,9 +359,12 @@ class WorkerLink:
             self.kill()
             raise WorkerLost("integrity", f"X32: the worker reported times that are not finite, non-negative "
                                           f"numbers of milliseconds: {str(done.get('timing'))[:200]}")
-        return CallReport(out, contract_error, True if unchanged is None else bool(unchanged.item()),
-                          timing, span_ms, host_ms, done.get("audit_profile"), back_ms, gpu_span_ms, snapshot_span_ms,
-                          refill_flush_ms)
+        if reading is None:
+            return CallReport(out, contract_error, True if unchanged is None else bool(unchanged.item()), timing,
+                              None, host_ms, done.get("audit_profile"))
+        return CallReport(out, contract_error, True if unchanged is None else bool(unchanged.item()), timing,
+                          reading.host_span_ms, host_ms, done.get("audit_profile"), reading.back_ms,
+                          reading.gpu_span_ms, reading.snapshot_span_ms, reading.refill_flush_ms)
 
     def shape_end(self, timed: dict[int, float], prepare_launch_names: list[str]) -> dict:
         self.order("shape_end", timed={str(k): v for k, v in timed.items()}, prepare_launch_names=prepare_launch_names)
