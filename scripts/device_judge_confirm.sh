@@ -5,7 +5,7 @@
 # refill-to-GO and snapshot spans per shape in its table's result files. Everything in $OUT/LABEL.tgz, packed after
 # each step (a call cut off keeps what it measured).
 #     here:   bash scripts/device_head.sh pack; run with carry [".scratch"]
-#     there:  bash scripts/device_judge_confirm.sh LABEL
+#     there:  bash scripts/device_judge_confirm.sh LABEL    (ONLY=... picks other corpus cases; LIMIT_S bounds the call)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 label="${1:?usage: bash scripts/device_judge_confirm.sh LABEL}"
@@ -20,7 +20,7 @@ for p in fp8_gemm softmax paged_attention moe_swiglu topk w4a16_gemm kda; do
   echo "house $p exit $? $(grep -E '^solution ' "$work/house-$p.log" | cut -c1-110)"; pack
 done
 left=$((deadline - SECONDS)); (( left > 30 )) && timeout "$left" python -m scoring.corpus kinds=adversary jobs=1 \
-  only=X10_finishes,X10_computes,X10_side,X30_ out="$work/corpus" > "$work/corpus.log" 2>&1
+  only="${ONLY:-X10_finishes,X10_computes,X10_side,X30_}" out="$work/corpus" > "$work/corpus.log" 2>&1
 grep -E "^\[" "$work/corpus.log"
 python scripts/replay_judge_clock.py "$work/house" "$work/corpus" > "$work/replay.txt" 2>&1; echo "replay exit $?"
 grep -E "^(house|others)" "$work/replay.txt"; head -4 "$work/replay.txt" | tail -3; pack
