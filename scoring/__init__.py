@@ -11,8 +11,10 @@ seeds.py (public seed x per-run secret), roofline.py and hardware.py (peaks.toml
 Audits and records: import_audit.py (the solution's source, in the judge), guard.py (forbidden operators in
 the worker), kernel_record.py (CUPTI, the worker's claim), vendor_kernels.py, audit.py + counters.py
 (hardware-counter audits), l2_residency.py, launch_gate.py, gpu_state.py, tensor_ops.py.
-Results: result.py (scores, the file written once), result_schema.py + schema/ (JSON Schema),
-result_fields.py + result_checks.py + verify.py (checking a file before it is shown), failure_class.py,
+Results: result.py (scores, the file written once), result_model.py (the format as typed models, one line of
+documentation a field; dataclass_schema.py turns them into schema/'s JSON Schema and docs/results.md's field
+table), result_schema.py (a file against that schema), result_fields.py (types, read from the models) +
+result_checks.py (values against each other) + verify.py (checking a file before it is shown), failure_class.py,
 report.py (printed tables), line_cache.py (reference lines reused).
 integrity.py maps shared INTEGRITY.md's exploit classes to defences (docs/integrity.md); corpus/ runs the
 adversaries and is never imported by the engine. docs/problems.md and docs/results.md are the guides.

@@ -1,37 +1,40 @@
-"""The first pass over a result file: every field a reader shows is present with its documented type.
+"""The first pass over a result file: every field a reader shows is present with the type its model gives.
 
 Torch-free and free of site libraries, so the site build and `python -m scoring.verify` share it.
-Types follow docs/results.md for the fields the site reads (statuses, scores, shapes, timings, the
-peak row, the agent's identity, a re-scored run's provenance and published verdict, a system's failure
-class). A problem is an `Issue` naming the file, the dotted field path and the fix. The second pass (result_checks.py) compares the values with each other, and runs only on a
-result this pass found well typed, so it can index and divide without guarding every step.
+Which fields exist, which are required, their types, enums and whether they may be null are read from the
+typed models (scoring/result_model.py), not restated here; this module chooses the fields the site reads
+(statuses, scores, shapes, timings, the peak row, the agent's identity, a re-scored run's provenance and
+published verdict, a system's failure class) and keeps the checks a model cannot say with the fix a reader
+needs (a run id usable as a file name, a peak for the problem's precision, a re-scored run's link parts).
+A problem is an `Issue` naming the file, the dotted field path and the fix. The second pass
+(result_checks.py) compares the values with each other, and runs only on a result this pass found well
+typed, so it can index and divide without guarding every step.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import re
+import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from scoring.failure_class import LABELS as FAILURE_CLASSES
-from scoring.result import SCHEMA, STATUS_SEVERITY
+from scoring.dataclass_schema import json_key, model_fields, plain_type
+from scoring.result import SCHEMA
+from scoring.result_model import (
+    GIT_COMMIT_PATTERN, GITHUB_REPOSITORY_PATTERN, MAX_COUNT, MAX_TEXT, REPOSITORY_PATH_PATTERN, SHA256_HEX_PATTERN,
+    SHAPE_SETS, STATUS_SEVERITY, Audit, Failure, GpuState, Hardware, Peak, Problem, Result, Score, Shape, Spread, System,
+    Timing,
+)
 
 NUMBER = (int, float)
 REGENERATE = "regenerate the file with `python -m scoring.run` (results are written by the scorer, never by hand)"
-SHAPE_SETS = ("visible", "held_out", "property")
-PROFILES = ("gpu", "cpu")
-# Counts (flops, bytes, shapes) above this are no measurement, and as Python ints they would overflow
-# the float arithmetic of the roofline check.
-MAX_COUNT = 2 ** 63
-# A re-scored run's provenance (agent.source) becomes a link, https://github.com/<repository minus its host>/blob/
-# <commit>/<path>, so each part is held to the characters such a link may contain: no scheme, no other host,
-# no "..", no query or fragment. Readers build the link only from values that match these.
-GITHUB_REPOSITORY = re.compile(r"github\.com/[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9_][A-Za-z0-9._-]{0,99}")
-GIT_COMMIT = re.compile(r"[0-9a-f]{40}")
-SHA256_HEX = re.compile(r"[0-9a-f]{64}")
-REPOSITORY_PATH = re.compile(r"[A-Za-z0-9._+-]+(?:/[A-Za-z0-9._+-]+)*")
-MAX_TEXT = 2000  # a published label, verdict or failure reason longer than this is not one
+GITHUB_REPOSITORY = re.compile(GITHUB_REPOSITORY_PATTERN)
+GIT_COMMIT = re.compile(GIT_COMMIT_PATTERN)
+SHA256_HEX = re.compile(SHA256_HEX_PATTERN)
+REPOSITORY_PATH = re.compile(REPOSITORY_PATH_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,41 @@ def short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+@dataclass(frozen=True)
+class FieldType:
+    """What one model field allows, as the checks below test it."""
+
+    key: str
+    kind: Any  # NUMBER, int (a count), str, bool, dict, list, or None (anything)
+    choices: tuple[str, ...] | None  # the allowed strings of an enum
+    required: bool
+    nullable: bool
+    positive: bool  # a divisor (a peak, a time): finite and above 0
+
+
+@functools.cache
+def field_types(model: type) -> dict[str, FieldType]:
+    """A model's fields by JSON key, read once from its type hints (scoring/result_model.py)."""
+    types = {}
+    for model_field, hint in model_fields(model):
+        base, keywords, nullable = plain_type(hint)
+        origin = typing.get_origin(base) or base
+        choices = tuple(typing.get_args(base)) if origin is Literal else None
+        if choices:
+            kind = str
+        elif base is float:
+            kind = NUMBER
+        elif base in (int, str, bool, list, dict) or origin in (list, dict):
+            kind = origin
+        else:
+            kind = dict if dataclasses.is_dataclass(base) else None
+        types[json_key(model_field)] = FieldType(json_key(model_field), kind, choices,
+                                                 model_field.metadata["required"], nullable, keywords.get("exclusiveMinimum") == 0)
+    return types
+
+
 class Fields:
-    """Collects the issues of one file; `get` returns a field's value only when its type is right."""
+    """Collects the issues of one file; `get` and `typed` return a field's value only when its type is right."""
 
     def __init__(self, file: str):
         self.file = file
@@ -70,15 +106,42 @@ class Fields:
     def bad(self, where: str, problem: str, fix: str = REGENERATE) -> None:
         self.issues.append(Issue(self.file, where, problem, fix))
 
+    def typed(self, data: Any, where: str, model: type, key: str) -> Any:
+        """Field `key` of an object of `model`, checked as the model types it: missing only where it may be, null
+        only where it may be, of its type (a count a whole number in 0..2**63, a divisor above 0)."""
+        field_type = field_types(model)[key]
+        path = f"{where}.{key}" if where else key
+        if not isinstance(data, dict) or key not in data:
+            if field_type.required:
+                self.bad(path, "is missing")
+            return None
+        value = data[key]
+        if (value is None and field_type.nullable) or field_type.kind is None:
+            return value
+        value = self._of_kind(value, field_type.kind, path)
+        if value is not None and field_type.choices and value not in field_type.choices:
+            self.bad(path, f"{short(value)} is not one of {', '.join(field_type.choices)}")
+            return None
+        if value is not None and field_type.positive and not (math.isfinite(value) and value > 0):
+            self.bad(path, f"is {value}, expected a finite number above 0")
+        return value
+
+    def typed_all(self, data: Any, where: str, model: type, keys: tuple[str, ...]) -> None:
+        for key in keys:
+            self.typed(data, where, model, key)
+
     def get(self, data: Any, where: str, key: str, kind, *, optional: bool = False) -> Any:
+        """A field outside the models' reach (a peak of the problem's precision): missing or null only if optional."""
         path = f"{where}.{key}" if where else key
         if not isinstance(data, dict) or key not in data:
             if not optional:
                 self.bad(path, "is missing")
             return None
-        value = data[key]
-        if value is None and optional:
+        if data[key] is None and optional:
             return None
+        return self._of_kind(data[key], kind, path)
+
+    def _of_kind(self, value: Any, kind, path: str) -> Any:
         if kind is NUMBER:
             ok, name = is_number(value), "number"
         elif kind is int:
@@ -89,17 +152,6 @@ class Fields:
             self.bad(path, f"is {type(value).__name__} {short(value)}, expected {name}")
             return None
         return value
-
-    def positive(self, data: Any, where: str, key: str, *, optional: bool = False) -> None:
-        """A finite number above 0 (a peak, a time): the roofline divides by it."""
-        value = self.get(data, where, key, NUMBER, optional=optional)
-        if value is not None and not (math.isfinite(value) and value > 0):
-            self.bad(f"{where}.{key}", f"is {value}, expected a finite number above 0")
-
-    def one_of(self, data: Any, where: str, key: str, allowed: tuple[str, ...]) -> None:
-        value = self.get(data, where, key, str)
-        if value is not None and value not in allowed:
-            self.bad(f"{where}.{key}" if where else key, f"{short(value)} is not one of {', '.join(allowed)}")
 
 
 def check_fields(data: Any, file: str) -> list[Issue]:
@@ -113,20 +165,18 @@ def check_fields(data: Any, file: str) -> list[Issue]:
         c.bad("schema", f"is {short(schema)}, expected {SCHEMA!r}",
               "move files of other tools out of the results folder, or rescore with this version of the scorer")
         return c.issues
-    run_id = c.get(data, "", "run_id", str)
+    run_id = c.typed(data, "", Result, "run_id")
     if run_id is not None and (not run_id or "/" in run_id or run_id.startswith(".")):
         c.bad("run_id", f"{run_id!r} is not usable as a file name")
-    c.get(data, "", "created_utc", str)
-    problem = c.get(data, "", "problem", dict)
+    c.typed(data, "", Result, "created_utc")
+    problem = c.typed(data, "", Result, "problem")
     if problem is not None:
-        c.get(problem, "problem", "name", str)
-        c.get(problem, "problem", "precision", str)
-        c.get(problem, "problem", "title", str, optional=True)
+        c.typed_all(problem, "problem", Problem, ("name", "precision", "title"))
     _check_hardware(c, data)
     _check_agent(c, data)
-    c.one_of(data, "", "status", STATUS_SEVERITY)
-    _check_score(c, data.get("score"), "score", present="score" in data)
-    systems = c.get(data, "", "systems", list)
+    c.typed(data, "", Result, "status")
+    _check_score(c, data, "", Result)
+    systems = c.typed(data, "", Result, "systems")
     if systems is not None and not systems:
         c.bad("systems", "is empty")
     for i, system in enumerate(systems or []):
@@ -135,21 +185,20 @@ def check_fields(data: Any, file: str) -> list[Issue]:
 
 
 def _check_hardware(c: Fields, data: dict) -> None:
-    hardware = c.get(data, "", "hardware", dict)
+    hardware = c.typed(data, "", Result, "hardware")
     if hardware is None:
         return
-    c.one_of(hardware, "hardware", "profile", PROFILES)
-    c.get(hardware, "hardware", "name", str)
-    peak = c.get(hardware, "hardware", "peak", dict)
+    c.typed_all(hardware, "hardware", Hardware, ("profile", "name"))
+    peak = c.typed(hardware, "hardware", Hardware, "peak")
     if peak is None:
         return
-    c.get(peak, "hardware.peak", "key", str)
-    c.get(peak, "hardware.peak", "label", str, optional=True)
-    c.positive(peak, "hardware.peak", "bandwidth_gbps")
-    tflops = c.get(peak, "hardware.peak", "tflops", dict)
+    c.typed_all(peak, "hardware.peak", Peak, ("key", "label", "bandwidth_gbps"))
+    tflops = c.typed(peak, "hardware.peak", Peak, "tflops")
     precision = data["problem"].get("precision") if isinstance(data.get("problem"), dict) else None
-    if tflops is not None and isinstance(precision, str):
-        c.positive(tflops, "hardware.peak.tflops", precision)
+    if tflops is not None and isinstance(precision, str):  # the one peak the fractions divide by
+        value = c.get(tflops, "hardware.peak.tflops", precision, NUMBER)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            c.bad(f"hardware.peak.tflops.{precision}", f"is {value}, expected a finite number above 0")
 
 
 def _check_agent(c: Fields, data: dict) -> None:
@@ -245,49 +294,35 @@ def _optional_text(c: Fields, data: dict, where: str, key: str, fix: str) -> Non
               f"{MAX_TEXT} characters", fix)
 
 
-def _check_score(c: Fields, score: Any, where: str, present: bool) -> None:
-    if not present:
-        c.bad(where, "is missing")
-        return
-    if not isinstance(score, dict):
-        c.bad(where, f"is {type(score).__name__} {short(score)}, expected object")
-        return
-    for key in ("fraction", "visible_fraction", "held_out_fraction"):
-        if score.get(key, 0) is not None:  # null: a set with no shapes (result_checks.py says whether it had none)
-            c.get(score, where, key, NUMBER)
-    c.get(score, where, "generalisation_gap", NUMBER, optional=True)
-    c.get(score, where, "shapes_passed", int)
-    c.get(score, where, "shapes_total", int)
+def _check_score(c: Fields, data: dict, where: str, model: type) -> None:
+    score = c.typed(data, where, model, "score")
+    if score is not None:
+        at = f"{where}.score" if where else "score"
+        c.typed_all(score, at, Score, ("fraction", "visible_fraction", "held_out_fraction", "generalisation_gap",
+                                       "shapes_passed", "shapes_total"))
 
 
 def _check_system(c: Fields, system: Any, where: str, solution: bool) -> None:
     if not isinstance(system, dict):
         c.bad(where, f"is {type(system).__name__}, expected an object")
         return
-    role = c.get(system, where, "role", str)
+    role = c.typed(system, where, System, "role")
     if solution and role is not None and role != "solution":
         c.bad(f"{where}.role", f"is {role!r}; systems[0] must be the scored solution")
-    c.get(system, where, "name", str)
-    for key in ("label", "path", "sha256"):
-        c.get(system, where, key, str, optional=True)
-    c.get(system, where, "wall_s", NUMBER, optional=True)
-    c.one_of(system, where, "status", STATUS_SEVERITY)
-    _check_score(c, system.get("score"), f"{where}.score", present="score" in system)
-    for j, audit in enumerate(c.get(system, where, "audits", list, optional=True) or []):
+    c.typed_all(system, where, System, ("name", "label", "path", "sha256", "wall_s", "status"))
+    _check_score(c, system, where, System)
+    for j, audit in enumerate(c.typed(system, where, System, "audits") or []):
         if not isinstance(audit, dict):
             c.bad(f"{where}.audits[{j}]", f"is {type(audit).__name__}, expected an object")
         else:
-            c.get(audit, f"{where}.audits[{j}]", "outcome", str)  # the system's status depends on it
-    failure = c.get(system, where, "failure", dict, optional=True)  # shown on the board beside the status
+            c.typed(audit, f"{where}.audits[{j}]", Audit, "outcome")  # the system's status depends on it
+    failure = c.typed(system, where, System, "failure")  # shown on the board beside the status
     if failure is not None:
-        c.one_of(failure, f"{where}.failure", "class", tuple(FAILURE_CLASSES))
-        c.get(failure, f"{where}.failure", "unseen_only", bool)
-        c.get(failure, f"{where}.failure", "label", str)
-        c.get(failure, f"{where}.failure", "detail", str, optional=True)  # shown on the run page
-        for k, name in enumerate(c.get(failure, f"{where}.failure", "shapes", list, optional=True) or []):
+        c.typed_all(failure, f"{where}.failure", Failure, ("class", "unseen_only", "label", "detail"))
+        for k, name in enumerate(c.typed(failure, f"{where}.failure", Failure, "shapes") or []):
             if not isinstance(name, str):
                 c.bad(f"{where}.failure.shapes[{k}]", f"is {type(name).__name__} {short(name)}, expected a shape name")
-    for j, shape in enumerate(c.get(system, where, "shapes", list) or []):
+    for j, shape in enumerate(c.typed(system, where, System, "shapes") or []):
         if not _shape_ok(shape):
             _check_shape(c, shape, f"{where}.shapes[{j}]")
 
@@ -299,6 +334,7 @@ _STATUSES, _SETS, _REAL = frozenset(STATUS_SEVERITY), frozenset(SHAPE_SETS), (in
 # the SM clock's and the temperature's, and the reasons NVML gave for a clock below its maximum.
 _GPU_STATE_SPREADS = ("sm_clock_mhz", "mem_clock_mhz", "temperature_c", "memory_temperature_c", "power_w")
 _SPREAD_KEYS = ("min", "median", "max")
+_BOUNDS = frozenset(typing.get_args(plain_type(typing.get_type_hints(Shape)["bound"])[0]))
 
 
 def _gpu_state_well_formed(state: Any) -> bool:
@@ -306,8 +342,7 @@ def _gpu_state_well_formed(state: Any) -> bool:
         return False
     for key in _GPU_STATE_SPREADS:
         spread = state.get(key)
-        if spread is not None and (type(spread) is not dict or
-                                   any(type(spread.get(k)) not in _REAL for k in _SPREAD_KEYS)):
+        if key in state and (type(spread) is not dict or any(type(spread.get(k)) not in _REAL for k in _SPREAD_KEYS)):
             return False
     reasons = state.get("clock_event_reasons", [])
     return (type(reasons) is list and all(type(reason) is str for reason in reasons)
@@ -315,7 +350,8 @@ def _gpu_state_well_formed(state: Any) -> bool:
 
 
 def _shape_ok(shape: Any) -> bool:
-    """The fast path for a well-formed shape (10,000 files x 40 shapes); the slow path names the field."""
+    """The fast path for a well-formed shape (10,000 files x 40 shapes): what `_check_shape` accepts, without
+    naming fields; a shape it refuses goes through `_check_shape`, which names the field."""
     try:
         if not (shape["status"] in _STATUSES and shape["shape_set"] in _SETS and type(shape["name"]) is str
                 and type(shape["params"]) is dict and type(shape["flops"]) is int
@@ -327,7 +363,7 @@ def _shape_ok(shape: Any) -> bool:
     for key in _SHAPE_NUMBERS:
         if key in shape and type(shape[key]) not in _REAL:
             return False
-    if type(shape.get("bound", "")) is not str or type(shape.get("check", {})) is not dict:
+    if ("bound" in shape and shape["bound"] not in _BOUNDS) or type(shape.get("check", {})) is not dict:
         return False
     if "gpu_state" in shape and not _gpu_state_well_formed(shape["gpu_state"]):
         return False
@@ -348,37 +384,25 @@ def _check_shape(c: Fields, shape: Any, at: str) -> None:
     if not isinstance(shape, dict):
         c.bad(at, f"is {type(shape).__name__}, expected an object")
         return
-    c.get(shape, at, "name", str)
-    c.one_of(shape, at, "status", STATUS_SEVERITY)
-    c.one_of(shape, at, "shape_set", SHAPE_SETS)
-    c.get(shape, at, "params", dict)
-    c.get(shape, at, "flops", int)
-    c.get(shape, at, "bytes_moved", int)
-    for key in _SHAPE_NUMBERS:  # absent on an untimed shape; when present, a number (the score reads it)
-        if key in shape:
-            c.get(shape, at, key, NUMBER)
-    c.get(shape, at, "bound", str, optional=True)
-    c.get(shape, at, "check", dict, optional=True)
+    # The roofline numbers are absent on an untimed shape; when present, numbers (the score reads them).
+    c.typed_all(shape, at, Shape, ("name", "status", "shape_set", "params", "flops", "bytes_moved", *_SHAPE_NUMBERS,
+                                   "bound", "check"))
     _check_gpu_state(c, shape, at)
-    timing = c.get(shape, at, "timing", dict, optional=True)
-    if timing is None:
-        return
-    for key in _TIMING_NUMBERS:
-        c.positive(timing, f"{at}.timing", key)
-    c.get(timing, f"{at}.timing", "rse", NUMBER, optional=True)
-    c.get(timing, f"{at}.timing", "count", int, optional=True)
+    timing = c.typed(shape, at, Shape, "timing")
+    if timing is not None:
+        c.typed_all(timing, f"{at}.timing", Timing, (*_TIMING_NUMBERS, "rse", "count"))
 
 
 def _check_gpu_state(c: Fields, shape: dict, at: str) -> None:
-    state = c.get(shape, at, "gpu_state", dict, optional=True)
+    state = c.typed(shape, at, Shape, "gpu_state")
     if state is None:
         return
     where = f"{at}.gpu_state"
-    c.get(state, where, "why_not", str, optional=True)
+    c.typed(state, where, GpuState, "why_not")
     for key in _GPU_STATE_SPREADS:
-        spread = c.get(state, where, key, dict, optional=True)
-        for part in _SPREAD_KEYS if spread is not None else ():
-            c.get(spread, f"{where}.{key}", part, NUMBER)
-    for j, reason in enumerate(c.get(state, where, "clock_event_reasons", list, optional=True) or []):
+        spread = c.typed(state, where, GpuState, key)
+        if spread is not None:
+            c.typed_all(spread, f"{where}.{key}", Spread, _SPREAD_KEYS)
+    for j, reason in enumerate(c.typed(state, where, GpuState, "clock_event_reasons") or []):
         if not isinstance(reason, str):
             c.bad(f"{where}.clock_event_reasons[{j}]", f"is {short(reason)}, expected a reason's name (text)")

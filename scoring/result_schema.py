@@ -2,7 +2,8 @@
 
 scoring/schema/ceiling.result-1.schema.json (draft 2020-12, shipped as package data) is for tools outside
 this repository: which fields a result holds, their types, the statuses and failure classes, the numbers
-that may be null. `python -m scoring.verify` checks every result against it after its own checks
+that may be null. It is generated from the typed models (scoring/result_model.py); a test holds the
+committed file to what they give. `python -m scoring.verify` checks every result against it after its own checks
 (result_fields.py, result_checks.py), which also compare the values with each other, something a schema
 cannot say. Torch-free; jsonschema is a core dependency, imported only by this module.
 """
@@ -11,12 +12,11 @@ from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
 from typing import Any
 
 from scoring.result_fields import REGENERATE, Issue, short
+from scoring.result_model import SCHEMA_PATH
 
-SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "ceiling.result-1.schema.json"
 SCHEMA_NAME = "scoring/schema/ceiling.result-1.schema.json"
 
 

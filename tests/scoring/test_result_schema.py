@@ -66,7 +66,7 @@ def test_the_schema_is_draft_2020_12_and_names_the_scorers_statuses_and_classes(
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["$defs"]["status"]["enum"] == list(STATUS_SEVERITY)
     assert schema["$defs"]["failure"]["properties"]["class"]["enum"] == list(FAILURE_CLASSES)
-    assert schema["properties"]["schema"] == {"const": "ceiling.result/1"}
+    assert schema["properties"]["schema"]["const"] == "ceiling.result/1"
 
 
 def test_every_committed_result_follows_the_schema():
