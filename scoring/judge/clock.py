@@ -143,4 +143,5 @@ class JudgeClock:
         return {"judge_gate": "one block on the judge's stream until the worker's call is queued",
                 "judge_gate_timeout_us": GATE_TIMEOUT_US, "l2_flush_bytes": self.flush_bytes,
                 "l2_flush": "the judge's: write, then read (clean lines), after the worker's call is queued",
-                "persisting_l2_reset": "cudaCtxResetPersistingL2Cache in the judge's and the worker's contexts"}
+                "persisting_l2_reset": "cudaCtxResetPersistingL2Cache in the judge's context before every GO, "
+                                       "in the worker's after each call"}

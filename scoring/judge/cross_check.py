@@ -57,6 +57,7 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
                       calibrated_gap_us=round(calibration.null_gap_us(), 2),
                       back_to_the_judge_us_median=round(statistics.median(clock["back_us"]), 2))
     record["gpu_gap_us_median"], record["gpu_gap_us_p90"] = _median_and_p90(gpu_gaps)
+    record["gpu_gaps_us"] = [round(gap, 1) for gap in gpu_gaps]  # every timed call: the verdict can be replayed
     # Recorded, not yet judged (red team round 6, reasoned): GO to the end of the judge's copy of the output (work
     # the worker launched after the span's end and before the copy shows here, with the copy's own time), and the
     # gate's opening to GO (work the worker ran once the inputs existed shows here, with the refill and flush).
