@@ -40,11 +40,35 @@ class Rule:
         self.keywords = keywords
 
 
+class _Absent:
+    """The value of an optional field a model instance leaves out of its file (None would be written as null)."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+
+
 def documented(doc: str, *, required: bool = False, key: str | None = None):
     """A model field: its one line of documentation, whether a file must hold it, and its JSON key if the
-    Python name cannot be it (`class`). Optional fields default to None: a field a file may leave out."""
+    Python name cannot be it (`class`). An optional field defaults to ABSENT: left out of the file."""
     metadata = {"doc": doc, "required": required, "key": key}
-    return field(metadata=metadata) if required else field(default=None, metadata=metadata)
+    return field(metadata=metadata) if required else field(default=ABSENT, metadata=metadata)
+
+
+def to_json(value: Any) -> Any:
+    """A model instance as the JSON value it is written as: its fields in definition order under their JSON keys,
+    ABSENT ones left out, models inside converted too; dicts and lists are walked, anything else kept as is (a
+    part built elsewhere may be given as the dict it already is)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {json_key(f): to_json(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if getattr(value, f.name) is not ABSENT}
+    if isinstance(value, dict):
+        return {key: to_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(item) for item in value]
+    return value
 
 
 def def_name(cls: type) -> str:

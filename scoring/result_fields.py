@@ -25,8 +25,8 @@ from scoring.dataclass_schema import json_key, model_fields, plain_type
 from scoring.result import SCHEMA
 from scoring.result_model import (
     GIT_COMMIT_PATTERN, GITHUB_REPOSITORY_PATTERN, MAX_COUNT, MAX_TEXT, REPOSITORY_PATH_PATTERN, SHA256_HEX_PATTERN,
-    SHAPE_SETS, STATUS_SEVERITY, Audit, Failure, GpuState, Hardware, Peak, Problem, Result, Score, Shape, Spread, System,
-    Timing,
+    SHAPE_SETS, STATUS_SEVERITY, Audit, Failure, GpuState, Hardware, Peak, Problem, Result, Score, Shape, Spread,
+    System, Timing,
 )
 
 NUMBER = (int, float)
@@ -68,7 +68,7 @@ class FieldType:
     """What one model field allows, as the checks below test it."""
 
     key: str
-    kind: Any  # NUMBER, int (a count), str, bool, dict, list, or None (anything)
+    kind: Any  # NUMBER, int (a count: every int the checks read is one), str, bool, dict, list, or None (any)
     choices: tuple[str, ...] | None  # the allowed strings of an enum
     required: bool
     nullable: bool
@@ -91,8 +91,9 @@ def field_types(model: type) -> dict[str, FieldType]:
             kind = origin
         else:
             kind = dict if dataclasses.is_dataclass(base) else None
+        positive = keywords.get("exclusiveMinimum") == 0
         types[json_key(model_field)] = FieldType(json_key(model_field), kind, choices,
-                                                 model_field.metadata["required"], nullable, keywords.get("exclusiveMinimum") == 0)
+                                                 model_field.metadata["required"], nullable, positive)
     return types
 
 

@@ -93,10 +93,10 @@ class Peak:
                           required=True)
     label: str = documented("the row's name for people")
     source: str = documented("where the numbers come from")
-    verified: bool = documented("whether the row was checked against a measurement")
-    bandwidth_gbps: Positive = documented("peak memory bandwidth, GB/s", required=True)
     tflops: Annotated[dict[str, Positive], Rule(minProperties=1)] = documented(
         "dense peak TFLOPS per precision", required=True)
+    bandwidth_gbps: Positive = documented("peak memory bandwidth, GB/s", required=True)
+    verified: bool = documented("whether the row was checked against a measurement")
 
 
 @Model
@@ -108,17 +108,17 @@ class Hardware:
     device: str | None = documented("the torch device used")
     sm_count: Count | None = documented("streaming multiprocessors")
     l2_bytes: Count | None = documented("L2 cache size, bytes")
-    memory_bytes: Count | None = documented("device memory, bytes")
     sm_clock_max_mhz: Count | None = documented("maximum SM clock, MHz")
     mem_clock_max_mhz: Count | None = documented("maximum memory clock, MHz")
+    memory_bytes: Count | None = documented("device memory, bytes")
     driver: str | None = documented("driver version")
     cuda: str | None = documented("CUDA version torch was built with")
     torch: str | None = documented("torch version")
     triton: str | None = documented("triton version (null where absent)")
     python: str | None = documented("Python version")
-    host: str | None = documented("the host's name")
-    notes: list = documented("what detection noticed (e.g. a peak given on the command line)")
     peak: Peak = documented("the peak row used", required=True)
+    notes: list = documented("what detection noticed (e.g. a peak given on the command line)")
+    host: str | None = documented("the host's name")
 
 
 @Model
@@ -407,8 +407,8 @@ class Result:
     systems: Annotated[list[System], Rule(minItems=1, prefixItems=[
         {"$ref": "#/$defs/system", "properties": {"role": {"const": "solution"}}}])] = documented(
         "[0] is the scored solution (`role: solution`), then the reference lines", required=True)
-    status: Status = documented("a copy of systems[0].status", required=True)
     score: Score = documented("a copy of systems[0].score", required=True)
+    status: Status = documented("a copy of systems[0].status", required=True)
 
 
 HEADER = {

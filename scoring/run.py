@@ -28,8 +28,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scoring import result_model as model
 from scoring.audit import choose_audited_call, run_audits
 from scoring.config import ConfigError, RunConfig, help_text, parse_args
+from scoring.dataclass_schema import to_json
 from scoring.failure_class import classify
 from scoring.first_worker import LIST_WORD
 from scoring.gpu_state import NOT_SAMPLED, GpuStateSampler
@@ -240,26 +242,35 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
                                           prestart=a_later_system_needs_a_worker(index + 1), gpu_state=gpu_state))
     systems = [finish_system(s, problem.spec.tolerance.normwise) for s in systems]
 
-    result = {
-        "schema": SCHEMA,
-        "run_id": run_id,
-        "created_utc": created.isoformat(),
-        "command": "python -m scoring.run " + " ".join(argv),
-        "ceiling": {"version": VERSION, **git_state()},
-        "config": config.snapshot(),
-        "problem": {"name": problem.name, "title": problem.spec.title, "precision": problem.spec.precision,
-                    "content_sha256": problem.spec.content_sha256, "tolerance": problem.spec.tolerance.__dict__,
-                    "forbidden_ops": list(problem.spec.forbidden_ops)},
-        "hardware": {**hardware.as_dict(), "host": platform.node()},
-        "seeds": {"public": config.seed, "secret": secret, "mixed": mixed_seed},
-        "agent": agent,
-        "shapes": [{"name": s.name, "shape_set": s.shape_set, "params": dict(s.params),
-                    "flops": problem.flops(s.params), "bytes_moved": problem.bytes_moved(s.params)} for s in shapes],
-        "systems": systems,
-        "score": systems[0]["score"],
-        "status": systems[0]["status"],
-    }
+    # Built through the typed models (scoring/result_model.py), so the file's keys and their order are the models'.
+    # The systems (from the judge), the agent (the harness's file) and the scores are passed as the dicts they are.
+    result = to_json(model.Result(
+        schema=SCHEMA,
+        run_id=run_id,
+        created_utc=created.isoformat(),
+        command="python -m scoring.run " + " ".join(argv),
+        ceiling=model.Ceiling(version=VERSION, **git_state()),
+        config=config.snapshot(),
+        problem=model.Problem(name=problem.name, title=problem.spec.title, precision=problem.spec.precision,
+                              content_sha256=problem.spec.content_sha256, tolerance=problem.spec.tolerance.__dict__,
+                              forbidden_ops=list(problem.spec.forbidden_ops)),
+        hardware=_hardware_model(hardware),
+        seeds=model.Seeds(public=config.seed, secret=secret, mixed=mixed_seed),
+        agent=agent,
+        shapes=[model.ShapeDefinition(name=s.name, shape_set=s.shape_set, params=dict(s.params),
+                                      flops=problem.flops(s.params), bytes_moved=problem.bytes_moved(s.params))
+                for s in shapes],
+        systems=systems,
+        score=systems[0]["score"],
+        status=systems[0]["status"],
+    ))
     return result, write_result(result, out_dir)
+
+
+def _hardware_model(hardware: Hardware) -> model.Hardware:
+    facts = hardware.as_dict()
+    return model.Hardware(**dict(facts, peak=model.Peak(**facts["peak"]), notes=list(hardware.notes),
+                                 host=platform.node()))
 
 
 def list_problems() -> str:

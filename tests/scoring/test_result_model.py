@@ -175,7 +175,8 @@ def test_the_generator_on_a_small_model():
     assert schema["properties"]["inner"] == {"anyOf": [{"$ref": "#/$defs/inner"}, {"type": "null"}],
                                              "description": "the inner record, or null"}
     assert schema["$defs"]["inner"]["type"] == "object"
-    assert schema["properties"]["ratio"] == {"type": "number", "exclusiveMinimum": 0, "description": "a divisor | a ratio"}
+    assert schema["properties"]["ratio"] == {"type": "number", "exclusiveMinimum": 0,
+                                             "description": "a divisor | a ratio"}
     assert field_table(Outer)[2:] == [
         "| `name` | string | yes | its name |",
         "| `kind` | one of `a`, `b` |  | its kind |",
@@ -201,3 +202,51 @@ def test_the_command_prints_the_schema_and_the_table_and_refuses_anything_else()
     assert helped.returncode == 0 and "python -m scoring.result_model write" in helped.stdout
     wrong = run("frobnicate")
     assert wrong.returncode == 2 and wrong.stderr.startswith("error: ")
+
+
+def _rebuilt_through_the_models(data: dict) -> dict:
+    """A result's parts put back through the models the way scoring/run.py builds a new one."""
+    from scoring import result_model as model
+    from scoring.dataclass_schema import to_json
+
+    hardware = dict(data["hardware"], peak=model.Peak(**data["hardware"]["peak"]))
+    return to_json(model.Result(
+        **{key: data[key] for key in ("schema", "run_id", "created_utc", "command", "config", "agent", "systems",
+                                      "score", "status")},
+        ceiling=model.Ceiling(**data["ceiling"]), problem=model.Problem(**data["problem"]),
+        hardware=model.Hardware(**hardware), seeds=model.Seeds(**data["seeds"]),
+        shapes=[model.ShapeDefinition(**shape) for shape in data["shapes"]]))
+
+
+def test_a_result_built_through_the_models_is_byte_for_byte_the_file_the_scorer_wrote():
+    """The writer's keys and their order are the models': every committed result of the current layout, rebuilt
+    from its parts, dumps to the same bytes."""
+    results = committed_results()
+    assert len(results) > 800
+    for path, data in results:
+        assert json.dumps(_rebuilt_through_the_models(data), indent=1) + "\n" == path.read_text(), path
+
+
+def test_to_json_leaves_out_absent_fields_and_keeps_null_ones():
+    from scoring.dataclass_schema import ABSENT, to_json
+    from scoring.result_model import Failure
+
+    failure = Failure(class_="timeout", label="timed out", unseen_only=False, detail=None)
+    assert failure.shapes is ABSENT
+    assert to_json(failure) == {"class": "timeout", "label": "timed out", "unseen_only": False, "detail": None}
+
+
+def test_the_run_writes_hardware_as_the_detected_facts_and_the_host():
+    import platform
+
+    from scoring.hardware import Hardware as DetectedHardware
+    from scoring.hardware import Peak as DetectedPeak
+    from scoring.dataclass_schema import to_json
+    from scoring.run import _hardware_model
+
+    detected = DetectedHardware("gpu", "NVIDIA H100 80GB HBM3", "cuda:0", 132, 52428800, 1980, 2619, 85520809984,
+                                "570.1", "12.8", "2.7.0", "3.3.0", "3.11.7",
+                                DetectedPeak("h100_sxm", "H100 SXM", "peaks.toml", {"bf16": 989.0}, 3350.0, True),
+                                ("a note",))
+    written = to_json(_hardware_model(detected))
+    assert json.dumps(written) == json.dumps({**detected.as_dict(), "host": platform.node()})
