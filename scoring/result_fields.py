@@ -25,8 +25,7 @@ from scoring.dataclass_schema import json_key, model_fields, plain_type
 from scoring.result import SCHEMA
 from scoring.result_model import (
     GIT_COMMIT_PATTERN, GITHUB_REPOSITORY_PATTERN, MAX_COUNT, MAX_TEXT, REPOSITORY_PATH_PATTERN, SHA256_HEX_PATTERN,
-    SHAPE_SETS, STATUS_SEVERITY, Audit, Failure, GpuState, Hardware, Peak, Problem, Result, Score, Shape, Spread,
-    System, Timing,
+    Audit, Failure, GpuState, Hardware, Peak, Problem, Result, Score, Shape, Spread, System, Timing,
 )
 
 NUMBER = (int, float)
@@ -324,61 +323,15 @@ def _check_system(c: Fields, system: Any, where: str, solution: bool) -> None:
             if not isinstance(name, str):
                 c.bad(f"{where}.failure.shapes[{k}]", f"is {type(name).__name__} {short(name)}, expected a shape name")
     for j, shape in enumerate(c.typed(system, where, System, "shapes") or []):
-        if not _shape_ok(shape):
-            _check_shape(c, shape, f"{where}.shapes[{j}]")
+        _check_shape(c, shape, f"{where}.shapes[{j}]")
 
 
 _SHAPE_NUMBERS = ("fraction", "achieved_tflops", "achieved_gbps", "roofline_ms")
 _TIMING_NUMBERS = ("median_ms", "p10_ms", "p90_ms")
-_STATUSES, _SETS, _REAL = frozenset(STATUS_SEVERITY), frozenset(SHAPE_SETS), (int, float)
 # A timed shape's GPU state (scoring/gpu_state.py): each quantity's min, median and max; the run page shows
 # the SM clock's and the temperature's, and the reasons NVML gave for a clock below its maximum.
 _GPU_STATE_SPREADS = ("sm_clock_mhz", "mem_clock_mhz", "temperature_c", "memory_temperature_c", "power_w")
 _SPREAD_KEYS = ("min", "median", "max")
-_BOUNDS = frozenset(typing.get_args(plain_type(typing.get_type_hints(Shape)["bound"])[0]))
-
-
-def _gpu_state_well_formed(state: Any) -> bool:
-    if type(state) is not dict:
-        return False
-    for key in _GPU_STATE_SPREADS:
-        spread = state.get(key)
-        if key in state and (type(spread) is not dict or any(type(spread.get(k)) not in _REAL for k in _SPREAD_KEYS)):
-            return False
-    reasons = state.get("clock_event_reasons", [])
-    return (type(reasons) is list and all(type(reason) is str for reason in reasons)
-            and type(state.get("why_not", "")) is str)
-
-
-def _shape_ok(shape: Any) -> bool:
-    """The fast path for a well-formed shape (10,000 files x 40 shapes): what `_check_shape` accepts, without
-    naming fields; a shape it refuses goes through `_check_shape`, which names the field."""
-    try:
-        if not (shape["status"] in _STATUSES and shape["shape_set"] in _SETS and type(shape["name"]) is str
-                and type(shape["params"]) is dict and type(shape["flops"]) is int
-                and type(shape["bytes_moved"]) is int and 0 <= shape["flops"] < MAX_COUNT
-                and 0 <= shape["bytes_moved"] < MAX_COUNT):
-            return False
-    except (KeyError, TypeError):  # not an object, a field missing, or an unhashable status
-        return False
-    for key in _SHAPE_NUMBERS:
-        if key in shape and type(shape[key]) not in _REAL:
-            return False
-    if ("bound" in shape and shape["bound"] not in _BOUNDS) or type(shape.get("check", {})) is not dict:
-        return False
-    if "gpu_state" in shape and not _gpu_state_well_formed(shape["gpu_state"]):
-        return False
-    timing = shape.get("timing")
-    if timing is None:
-        return True
-    if type(timing) is not dict:
-        return False
-    for key in _TIMING_NUMBERS:  # a time is a divisor: finite and positive
-        value = timing.get(key)
-        if type(value) not in _REAL or not (0 < value < math.inf):
-            return False
-    rse = timing.get("rse")  # null (inf before 2026-11-27) when fewer than 4 calls were timed
-    return (rse is None or type(rse) in _REAL) and is_count(timing.get("count", 0))
 
 
 def _check_shape(c: Fields, shape: Any, at: str) -> None:
