@@ -451,7 +451,9 @@ USAGE = __doc__.split("\n\n")[-1]
 
 
 def main(argv: list[str]) -> int:
-    if argv == ["schema"]:
+    if any(word in ("help", "-h", "--help") for word in argv):  # anywhere, as every command here (scoring/options.py)
+        print("usage:\n" + USAGE)
+    elif argv == ["schema"]:
         sys.stdout.write(schema_text())
     elif argv == ["table"]:
         sys.stdout.write(table_text())
@@ -459,8 +461,6 @@ def main(argv: list[str]) -> int:
         SCHEMA_PATH.write_text(schema_text())
         DOCS_PATH.write_text(docs_with_table(DOCS_PATH.read_text()))
         print(f"wrote {SCHEMA_PATH} and the field table of {DOCS_PATH}")
-    elif argv and argv[0] in ("help", "-h", "--help"):
-        print("usage:\n" + USAGE)
     else:
         print(f"error: expected one of schema, table, write or help (got {' '.join(argv) or 'nothing'})",
               file=sys.stderr)

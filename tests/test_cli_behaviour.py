@@ -44,6 +44,7 @@ ENTRY_POINTS = [
     EntryPoint("scoring.tensor_ops", ("-m", "scoring.tensor_ops"), ("problem=kda", "shape=b4_t8k_h16"),
                bad_value=("seed", "x", "seed='x': expected int")),
     EntryPoint("scoring.verify", ("-m", "scoring.verify"), ("results",), keyed=False),
+    EntryPoint("scoring.result_model", ("-m", "scoring.result_model"), ("table",), keyed=False),
     EntryPoint("board", ("-m", "board"), ("strict=true",), bad_value=("jobs", "x", "jobs='x': expected int")),
     EntryPoint("board.export", ("-m", "board.export"), ("format=csv",),
                bad_value=("format", "xml", "format=xml: 'xml' is not one of csv, parquet")),
