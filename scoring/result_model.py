@@ -302,16 +302,25 @@ class GpuState:
 
 @Model
 class JudgeClock:
-    """The judge's own view of the timed calls (scoring/judge/cross_check.py); open: its keys change often."""
+    """The judge's own view of the timed calls (scoring/judge/cross_check.py); open: its keys change often, and
+    older results hold others (`gpu_gaps_us_median`, `snapshot_gaps_us_p90`, ...)."""
 
     host_ms_median: float | None = documented("the judge's host time per call, ms")
     span_ms_median: float | None = documented("the worker's DONE minus the judge's GO, ms")
     gap_us_median: float | None = documented("span minus the worker's reported time, us")
     calibrated_gap_us: float | None = documented("the same gap on trusted calls before the import, us")
-    excess_us: float | None = documented("the gap beyond the calibrated one, us")
+    excess_us: float | None = documented("the GPU gap beyond the calibrated one, us")
     detection_limit_us: float | None = documented("the smallest excess the judge can tell from noise, us")
     back_to_the_judge_us_median: float | None = documented("how long after DONE the judge's own stream ran, us")
-    outcome: str | None = documented("the verdict, or `not verified (...)` while unjudged")
+    gpu_gap_us_median: float | None = documented("the judge's GPU clock: span minus the reported time, median, us")
+    gpu_gap_us_p90: float | None = documented("its 90th percentile, us")
+    gpu_gaps_us: list | None = documented("that gap for every timed call, us (the verdict can be replayed)")
+    calibrated_gpu_gap_us: float | None = documented("the GPU gap on trusted calls before the import, us")
+    snapshot_gap_us_median: float | None = documented("GO to the end of the judge's copy of the output, median, us")
+    snapshot_gap_us_p90: float | None = documented("its 90th percentile, us")
+    refill_flush_us_median: float | None = documented("the gate's opening to GO (refill and flush), median, us")
+    refill_flush_us_p90: float | None = documented("its 90th percentile, us")
+    outcome: str | None = documented("`passed`, `failed (X30: ...)`, or `not verified (...)`")
 
 
 @Model
