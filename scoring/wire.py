@@ -59,6 +59,29 @@ class Reader:
             self._buffer += chunk
 
 
+    def pending_event(self) -> str | None:
+        """The event of the next message if it has fully arrived (read without waiting and kept for `get`),
+        PIPE_CLOSED if the pipe closed before one did, None otherwise."""
+        while select.select([self.fd], [], [], 0)[0] and len(self._buffer) <= self.max_line_bytes:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                return PIPE_CLOSED if self._buffer.find(b"\n") < 0 else self._first_event()
+            self._buffer += chunk
+        return self._first_event()
+
+    def _first_event(self) -> str | None:
+        end = self._buffer.find(b"\n")
+        if end < 0:
+            return None
+        try:
+            return _parse(bytes(self._buffer[:end]))["event"]
+        except WireError:
+            return None  # `get` raises it, with the reason
+
+
+PIPE_CLOSED = "<the pipe closed>"  # not an event name a message can carry: events are checked by name
+
+
 def _parse(line: bytes) -> dict:
     try:
         # NaN and Infinity are not JSON: they arrive as null, so that a time or a count that is not a number

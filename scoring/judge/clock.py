@@ -44,11 +44,25 @@ class EventNeverCompleted(Exception):
     pass
 
 
-def _completed_at(event: torch.cuda.Event) -> float:
-    """perf_counter when `event` is seen complete (polled: a few microseconds late at most)."""
-    deadline = time.perf_counter() + EVENT_DEADLINE_S
+class WorkerEnded(Exception):
+    """The worker process ended while the judge waited on one of the call's events (a crash, an abort)."""
+
+
+LIVENESS_CHECK_S = 0.005  # how often the polls below ask whether the worker still runs
+
+
+def _completed_at(event: torch.cuda.Event, worker_running: Callable[[], bool]) -> float:
+    """perf_counter when `event` is seen complete (polled: a few microseconds late at most). A worker that died
+    leaves its events incomplete for ever: that is said at once, not after EVENT_DEADLINE_S as a silent worker."""
+    start = time.perf_counter()
+    deadline, next_check = start + EVENT_DEADLINE_S, start + LIVENESS_CHECK_S
     while not event.query():
-        if time.perf_counter() > deadline:
+        now = time.perf_counter()
+        if now > next_check:
+            if not worker_running():
+                raise WorkerEnded("the worker ended while the judge waited on its call")
+            next_check = now + LIVENESS_CHECK_S
+        if now > deadline:
             raise EventNeverCompleted(f"an event did not complete within {EVENT_DEADLINE_S:g} s")
     return time.perf_counter()
 
@@ -126,13 +140,14 @@ class JudgeClock:
         """Open the gate."""
         self._host_value.value = self._number
 
-    def watch(self) -> ClockReading:
+    def watch(self, worker_running: Callable[[], bool]) -> ClockReading:
         """Watch the call from the host (after `follow_done` and `release`) until the snapshot is taken.
-        Raises EventNeverCompleted when GO, DONE or the judge's own events do not complete in time."""
-        h_go = _completed_at(self._go)
-        h_done = _completed_at(self._done)
-        h_back = _completed_at(self._back)
-        _completed_at(self._snapped)
+        Raises WorkerEnded when the worker dies meanwhile, EventNeverCompleted when GO, DONE or the judge's own
+        events do not complete in time."""
+        h_go = _completed_at(self._go, worker_running)
+        h_done = _completed_at(self._done, worker_running)
+        h_back = _completed_at(self._back, worker_running)
+        _completed_at(self._snapped, worker_running)
         snapshot, self._snapshot = self._snapshot, None
         return ClockReading(host_span_ms=(h_done - h_go) * 1e3, back_ms=(h_back - h_done) * 1e3,
                             gpu_span_ms=self._after_go.elapsed_time(self._back),

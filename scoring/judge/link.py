@@ -32,7 +32,7 @@ from scoring.shared_tensors import (
 )
 from scoring.judge.messages import (
     CALL_FAILURE_STATUSES, IMPORT_FAILURE_STATUSES, MAX_DETAIL_CHARS, malformed_fields, worker_timing)
-from scoring.wire import Reader, WireError, send
+from scoring.wire import PIPE_CLOSED, Reader, WireError, send
 
 CALIBRATION_CALLS = 24
 CALIBRATION_SLEEP_CYCLES = (0, 100_000)  # a null call and one of ~55 us at 1.8 GHz
@@ -100,6 +100,15 @@ class Calibration:
         return {"gap_us_by_sleep_cycles": summary, "done_orders_the_judge": self.ordered, "detail": self.detail,
                 "back_to_the_judge_us_median": round(statistics.median(self.back_us), 2) if self.back_us else None,
                 "gpu_gap_us_median": round(statistics.median(self.gpu_gaps_us), 2) if self.gpu_gaps_us else None}
+
+
+def _describe_exit(code: int | None) -> str:
+    """A process's return code in words (subprocess's convention: negative for a signal)."""
+    if code is None:
+        return "still running"
+    if code >= 0:
+        return f"exit code {code}"
+    return f"killed by {signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else -code}"
 
 
 class WorkerLink:
@@ -179,6 +188,8 @@ class WorkerLink:
         if self.clock is None:
             calibration.detail = "CPU profile: no judge clock"
             return calibration
+        from scoring.judge.clock import WorkerEnded
+
         for cycles in CALIBRATION_SLEEP_CYCLES:
             gaps = calibration.gaps_us.setdefault(cycles, [])
             for i in range(CALIBRATION_CALLS):
@@ -187,7 +198,10 @@ class WorkerLink:
                 self.expect("queued")
                 self.clock.follow_done(None)
                 self.clock.release()
-                reading = self.clock.watch()
+                try:
+                    reading = self.clock.watch(self._call_going)
+                except WorkerEnded:  # before the solution exists: the worker's own failure, said as one
+                    raise self._call_stopped() from None
                 done = self.expect("done")
                 event_ms = done["timing"]["device_ms"]
                 if i >= 4:  # the first calls warm the clocks (and, measured, may run before GO: see clock.py)
@@ -246,11 +260,37 @@ class WorkerLink:
             self.kill()
             return WorkerLost("integrity", f"X14: malformed message on the worker's channel ({exc})")
         code = self._wait_briefly()
-        how = "still running" if code is None else f"exit code {code}" if code >= 0 else \
-            f"killed by {signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else -code}"
+        how = _describe_exit(code)
         self.kill()
         early = " before reporting (X14: early exit)" if code == 0 else ""
         return WorkerLost("runtime_error", f"the worker ended ({how}){early}: {exc}")
+
+    def _running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def _call_going(self) -> bool:
+        """Whether the worker can still finish the call the judge is watching: False once its process ended,
+        its channel closed, or it reported the call failed (an error that surfaced after "queued", such as an
+        illegal address seen by its synchronise)."""
+        return self._running() and self.reader.pending_event() not in ("failed", PIPE_CLOSED)
+
+    def _call_stopped(self) -> WorkerLost:
+        """The call the judge watched cannot finish: why, as the shape's failure. Its events never complete,
+        and the judge's stream waits on DONE: a fresh judge process takes the next shape."""
+        if self._running() and self.reader.pending_event() == "failed":
+            try:
+                self.expect("done")
+            except SolutionFailed as failed:
+                self.kill()
+                return WorkerLost(failed.status, failed.detail)
+            except WorkerLost as lost:
+                return lost
+        how = self._how_it_ended()
+        self.kill()
+        return WorkerLost("runtime_error", f"the worker ended during its call ({how}); its log has the reason")
+
+    def _how_it_ended(self) -> str:
+        return _describe_exit(self._wait_briefly())
 
     def _wait_briefly(self) -> int | None:
         try:
@@ -339,14 +379,16 @@ class WorkerLink:
         if self.clock is None:
             out = view.clone() if view is not None else None
         else:
-            from scoring.judge.clock import EventNeverCompleted
+            from scoring.judge.clock import EventNeverCompleted, WorkerEnded
 
             # The snapshot is queued now, behind the judge's wait on DONE, and taken on the GPU as soon as the
             # GPU comes back to the judge: no host moment between the span's end and the copy (clock.py).
             self.clock.follow_done(view.clone if view is not None else None)
             self.clock.release()
             try:
-                reading = self.clock.watch()
+                reading = self.clock.watch(self._call_going)
+            except WorkerEnded:  # a crash in its call (an illegal address, an abort): a failure, not a verdict
+                raise self._call_stopped() from None
             except EventNeverCompleted as exc:
                 self.kill()
                 raise WorkerLost("integrity", f"X32: the worker said its call was queued, but {exc}") from None
