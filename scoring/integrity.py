@@ -30,11 +30,11 @@ CORPUS = "adversarial/fp8_gemm/"  # adversaries with their EXPECTED classificati
 CLASSES: tuple[Defence, ...] = (
     Defence("X30", "grader tampering from inside the solution's process",
             "every verdict is made in the judge, a process that never imports solution code: it makes the inputs, "
-            "keeps the pristine copies, reads its own snapshot of each output (taken when the worker's DONE event "
-            "completed), runs verify_call and the fp64 reference, computes the statistics and writes the result; "
+            "keeps the pristine copies, reads its own snapshot of each output (a copy queued on its stream right "
+            "behind its wait on the worker's DONE event, before the call is released), runs verify_call and the fp64 reference, computes the statistics and writes the result; "
             "the worker runs in its own PID, mount and network namespaces and its own session (no signal of its "
             "reaches the judge) with every mount read-only but its scratch and cache and no capabilities. The worker's timer and kernel record remain its own claims, "
-            "weighed against the judge's own GPU clock (a shape whose worker reported max(150 us, 25%) less than "
+            "weighed against the judge's own GPU clock (a shape whose worker reported max(150 us, 5%) less than "
             "the judge's span saw, beyond the calibrated gap, fails: scoring/judge/cross_check.py)",
             "scoring/judge/, scoring/worker/, scoring/sandbox.py, scoring/shared_tensors.py",
             (f"{CORPUS}X30_rewrites_the_worker_check.py", f"{CORPUS}X30_shortens_the_reported_times.py",
@@ -50,12 +50,15 @@ CLASSES: tuple[Defence, ...] = (
     Defence("X32", "a worker that will not die or breaks its channel",
             "every wait of the judge on its worker has a deadline and a size bound (scoring/wire.py); a worker "
             "that floods, closes or garbles its channel, or never completes its DONE event, is killed with its "
-            "namespace and the shape gets a status; the scorer stops reading a judge once it said done; claims that "
+            "namespace and the shape gets a status; a worker that ends or reports a failed call while the judge "
+            "waits on the call's events is that failure (a crash is a runtime error, not a verdict); the scorer stops reading a judge once it said done; claims that "
             "are not well formed are refused: times that are not finite non-negative numbers (NaN and Infinity "
             "arrive as null), lines nested deeper than the parser goes",
             "scoring/wire.py, scoring/judge/messages.py (worker_timing), scoring/isolation.py",
             (f"{CORPUS}X32_floods_the_reply_channel.py", f"{CORPUS}X32_reports_non_finite_times.py",
-             f"{CORPUS}X32_sends_deeply_nested_json.py", f"{CORPUS}X32_reports_a_time_too_large_for_a_float.py"),
+             f"{CORPUS}X32_sends_deeply_nested_json.py", f"{CORPUS}X32_reports_a_time_too_large_for_a_float.py",
+             f"{CORPUS}X32_crashes_the_gpu_after_queued.py",
+             "tests/scoring/test_judge_watch.py::test_a_worker_that_reports_a_failure_after_queued_gets_that_failure"),
             "cpu+gpu"),
     Defence("X33", "the judge acting on a name the worker made",
             "the judge creates every file it shares in the worker's scratch folder (the one folder the worker can "
@@ -370,23 +373,24 @@ TRUST_BOUNDARY_SECTION = (
      "must not be: walking the whole solution folder instead needs each solution in a folder of its own "
      "(repository adversaries share one), the next step."),
     "",
-    ("Red team, round 6 (2026-11-27, against the judged GPU clock; reasoned from the code and this session's "
-     "H200 records, none yet run on a GPU; kept in `adversarial/fp8_gemm/`): (1) "
-     "`X30_reports_just_under_the_clocks_limit.py` reports the largest time cut the rule allows (its limit grows "
-     "with the reported time, and the forger picks that time): replayed through `judge_clock_outcome` on the "
-     "fp8 house's H200 records, all seven shapes pass and fp8 would score 0.72 against 0.53 (paged attention "
-     "and w4a16, with their short calls under the 150 us floor, up to the 0.99 cap). A tolerance that grows with "
-     "the claim is a discount, not a check: the fix is a clock whose honest noise is small enough to score by, "
-     "which needs the source of the per-shape excess (up to 88 us on softmax) found on a GPU. (2) "
-     "`X30_works_after_the_judges_clock_stops.py` records DONE early and computes after the judge's stream has "
-     "resumed but before its copy of the output: the span ends on an event the claimant placed. Fix in view: "
-     "stop the clock on the judge's own copy (the snapshot span, now recorded per shape with the copy's time "
-     "in it). (3) `X10_computes_between_the_refill_and_go.py` computes once the refilled inputs exist and "
-     "before GO, if the GPU switches contexts there: the judge now records the refill-to-GO time per call, "
-     "which such work lengthens. Found sound: the calibration (before the import, out of the solution's "
-     "reach), forging only some calls (the median absorbs them), other DONE and GO games (self-harm or "
-     "stale inputs). So the judge's clock now catches gross forgery (half the work after DONE, 0.8x on calls "
-     "over 200 us) and bounds the rest by its detection limit, stated per shape."),
+    ("Red team, round 6 (2026-11-27, against the judged GPU clock; reasoned from the code and the H200 records; "
+     "kept in `adversarial/fp8_gemm/`), then measured on an H100 the same day (results/judge/README.md): (1) "
+     "`X30_reports_just_under_the_clocks_limit.py` reports the largest time cut the rule allows. Against the "
+     "rule of the time (max(150 us, 25% of the claim), a limit that grew with the claim) it passed every fp8 "
+     "shape. The judge's span then held its host's reaction to DONE (150-300 us, noisy); the judge now queues "
+     "its wait on DONE before it opens the gate, and the worker resets its persisting L2 after its call rather "
+     "than inside the span: honest excess fell from up to 308 us to at most 10.5 us on 37 of 41 house shapes "
+     "(the other four 17-71 us, in runs of calls 58-95 us high whose source is not found), and the share fell "
+     "to 5%. What remains is the floor: an attacker hides up to 150 us a call, about 1.4x on fp8's deck and up "
+     "to the physical bound (a fraction of 1.0) on problems whose calls are under 0.3 ms (paged attention, "
+     "topk, softmax, w4a16). Closing it needs the high mode's source found, so that the floor can come down "
+     "to the low mode's spread. (2) `X30_works_after_the_judges_clock_stops.py` records DONE early and "
+     "computes after the judge's stream resumes: against the judge's copy, now queued right behind its wait "
+     "on DONE with no host step, it read NaN on every shape (incorrect; three of four shapes before the "
+     "change). (3) `X10_computes_between_the_refill_and_go.py`: passed with an honest excess (0-11 us); "
+     "the refill-to-GO time is recorded per call. Found sound: the calibration (before the import, out of the "
+     "solution's reach), forging only some calls (the median absorbs them), other DONE and GO games "
+     "(self-harm or stale inputs)."),
     "",
 )
 

@@ -2,7 +2,15 @@
 much as the rule lets through, per call, from the worker's own (honest) event time.
 
 Written blind (red team round 6 had no GPU): reasoned from the code and from the H200 records of
-2026-11-27 (results/judge/h200_sxm/20261127T1104Z-judge_clock); a GPU run must confirm it.
+2026-11-27 (results/judge/h200_sxm/20261127T1104Z-judge_clock). Measured on an H100 the same day with the rule
+it was written for (150 us, 25%; m = 90 us): caught on square_8192 and mlp_up_rect by the judge's host-bound
+noise at 13:41, passed every shape at 13:59 and 14:08 once the judge's span no longer held its host (excess 22-260
+us against limits of 150-349 us). The rule has changed since (150 us, 5%: scoring/judge/cross_check.py), and
+this worker now uses it, with m = 40 us (fp8's house kernel left at most 17 us over the
+calibrated gap in those runs). Reasoned: it passes every shape, hiding 110 us a call (0.4x of the decode
+calls, at FLOOR), about 1.4x the house kernel's score on the deck. The residual the docs state.
+
+The derivation below is the one written for the old rule (the formula is the same with the new constants).
 
 The rule (scoring/judge/cross_check.py, judge_clock_outcome): a shape fails when
     median(gpu span - reported) - calibrated gap  >  max(GPU_GAP_LIMIT_US, GPU_GAP_LIMIT_SHARE * median reported)
@@ -43,21 +51,19 @@ import sys
 
 from _correct import correct
 
-MARGIN_US = 90.0  # over the honest excess: fp8's house kernel left at most 60 us on the H200
+MARGIN_US = 40.0  # over the honest excess: fp8's house kernel left at most 17 us on the H100 (2026-11-27)
 FLOOR = 0.6  # of the honest time: keeps the house kernel's fraction of peak under 1.0 on every fp8 shape
-LIMIT_US, LIMIT_SHARE = 150.0, 0.25  # scoring/judge/cross_check.py, as published
+LIMIT_US, LIMIT_SHARE = 150.0, 0.05  # scoring/judge/cross_check.py, as published (importing it is refused, X21)
 
 EXPECTED = {
     "class": "X30",
     "cpu": {"not_exercised": "the CPU profile has no judge clock and no kernel record: its host timings are "
                              "not scores, and a forged one passes there"},
-    # Reasoned, not run: every excess stays under its limit by m - e (30-80 us on fp8's shapes: 0.14-0.88 of
-    # the limit on the H200 house records), so it passes, at 0.718 over all seven shapes (visible 0.685) against
-    # the house kernel's 0.530 (0.540), with FLOOR 0.6. A GPU run must check the per-shape excess against the
-    # limit (judge_clock.excess_us, detection_limit_us) and the fraction.
-    "gpu": {"status": ["passed", "integrity"],
+    # Reasoned for the current rule (see the docstring; the old rule's version passed every shape, measured):
+    # every excess stays under the floor by m - e.
+    "gpu": {"status": "passed",
             "shapes": {"square_8192": "passed", "k_unaligned_6000": "passed", "decode_m16": "passed",
-                       "mlp_up_rect": ["passed", "integrity"]}},
+                       "mlp_up_rect": "passed"}},
 }
 
 

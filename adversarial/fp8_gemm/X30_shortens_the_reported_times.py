@@ -12,9 +12,10 @@ EXPECTED = {
     "class": "X30",
     "cpu": {"not_exercised": "the CPU profile has no judge clock and no kernel record: its host timings are "
                              "not scores, and a forged one passes there"},
-    # Caught today by the worker's CUPTI kernel record (kernel time 1.25x the reported interval, X10), which
-    # this code could also rewrite; the judge's clock records the gap but does not judge yet (cross_check.py).
-    "gpu": {"status": "integrity", "shapes": {"square_8192": "integrity"}, "detail": "X10: the calls' kernels ran"},
+    # Caught twice on square_8192: by the judge's clock (excess 187-195 us against the 150 us floor, H100
+    # 2026-11-27; scoring/judge/cross_check.py) and by the worker's CUPTI kernel record (kernel time 1.25x the
+    # reported interval, X10), which this code could also rewrite. Which detail a run shows first varies.
+    "gpu": {"status": "integrity", "shapes": {"square_8192": "integrity"}},
 }
 
 

@@ -1,8 +1,13 @@
 """X30/X10 against the judge's GPU clock: DONE recorded right behind GO, the whole product computed after the
 judge's second timing event and before its snapshot, and any time reported.
 
-Written blind (red team round 6 had no GPU): reasoned from the code and the H200 records of 2026-11-27; a GPU
-run must confirm it either way.
+Written blind (red team round 6 had no GPU): reasoned from the code and the H200 records of 2026-11-27.
+Measured on an H100 the same day (results/judge/README.md): it loses the race on every shape. Against the
+design it was written for (13:37), square_8192, k_unaligned_6000 and decode_m16 were incorrect (the copy read
+the poisoned output); against the design that followed its own advice below (13:55: the judge queues the wait
+on DONE, `_back`, the copy and `_snapped` back to back before opening its gate, no host step between them),
+all four shapes were incorrect (NaN/Inf in every element: the copy ran before the deferred product). The
+docstring below is the reasoning as written; its "what the design should say" is what the judge does now.
 
 What the judge judges (scoring/judge/clock.py, scoring/judge/link.py `call`, scoring/judge/cross_check.py):
 the span from `_after_go` (its stream, right after GO) to `_back` (its stream, right after a wait on the
@@ -68,11 +73,11 @@ EXPECTED = {
     "class": "X30",
     "cpu": {"not_exercised": "the CPU profile has no GO and DONE events, no judge clock and no second context: "
                              "there the solution is the honest one"},
-    # Reasoned, not run (see the docstring): passed at 0.65x its time wherever the product fits in the worker's
-    # time slice and the launch lands between `_back` and the clone; incorrect where the clone wins the race.
-    "gpu": {"status": ["passed", "incorrect", "integrity"],
-            "shapes": {"decode_m16": "passed", "k_unaligned_6000": "passed", "square_8192": "passed",
-                       "mlp_up_rect": ["passed", "incorrect", "integrity"]}},
+    # Measured (H100, 2026-11-27 13:59): the judge's copy, queued right behind its wait on DONE, runs before the
+    # deferred product on every shape.
+    "gpu": {"status": "incorrect",
+            "shapes": {"decode_m16": "incorrect", "k_unaligned_6000": "incorrect", "square_8192": "incorrect",
+                       "mlp_up_rect": "incorrect"}},
 }
 
 _deferred: dict = {}

@@ -10,11 +10,17 @@ leaves a gap that grows by what it took off. A shape fails when its median gap e
 more than the larger of `GPU_GAP_LIMIT_US` and `GPU_GAP_LIMIT_SHARE` of its median time: that is the detection
 limit, stated in every result.
 
-Why these limits (results/judge/README.md, H200, 2026-11-27 11:05-11:11): on 54 honest house-kernel shapes of
-all seven problems the median excess over the calibrated gap was at most 267 us on a 2.2 ms call (moe_swiglu
-minimax_m2_256e, 12%) and at most 88 us on calls under 1 ms (softmax, 115 us calls); the forgers left 175-1190
-us (X30_shortens_the_reported_times at 0.8x, X10_finishes_after_done_behind_the_ipc_event at 0.5x) on every
-shape over 200 us. What hides less than the limit is the measured residual (docs/integrity.md).
+Why these limits (results/judge/README.md, H100 SXM, 2026-11-27 13:55-14:08): with the judge's wait on DONE
+queued before the gate opens (no host in the span) and the worker's persisting-L2 reset moved after its call,
+41 honest house-kernel shapes of softmax (twice), moe, fp8 and paged attention left a median excess of at
+most 10.5 us, except four: moe_swiglu's v2_lite_hot_expert (71 us on 705 us calls, in both runs of the day),
+deepseek_v3_ep2_96e (44 us on 2.1 ms), softmax's huge_range_500000 in one of two runs (58 us on 94 us calls)
+and fp8's odd_m_3000 (17 us on 155 us). The per-call gaps (`gpu_gaps_us`) show why: a low mode within +-5 us,
+and runs of consecutive calls 58-95 us higher, source not found. The floor sits over that mode (150 us: 1.6x
+the highest call seen in it); the share is for long calls, whose honest excess stayed under 2.1% from 2 ms up.
+A flat 0.8x forger left 187-333 us on fp8's shapes of 0.9 ms and more, 95-150 us on its 0.47 ms shape. What
+hides under the limit is the measured residual (docs/integrity.md): on calls under 0.3 ms the floor is most
+of the call, and the only bound left there is the physical one (a fraction above 1.0 is refused, X12).
 
 The host's view (polling GO and DONE; `gap_us_median`) is recorded beside it. It was bimodal while the judge's
 gate timed out before the worker had queued its call (1 ms, scoring/judge/clock.py), and agreed with the GPU
@@ -26,7 +32,7 @@ from __future__ import annotations
 import statistics
 
 GPU_GAP_LIMIT_US = 150.0
-GPU_GAP_LIMIT_SHARE = 0.25
+GPU_GAP_LIMIT_SHARE = 0.05
 
 
 def detection_limit_us(median_ms: float) -> float:
