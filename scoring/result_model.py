@@ -306,12 +306,12 @@ class JudgeClock:
     older results hold others (`gpu_gaps_us_median`, `snapshot_gaps_us_p90`, ...)."""
 
     host_ms_median: float | None = documented("the judge's host time per call, ms")
-    span_ms_median: float | None = documented("the worker's DONE minus the judge's GO, ms")
+    span_ms_median: float | None = documented("GO to DONE as the judge's host polled them, ms")
     gap_us_median: float | None = documented("span minus the worker's reported time, us")
     calibrated_gap_us: float | None = documented("the same gap on trusted calls before the import, us")
-    excess_us: float | None = documented("the GPU gap beyond the calibrated one, us")
-    detection_limit_us: float | None = documented("the smallest excess the judge can tell from noise, us")
-    back_to_the_judge_us_median: float | None = documented("how long after DONE the judge's own stream ran, us")
+    excess_us: float | None = documented("the median GPU gap beyond the calibrated one, us")
+    detection_limit_us: float | None = documented("the most `excess_us` may be: max(150 us, 5% of the call), us")
+    back_to_the_judge_us_median: float | None = documented("the judge's host: DONE seen to its stream seen after it, us")
     gpu_gap_us_median: float | None = documented("the judge's GPU clock: span minus the reported time, median, us")
     gpu_gap_us_p90: float | None = documented("its 90th percentile, us")
     gpu_gaps_us: list | None = documented("that gap for every timed call, us (the verdict can be replayed)")
