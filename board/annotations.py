@@ -69,7 +69,9 @@ def load_annotations(folder: Path) -> tuple[dict[str, Annotation], list[Issue]]:
         if path.name.startswith(".") or path.name == "README.md":
             continue
         if path.suffix != ".toml":
-            issues.append(Issue(str(path), "(file)", "is not a .toml verdict file", "rename it <run_id>.toml or move it out"))
+            issues.append(
+                Issue(str(path), "(file)", "is not a .toml verdict file", "rename it <run_id>.toml or move it out")
+            )
             continue
         annotation, problems = parse_annotation(path)
         issues += problems
@@ -86,7 +88,11 @@ def parse_annotation(path: Path) -> tuple[Annotation | None, list[Issue]]:
         return None, [Issue(file, "(syntax)", f"is not valid TOML: {error}", "fix the TOML at the position given")]
     except OSError as error:
         return None, [Issue(file, "(file)", f"cannot be read: {error}", "check the file's permissions")]
-    issues = [Issue(file, key, "unknown key" + suggest(key, _KEYS), f"use only {sorted(_KEYS)}") for key in data if key not in _KEYS]
+    issues = [
+        Issue(file, key, "unknown key" + suggest(key, _KEYS), f"use only {sorted(_KEYS)}")
+        for key in data
+        if key not in _KEYS
+    ]
 
     def text(key: str, required: bool) -> str:
         value = data.get(key, "")
@@ -97,12 +103,24 @@ def parse_annotation(path: Path) -> tuple[Annotation | None, list[Issue]]:
 
     run_id = text("run_id", True)
     if run_id and run_id != path.stem:
-        issues.append(Issue(file, "run_id", f"'{run_id}' differs from the file name '{path.stem}'",
-                            f"rename the file {run_id}.toml (one verdict file per run)"))
+        issues.append(
+            Issue(
+                file,
+                "run_id",
+                f"'{run_id}' differs from the file name '{path.stem}'",
+                f"rename the file {run_id}.toml (one verdict file per run)",
+            )
+        )
     verdict = data.get("verdict")
     if verdict not in VERDICTS:
-        issues.append(Issue(file, "verdict", f"{verdict!r} is not a verdict" + suggest(str(verdict), VERDICTS),
-                            f"use one of {', '.join(VERDICTS)}"))
+        issues.append(
+            Issue(
+                file,
+                "verdict",
+                f"{verdict!r} is not a verdict" + suggest(str(verdict), VERDICTS),
+                f"use one of {', '.join(VERDICTS)}",
+            )
+        )
     summary = text("summary", True)
     reviewer = text("reviewer", False)
     date = data.get("date", "")
@@ -121,8 +139,14 @@ def parse_annotation(path: Path) -> tuple[Annotation | None, list[Issue]]:
             continue
         for key in quote:
             if key not in _QUOTE_KEYS:
-                issues.append(Issue(file, f"{where}.{key}", "unknown key" + suggest(key, _QUOTE_KEYS),
-                                    f"use only {sorted(_QUOTE_KEYS)}"))
+                issues.append(
+                    Issue(
+                        file,
+                        f"{where}.{key}",
+                        "unknown key" + suggest(key, _QUOTE_KEYS),
+                        f"use only {sorted(_QUOTE_KEYS)}",
+                    )
+                )
         values = {k: quote.get(k, "") for k in _QUOTE_KEYS}
         if isinstance(values["lines"], int):
             values["lines"] = str(values["lines"])

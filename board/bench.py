@@ -62,10 +62,18 @@ def make_tree(root: Path, count: int, problem_count: int, seed: int = 0) -> tupl
         data["hardware"]["peak"]["label"] = hw.upper()
         data["systems"][0] = solution = _solution(template["systems"][0], rng.uniform(0.2, 1.2), rng.choice(STATUSES))
         data["status"], data["score"] = solution["status"], solution["score"]
-        data["agent"] = None if i % 10 == 0 else {
-            "harness": rng.choice(HARNESSES), "model": "fake-house" if i % 40 == 3 else rng.choice(MODELS),
-            "effort": rng.choice(EFFORTS), "tokens": rng.randrange(10_000, 2_000_000),
-            "cost_usd": round(rng.uniform(0.1, 40.0), 2), "wall_s": rng.uniform(60, 7200)}
+        data["agent"] = (
+            None
+            if i % 10 == 0
+            else {
+                "harness": rng.choice(HARNESSES),
+                "model": "fake-house" if i % 40 == 3 else rng.choice(MODELS),
+                "effort": rng.choice(EFFORTS),
+                "tokens": rng.randrange(10_000, 2_000_000),
+                "cost_usd": round(rng.uniform(0.1, 40.0), 2),
+                "wall_s": rng.uniform(60, 7200),
+            }
+        )
         data["ceiling"] = {"version": "0.1.0", "commit": SCORER_COMMIT, "dirty": i % 25 == 11}
         data["config"]["audits"] = i % 25 != 17
         (results / hw).mkdir(exist_ok=True)
@@ -73,7 +81,8 @@ def make_tree(root: Path, count: int, problem_count: int, seed: int = 0) -> tupl
         if i % 50 == 7:
             verdict = rng.choice(VERDICTS)
             (results / "annotations" / f"{data['run_id']}.toml").write_text(
-                f'run_id = "{data["run_id"]}"\nverdict = "{verdict}"\nsummary = "synthetic verdict"\n')
+                f'run_id = "{data["run_id"]}"\nverdict = "{verdict}"\nsummary = "synthetic verdict"\n'
+            )
     return results, problems
 
 
@@ -96,10 +105,23 @@ def _solution(template: dict, scale: float, status: str) -> dict:
 
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-FILTERS = (("one problem", {"problem": "synth_0"}), ("one model and harness", {"model": "model-a", "harness": "codex"}),
-           ("not ranked", {"ranked": "not"}), ("a run id", {"q": "synth-0999"}), ("none (all rows)", {}))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+FILTERS = (
+    ("one problem", {"problem": "synth_0"}),
+    ("one model and harness", {"model": "model-a", "harness": "codex"}),
+    ("not ranked", {"ranked": "not"}),
+    ("a run id", {"q": "synth-0999"}),
+    ("none (all rows)", {}),
+)
 
 
 def time_run_index(site: Path) -> list[tuple[str, float]]:
@@ -117,13 +139,19 @@ def time_run_index(site: Path) -> list[tuple[str, float]]:
         page.goto((site / "runs.html").as_uri())
         rows = page.evaluate("JSON.parse(document.getElementById('run-data').textContent).rows.length")
         for name, chosen in FILTERS:
-            samples = [page.evaluate("""(chosen) => {
+            samples = [
+                page.evaluate(
+                    """(chosen) => {
                 const form = document.getElementById('run-filters');
                 Array.prototype.forEach.call(form.elements, el => { if (el.name) el.value = chosen[el.name] || ''; });
                 const start = performance.now();
                 window.ceilingRunIndex.apply();
                 document.body.offsetHeight;
-                return performance.now() - start; }""", chosen) for _ in range(5)]
+                return performance.now() - start; }""",
+                    chosen,
+                )
+                for _ in range(5)
+            ]
             timings.append((f"{name} over {rows} rows (Chromium {browser_version})", statistics.median(samples)))
         browser.close()
     return timings
@@ -156,12 +184,13 @@ def main(argv: list[str]) -> int:
         started = time.perf_counter()
         results, problems = make_tree(root, count, problem_count)
         size_mb = sum(p.stat().st_size for p in results.rglob("*.json")) / 1e6
-        print(f"wrote {count} synthetic results ({size_mb:.0f} MB) over {problem_count} problems in "
-              f"{time.perf_counter() - started:.1f} s")
+        print(
+            f"wrote {count} synthetic results ({size_mb:.0f} MB) over {problem_count} problems in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
         config = BuildConfig(results=str(results), out=str(root / "site"), problems=str(problems))
         first = build(config, log=lambda line: None)
-        print(f"clean build: {first.seconds:.1f} s, {first.runs} runs, {first.pages} files, "
-              f"{len(first.issues)} issues")
+        print(f"clean build: {first.seconds:.1f} s, {first.runs} runs, {first.pages} files, {len(first.issues)} issues")
         again = build(config, log=lambda line: None)
         print(f"incremental rebuild (nothing changed): {again.seconds:.1f} s, {again.run_pages_kept} run pages kept")
         if options.browser:

@@ -72,16 +72,18 @@ def code_version() -> str:
 def _dir_signature(folder: Path | None) -> list:
     if folder is None:
         return []
-    return sorted((str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns)
-                  for p in folder.rglob("*") if p.is_file())
+    return sorted(
+        (str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()
+    )
 
 
 def _run_key(run: Run, version: str, transcripts: bool) -> str:
     annotation = Path(run.annotation.file).read_bytes().hex() if run.annotation else ""
     solution = REPO / (run.data["systems"][0].get("path") or "-")
     solution_stat = [solution.stat().st_size, solution.stat().st_mtime_ns] if solution.is_file() else []
-    payload = json.dumps([run.digest, annotation, _dir_signature(run.run_dir), solution_stat, version, transcripts,
-                          str(run.path)])
+    payload = json.dumps(
+        [run.digest, annotation, _dir_signature(run.run_dir), solution_stat, version, transcripts, str(run.path)]
+    )
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -112,8 +114,13 @@ def _process_file(path: Path) -> FileOutcome:
         return FileOutcome(path, (), False, replace(run, data={"run_id": run.run_id}), key, None, False, None)
     old = job["previous"].get(run.run_id)
     page = job["out"] / "run" / f"{run.run_id}.html"
-    if job["incremental"] and old and old.get("key") == key and page.exists() and \
-            (not old["facts"]["transcript_page"] or (page.parent / old["facts"]["transcript_page"]).exists()):
+    if (
+        job["incremental"]
+        and old
+        and old.get("key") == key
+        and page.exists()
+        and (not old["facts"]["transcript_page"] or (page.parent / old["facts"]["transcript_page"]).exists())
+    ):
         facts, rendered = old["facts"], False
     else:
         facts, rendered = _render_run(run), True
@@ -147,21 +154,33 @@ def _render_run(run: Run) -> dict:
         # A re-scored run's agent metadata is what they published: output tokens and wall time of their run.
         tokens = agent.get("tokens") if isinstance(agent.get("tokens"), int) else published.get("output_tokens")
         wall_s = agent.get("wall_s") if agent.get("wall_s") is not None else published.get("elapsed_seconds")
-        facts = RunFacts(tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
-                         agent.get("cost_usd"), wall_s if isinstance(wall_s, (int, float)) else None, "",
-                         facts.transcript_error)
+        facts = RunFacts(
+            tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+            agent.get("cost_usd"),
+            wall_s if isinstance(wall_s, (int, float)) else None,
+            "",
+            facts.transcript_error,
+        )
     public = scrub(run.data)  # the machine's absolute paths made relative (public_text.py)
     systems = []
     for i, system in enumerate(public["systems"]):
         _key, _kind, label, slug = row_identity(run, i, system)
         failure = reread_failure(system, tolerance_normwise(run.data.get("problem")))
-        systems.append(dict(system, row_label=label, slug=slug, label=system.get("label") or system["name"],
-                            failure=failure, failure_label=failure_label(failure),
-                            cached_run_id=_cached_run_id(system.get("cached_from")),
-                            error_line=error_line(system.get("import_detail")),
-                            error_body=error_body(system.get("import_detail")),
-                            failure_line=error_line((failure or {}).get("detail")),
-                            failure_body=error_body((failure or {}).get("detail"))))
+        systems.append(
+            dict(
+                system,
+                row_label=label,
+                slug=slug,
+                label=system.get("label") or system["name"],
+                failure=failure,
+                failure_label=failure_label(failure),
+                cached_run_id=_cached_run_id(system.get("cached_from")),
+                error_line=error_line(system.get("import_detail")),
+                error_body=error_body(system.get("import_detail")),
+                failure_line=error_line((failure or {}).get("detail")),
+                failure_body=error_body((failure or {}).get("detail")),
+            )
+        )
     source, source_path, note = solution_source(run, REPO)
     facts = replace(facts, transcript_error=relative_paths(facts.transcript_error))
     try:
@@ -169,10 +188,24 @@ def _render_run(run: Run) -> dict:
     except ValueError:
         result_rel = run.path.name
     html = env.get_template("run.html.j2").render(
-        title=f"Run {run.run_id}", root="../", section="", code=True, plots=False, site=_JOB["site"], run=run, run_page=True,
-        public=public, systems=systems, facts=facts, annotation=run.annotation, source=source,
-        source_path=relative_paths(source_path), source_note=relative_paths(note), result_rel=result_rel,
-        rescored=_judged(rescored(agent), run.data))
+        title=f"Run {run.run_id}",
+        root="../",
+        section="",
+        code=True,
+        plots=False,
+        site=_JOB["site"],
+        run=run,
+        run_page=True,
+        public=public,
+        systems=systems,
+        facts=facts,
+        annotation=run.annotation,
+        source=source,
+        source_path=relative_paths(source_path),
+        source_note=relative_paths(note),
+        result_rel=result_rel,
+        rescored=_judged(rescored(agent), run.data),
+    )
     write_text(out / "run" / f"{run.run_id}.html", html)
     return asdict(facts)
 
@@ -234,9 +267,18 @@ def _build(config, log) -> BuildReport:
     previous = read_manifest(out)
     generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     site = {"result_count": 0, "generated": generated}
-    job = dict(results=results, known=set(problems), annotations=annotations, cpu=config.cpu, out=out,
-               transcripts=config.transcripts, incremental=config.incremental, site=site, version=code_version(),
-               previous=previous.get("runs") if isinstance(previous.get("runs"), dict) else {})
+    job = dict(
+        results=results,
+        known=set(problems),
+        annotations=annotations,
+        cpu=config.cpu,
+        out=out,
+        transcripts=config.transcripts,
+        incremental=config.incremental,
+        site=site,
+        version=code_version(),
+        previous=previous.get("runs") if isinstance(previous.get("runs"), dict) else {},
+    )
     files = result_files(results)
     if config.strict:  # validate everything before writing anything: a bad file leaves the old site alone
         checked = _read_all(files, config, dict(job, render=False))
@@ -292,11 +334,22 @@ def _build(config, log) -> BuildReport:
     boards = build_boards(trials) if runs else []
     # one colour per system on every page (colors.py)
     colours = palette(trials.loc[trials["row_kind"].isin(RANKED_KINDS), "row_key"]) if not trials.empty else {}
-    provenance = {run.run_id: replace(p, judgement=run.data.get("judgement"))
-                  for run in runs if (p := rescored(run.data.get("agent"))) is not None}
+    provenance = {
+        run.run_id: replace(p, judgement=run.data.get("judgement"))
+        for run in runs
+        if (p := rescored(run.data.get("agent"))) is not None
+    }
     env = environment()
-    notes = [(f"{invalid} result file(s) skipped as invalid, never shown; {len(issues)} problem(s) in the input "
-              "files (listed in the build log).")] if issues else []
+    notes = (
+        [
+            (
+                f"{invalid} result file(s) skipped as invalid, never shown; {len(issues)} problem(s) in the input "
+                "files (listed in the build log)."
+            )
+        ]
+        if issues
+        else []
+    )
     if cpu_skipped:
         notes.append(f"{cpu_skipped} CPU-profile result(s) left out: smoke tests whose fractions are not scores.")
 
@@ -307,14 +360,30 @@ def _build(config, log) -> BuildReport:
         written.add(out / rel)
 
     for i, board in enumerate(boards):
-        context = dict(title=f"Leaderboard: {board.hw_label}", section="board", board=board, boards=boards,
-                       notes=notes, provenance=provenance, code=False, plots=False, colours=colours)
+        context = dict(
+            title=f"Leaderboard: {board.hw_label}",
+            section="board",
+            board=board,
+            boards=boards,
+            notes=notes,
+            provenance=provenance,
+            code=False,
+            plots=False,
+            colours=colours,
+        )
         page(f"board/{board.hw}.html", "board.html.j2", **context)
         if i == 0:
             page("index.html", "board.html.j2", **context)
         if board.other_runs:
-            page(f"board/{board.hw}-other.html", "other_runs.html.j2", title=f"Other runs: {board.hw_label}",
-                 section="board", board=board, code=False, plots=False)
+            page(
+                f"board/{board.hw}-other.html",
+                "other_runs.html.j2",
+                title=f"Other runs: {board.hw_label}",
+                section="board",
+                board=board,
+                code=False,
+                plots=False,
+            )
     if not boards:
         page("index.html", "lists.html.j2", title="No results yet", section="board", items=[], code=False, plots=False)
     _harness_test_page(page, trials)
@@ -322,22 +391,42 @@ def _build(config, log) -> BuildReport:
     _agent_pages(page, trials, boards, facts, provenance)
     _run_index_pages(page, trials, runs, facts)
     facts_doc = collect_facts()
-    page("methodology.html", "methodology.html.j2", title="Methodology", section="methodology", facts=facts_doc,
-         problems=[p.spec for p in problems.values()], code=False, plots=False)
+    page(
+        "methodology.html",
+        "methodology.html.j2",
+        title="Methodology",
+        section="methodology",
+        facts=facts_doc,
+        problems=[p.spec for p in problems.values()],
+        code=False,
+        plots=False,
+    )
     written.update(write_downloads(out, runs, downloads, generated))
     sizes = {p.name: _size(p) for p in written if p.parent.name == "downloads"}
-    page("downloads.html", "downloads.html.j2", title="Downloads", section="downloads", code=False, plots=False,
-         json_size=sizes.get("results.json", ""), csv_size=sizes.get("results.csv", ""), schema="ceiling.site-results/1")
+    page(
+        "downloads.html",
+        "downloads.html.j2",
+        title="Downloads",
+        section="downloads",
+        code=False,
+        plots=False,
+        json_size=sizes.get("results.json", ""),
+        csv_size=sizes.get("results.csv", ""),
+        schema="ceiling.site-results/1",
+    )
     written.add(write_manifest(out, manifest, written))
     prune(out, previous, written)
     seconds = time.perf_counter() - started
-    return BuildReport(out, len(runs), len(written), rendered, len(runs) - rendered, tuple(issues),
-                       cpu_skipped, seconds, invalid)
+    return BuildReport(
+        out, len(runs), len(written), rendered, len(runs) - rendered, tuple(issues), cpu_skipped, seconds, invalid
+    )
 
 
 def _strict_failure(invalid: int, problems: int) -> BuildError:
-    return BuildError(f"{invalid} result file(s) invalid, {problems} problem(s) in all input files (strict=true); "
-                      "fix them (`python -m scoring.verify PATH` checks result files) or build with strict=false")
+    return BuildError(
+        f"{invalid} result file(s) invalid, {problems} problem(s) in all input files (strict=true); "
+        "fix them (`python -m scoring.verify PATH` checks result files) or build with strict=false"
+    )
 
 
 def _invalid(outcomes: list[FileOutcome]) -> int:
@@ -350,8 +439,9 @@ def _size(path: Path) -> str:
     return f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} kB"
 
 
-def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFrame, boards, provenance,
-                   colours: dict[str, str]) -> None:
+def _problem_pages(
+    page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFrame, boards, provenance, colours: dict[str, str]
+) -> None:
     labels = dict(zip(trials["row_key"], trials["row_label"])) if not trials.empty else {}
     runs_by_problem = trials.groupby("problem")["run_id"].nunique().to_dict() if not trials.empty else {}
     peaks = {}
@@ -364,7 +454,9 @@ def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFr
     # harness tests have tables of their own, and runs of another scorer version or setting are "other runs".
     # A system is plotted from its passing runs only; one that did not pass is listed beneath the figures.
     if not shapes.empty:
-        passing = trials[(trials["reason"] == "") & trials["row_kind"].isin(RANKED_KINDS) & (trials["status"] == "passed")]
+        passing = trials[
+            (trials["reason"] == "") & trials["row_kind"].isin(RANKED_KINDS) & (trials["status"] == "passed")
+        ]
         keys = pd.MultiIndex.from_frame(passing[["run_id", "row_key"]])
         shapes = shapes[pd.MultiIndex.from_frame(shapes[["run_id", "row_key"]]).isin(keys)]
     shapes_of = dict(iter(shapes.groupby(["problem", "hw"], sort=False))) if not shapes.empty else {}
@@ -378,36 +470,65 @@ def _problem_pages(page, problems, runs, trials: pd.DataFrame, shapes: pd.DataFr
             sub = shapes_of.get((name, board.hw), shapes.iloc[0:0])
             section_trials = trials_of[(name, board.hw)]
             peak_tflops, peak_gbps = peaks[(name, board.hw)]
-            solutions = section_trials[section_trials["row_kind"].isin(["agent", "house"]) & (section_trials["reason"] == "")]
+            solutions = section_trials[
+                section_trials["row_kind"].isin(["agent", "house"]) & (section_trials["reason"] == "")
+            ]
             best = solutions.sort_values(["fraction", "created"], ascending=[False, True]).head(10)
             demos = section_trials[section_trials["row_kind"] == "solution"].sort_values(["row_label", "created"])
-            sections.append(dict(
-                hw=board.hw, hw_label=board.hw_label, peak_tflops=peak_tflops, peak_gbps=peak_gbps,
-                runs=int(section_trials["run_id"].nunique()),
-                roofline=_script_json(figures.roofline_figure(sub, labels, peak_tflops, peak_gbps, colours)),
-                shapes=_script_json(figures.shape_fraction_figure(sub, labels, colours)),
-                not_plotted=_not_plotted(section_trials, colours),
-                best=best.to_dict("records"), demos=demos.to_dict("records"),
-                rescored=[r for r in board.rescored if r["problem"] == name]))
-        page(f"problem/{name}.html", "problem.html.j2", title=info.spec.title, section="problems", info=info,
-             hardware=sections, prompt_html=markdown(info.prompt), provenance=provenance, code=True,
-             plots=bool(sections))
-        items.append(dict(name=name, title=info.spec.title, precision=info.spec.precision,
-                          runs=runs_by_problem.get(name, 0)))
+            sections.append(
+                dict(
+                    hw=board.hw,
+                    hw_label=board.hw_label,
+                    peak_tflops=peak_tflops,
+                    peak_gbps=peak_gbps,
+                    runs=int(section_trials["run_id"].nunique()),
+                    roofline=_script_json(figures.roofline_figure(sub, labels, peak_tflops, peak_gbps, colours)),
+                    shapes=_script_json(figures.shape_fraction_figure(sub, labels, colours)),
+                    not_plotted=_not_plotted(section_trials, colours),
+                    best=best.to_dict("records"),
+                    demos=demos.to_dict("records"),
+                    rescored=[r for r in board.rescored if r["problem"] == name],
+                )
+            )
+        page(
+            f"problem/{name}.html",
+            "problem.html.j2",
+            title=info.spec.title,
+            section="problems",
+            info=info,
+            hardware=sections,
+            prompt_html=markdown(info.prompt),
+            provenance=provenance,
+            code=True,
+            plots=bool(sections),
+        )
+        items.append(
+            dict(name=name, title=info.spec.title, precision=info.spec.precision, runs=runs_by_problem.get(name, 0))
+        )
     page("problems.html", "lists.html.j2", title="Problems", section="problems", items=items, code=False, plots=False)
 
 
 def _not_plotted(section: pd.DataFrame, colours: dict[str, str]) -> list[dict]:
     """The ranked systems of one problem and hardware with no passing counted run: what they got instead."""
-    counted = section[(section["reason"] == "") & section["row_kind"].isin(RANKED_KINDS) & (section["category"] != "na")]
+    counted = section[
+        (section["reason"] == "") & section["row_kind"].isin(RANKED_KINDS) & (section["category"] != "na")
+    ]
     missing = []
     for key, frame in counted.groupby("row_key", sort=True):
         if (frame["status"] == "passed").any():
             continue
         statuses = ", ".join(f"{status} ×{count}" for status, count in frame["status"].value_counts().items())
         failures = sorted({f for f in frame["failure"] if isinstance(f, str) and f})
-        missing.append(dict(label=frame["row_label"].iloc[0], slug=frame["slug"].iloc[0], colour=colours.get(key, "#444"),
-                            statuses=statuses, failures=", ".join(failures), run_id=frame["run_id"].iloc[0]))
+        missing.append(
+            dict(
+                label=frame["row_label"].iloc[0],
+                slug=frame["slug"].iloc[0],
+                colour=colours.get(key, "#444"),
+                statuses=statuses,
+                failures=", ".join(failures),
+                run_id=frame["run_id"].iloc[0],
+            )
+        )
     return missing
 
 
@@ -437,35 +558,95 @@ def _agent_pages(page, trials: pd.DataFrame, boards, facts: dict, provenance: di
         rescored_runs = []
         if first["row_kind"] == "rescored":
             rescored_runs = frame.sort_values(["problem", "created"]).to_dict("records")
-        page(f"agent/{first['slug']}.html", "agent.html.j2", title=first["row_label"], section="agents",
-             label=first["row_label"], kind=first["row_kind"], rows=entries, runs=runs, passed=passed,
-             attempted=len(attempted), tokens=tokens, cost=cost, rescored_runs=rescored_runs, provenance=provenance,
-             code=False, plots=False)
-        items.append(dict(slug=first["slug"], label=first["row_label"], kind=first["row_kind"], runs=len(frame),
-                          passed=passed, order=(first["row_kind"] not in RANKED_KINDS, first["row_kind"] != "agent",
-                                                first["row_label"])))
+        page(
+            f"agent/{first['slug']}.html",
+            "agent.html.j2",
+            title=first["row_label"],
+            section="agents",
+            label=first["row_label"],
+            kind=first["row_kind"],
+            rows=entries,
+            runs=runs,
+            passed=passed,
+            attempted=len(attempted),
+            tokens=tokens,
+            cost=cost,
+            rescored_runs=rescored_runs,
+            provenance=provenance,
+            code=False,
+            plots=False,
+        )
+        items.append(
+            dict(
+                slug=first["slug"],
+                label=first["row_label"],
+                kind=first["row_kind"],
+                runs=len(frame),
+                passed=passed,
+                order=(first["row_kind"] not in RANKED_KINDS, first["row_kind"] != "agent", first["row_label"]),
+            )
+        )
     items.sort(key=lambda item: item["order"])
-    page("agents.html", "lists.html.j2", title="Agents and reference systems", section="agents", items=items,
-         code=False, plots=False)
+    page(
+        "agents.html",
+        "lists.html.j2",
+        title="Agents and reference systems",
+        section="agents",
+        items=items,
+        code=False,
+        plots=False,
+    )
 
 
 def _harness_test_page(page, trials: pd.DataFrame) -> None:
     """Runs of the harness's own tests (a fake or probe agent CLI): shown here and on their run pages only."""
     tests = trials[trials["row_kind"] == "test"].sort_values("created", ascending=False) if not trials.empty else trials
-    page("harness-tests.html", "harness_tests.html.j2", title="Harness tests", section="agents",
-         runs=tests.to_dict("records") if not tests.empty else [], code=False, plots=False)
+    page(
+        "harness-tests.html",
+        "harness_tests.html.j2",
+        title="Harness tests",
+        section="agents",
+        runs=tests.to_dict("records") if not tests.empty else [],
+        code=False,
+        plots=False,
+    )
 
 
 def _run_index_pages(page, trials: pd.DataFrame, runs, facts: dict) -> None:
     """runs.html (every run, filtered in the browser), models.html with the score-against-effort figures, and
     one page per model (run_index.py)."""
     records = run_records(trials, runs, facts)
-    page("runs.html", "runs.html.j2", title="Runs", section="runs", data=index_json(records),
-         options=filter_options(records), total=len(records), code=False, plots=False)
+    page(
+        "runs.html",
+        "runs.html.j2",
+        title="Runs",
+        section="runs",
+        data=index_json(records),
+        options=filter_options(records),
+        total=len(records),
+        code=False,
+        plots=False,
+    )
     effort = effort_figures(records)
     entries = models(records)
-    page("models.html", "models.html.j2", title="Models", section="models", models=entries, effort=effort,
-         code=False, plots=bool(effort))
+    page(
+        "models.html",
+        "models.html.j2",
+        title="Models",
+        section="models",
+        models=entries,
+        effort=effort,
+        code=False,
+        plots=bool(effort),
+    )
     for model in entries:
-        page(f"model/{model.slug}.html", "model.html.j2", title=f"Model {model.name}", section="models", model=model,
-             sources=SOURCES, code=False, plots=False)
+        page(
+            f"model/{model.slug}.html",
+            "model.html.j2",
+            title=f"Model {model.name}",
+            section="models",
+            model=model,
+            sources=SOURCES,
+            code=False,
+            plots=False,
+        )

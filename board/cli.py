@@ -30,8 +30,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from .builder import build  # pandas and plotly load only for a real build
 
-    log = (lambda line: print(line, file=sys.stderr)) if not config.quiet else (
-        lambda line: print(line, file=sys.stderr) if line.startswith("skipped") else None)
+    log = (
+        (lambda line: print(line, file=sys.stderr))
+        if not config.quiet
+        else (lambda line: print(line, file=sys.stderr) if line.startswith("skipped") else None)
+    )
     from .output import UnsafeOutput
 
     try:
@@ -45,8 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return 1
-    print(f"built {report.out}/ from {report.runs} run(s): {report.pages} files, run pages rendered "
-          f"{report.run_pages_rendered}, kept {report.run_pages_kept}; {report.invalid_results} result file(s) "
-          f"skipped as invalid ({len(report.issues)} problem(s) in all input files); "
-          f"{report.cpu_skipped} CPU-profile result(s) left out; {report.seconds:.1f} s")
+    print(
+        f"built {report.out}/ from {report.runs} run(s): {report.pages} files, run pages rendered "
+        f"{report.run_pages_rendered}, kept {report.run_pages_kept}; {report.invalid_results} result file(s) "
+        f"skipped as invalid ({len(report.issues)} problem(s) in all input files); "
+        f"{report.cpu_skipped} CPU-profile result(s) left out; {report.seconds:.1f} s"
+    )
     return 0

@@ -11,8 +11,20 @@ from __future__ import annotations
 import colorsys
 
 FIXED = {"house": "#e6550d", "ref:library": "#6a3d9a", "ref:compiled": "#1f78b4", "ref:eager": "#7f7f7f"}
-AGENT_PALETTE = ("#2ca02c", "#d62728", "#17becf", "#bcbd22", "#e377c2", "#8c564b", "#393b79", "#637939",
-                 "#ad494a", "#3182bd", "#31a354", "#756bb1")
+AGENT_PALETTE = (
+    "#2ca02c",
+    "#d62728",
+    "#17becf",
+    "#bcbd22",
+    "#e377c2",
+    "#8c564b",
+    "#393b79",
+    "#637939",
+    "#ad494a",
+    "#3182bd",
+    "#31a354",
+    "#756bb1",
+)
 # Marker symbols, one per system on a figure, so a point hidden under another's colour is still told apart.
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "cross", "star", "hexagon", "pentagon")
 

@@ -19,8 +19,12 @@ class ConfigError(OptionError):
 class BuildConfig:
     results: str = opt("results", "folder of result files (<results>/<hardware>/<run_id>.json) and annotations/")
     out: str = opt("site", "folder the static site is written into")
-    problems: str = opt("", "folder of problem folders; empty = $CEILING_PROBLEMS_ROOT, else the repository's problems/")
-    strict: bool = opt(False, "exit 1 and write nothing if any result or verdict file is invalid, instead of skipping it")
+    problems: str = opt(
+        "", "folder of problem folders; empty = $CEILING_PROBLEMS_ROOT, else the repository's problems/"
+    )
+    strict: bool = opt(
+        False, "exit 1 and write nothing if any result or verdict file is invalid, instead of skipping it"
+    )
     cpu: bool = opt(False, "also rank CPU-profile results (smoke tests whose fractions are not scores)")
     transcripts: bool = opt(True, "render transcript pages for agent runs through the viewer")
     incremental: bool = opt(True, "keep run pages whose inputs did not change since the last build")
@@ -33,5 +37,4 @@ def parse_args(argv: list[str]) -> BuildConfig:
 
 
 def help_text() -> str:
-    return options_help(BuildConfig, "python -m board [key=value ...]") + \
-        "\n\npython -m board help    prints this"
+    return options_help(BuildConfig, "python -m board [key=value ...]") + "\n\npython -m board help    prints this"

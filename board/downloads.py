@@ -25,8 +25,26 @@ from .frame import row_identity
 from .load import Run, slim
 
 SCHEMA = "ceiling.site-results/1"
-CSV_COLUMNS = ["run_id", "hw", "problem", "row_label", "system", "verdict", "flagged", "shape", "shape_set", "status",
-               "median_ms", "p10_ms", "p90_ms", "achieved_tflops", "achieved_gbps", "fraction", "flops", "bytes_moved"]
+CSV_COLUMNS = [
+    "run_id",
+    "hw",
+    "problem",
+    "row_label",
+    "system",
+    "verdict",
+    "flagged",
+    "shape",
+    "shape_set",
+    "status",
+    "median_ms",
+    "p10_ms",
+    "p90_ms",
+    "achieved_tflops",
+    "achieved_gbps",
+    "fraction",
+    "flops",
+    "bytes_moved",
+]
 _CSV_NUMBERS = ("median_ms", "p10_ms", "p90_ms", "achieved_tflops", "achieved_gbps", "fraction", "flops", "bytes_moved")
 
 
@@ -62,7 +80,15 @@ def run_download(run: Run) -> RunDownload:
     writer = csv.writer(buffer, lineterminator="\n")
     for index, system in enumerate(summary["systems"]):
         label = row_identity(run, index, system)[2]
-        head = [run.run_id, hw, problem, label, system["name"], verdict if index == 0 else "", off_ranking and index == 0]
+        head = [
+            run.run_id,
+            hw,
+            problem,
+            label,
+            system["name"],
+            verdict if index == 0 else "",
+            off_ranking and index == 0,
+        ]
         for shape in system["shapes"]:
             numbers = [shape[k] for k in _CSV_NUMBERS]
             if not _CSV_PLAIN.issuperset(map(type, numbers)):

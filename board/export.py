@@ -29,19 +29,48 @@ COMMAND = "python -m board.export"
 
 # (column, pandas dtype), in the table's order; `param_*` columns are inserted after "shape_name".
 COLUMNS = (
-    ("run_id", "string"), ("created_utc", "string"), ("result_file", "string"),
-    ("hardware", "string"), ("hardware_profile", "string"), ("gpu_name", "string"),
-    ("scorer_version", "string"), ("scorer_commit", "string"), ("scorer_dirty", "boolean"),
-    ("audits", "boolean"), ("unranked_reasons", "string"), ("verdict", "string"),
-    ("problem", "string"), ("shape_set", "string"), ("shape_name", "string"),
-    ("system_role", "string"), ("system_name", "string"), ("system_label", "string"), ("system_kind", "string"),
-    ("status", "string"), ("system_status", "string"), ("failure_class", "string"),
-    ("fraction", "Float64"), ("median_ms", "Float64"), ("p10_ms", "Float64"), ("p90_ms", "Float64"),
-    ("rse", "Float64"), ("calls", "Int64"), ("flops", "Int64"), ("bytes_moved", "Int64"),
-    ("achieved_tflops", "Float64"), ("achieved_gbps", "Float64"), ("system_score", "Float64"),
-    ("system_visible_fraction", "Float64"), ("system_held_out_fraction", "Float64"),
-    ("agent", "string"), ("agent_harness", "string"), ("agent_model", "string"), ("agent_effort", "string"),
-    ("agent_rescored_from", "string"), ("run_status", "string"), ("run_score", "Float64"),
+    ("run_id", "string"),
+    ("created_utc", "string"),
+    ("result_file", "string"),
+    ("hardware", "string"),
+    ("hardware_profile", "string"),
+    ("gpu_name", "string"),
+    ("scorer_version", "string"),
+    ("scorer_commit", "string"),
+    ("scorer_dirty", "boolean"),
+    ("audits", "boolean"),
+    ("unranked_reasons", "string"),
+    ("verdict", "string"),
+    ("problem", "string"),
+    ("shape_set", "string"),
+    ("shape_name", "string"),
+    ("system_role", "string"),
+    ("system_name", "string"),
+    ("system_label", "string"),
+    ("system_kind", "string"),
+    ("status", "string"),
+    ("system_status", "string"),
+    ("failure_class", "string"),
+    ("fraction", "Float64"),
+    ("median_ms", "Float64"),
+    ("p10_ms", "Float64"),
+    ("p90_ms", "Float64"),
+    ("rse", "Float64"),
+    ("calls", "Int64"),
+    ("flops", "Int64"),
+    ("bytes_moved", "Int64"),
+    ("achieved_tflops", "Float64"),
+    ("achieved_gbps", "Float64"),
+    ("system_score", "Float64"),
+    ("system_visible_fraction", "Float64"),
+    ("system_held_out_fraction", "Float64"),
+    ("agent", "string"),
+    ("agent_harness", "string"),
+    ("agent_model", "string"),
+    ("agent_effort", "string"),
+    ("agent_rescored_from", "string"),
+    ("run_status", "string"),
+    ("run_score", "Float64"),
 )
 PARAM_PREFIX = "param_"
 
@@ -60,8 +89,10 @@ class ExportConfig:
 
 
 def help_text() -> str:
-    return options_help(ExportConfig, f"{COMMAND} [key=value ...]") + \
-        "\n\nWrites one row per run x system x shape; every column is described in docs/results.md, \"Export\"."
+    return (
+        options_help(ExportConfig, f"{COMMAND} [key=value ...]")
+        + "\n\nWrites one row per run x system x shape; every column is described in docs/results.md, \"Export\"."
+    )
 
 
 def parse_args(argv: list[str]) -> ExportConfig:
@@ -76,8 +107,10 @@ def formats(config: ExportConfig) -> list[str]:
     chosen = [f.strip().lower() for f in config.format.split(",") if f.strip()]
     for name in chosen:
         if name not in FORMATS:
-            raise ExportError(f"format={config.format}: '{name}' is not one of {', '.join(FORMATS)}"
-                              f"{suggest(name, FORMATS)}; run `{COMMAND} help`")
+            raise ExportError(
+                f"format={config.format}: '{name}' is not one of {', '.join(FORMATS)}"
+                f"{suggest(name, FORMATS)}; run `{COMMAND} help`"
+            )
     if not chosen:
         raise ExportError(f"format=: empty; choose csv, parquet or csv,parquet; run `{COMMAND} help`")
     return list(dict.fromkeys(chosen))
@@ -101,14 +134,25 @@ def _finite(value):
 
 def _agent_columns(agent) -> dict:
     if not isinstance(agent, dict):
-        return {"agent": None, "agent_harness": None, "agent_model": None, "agent_effort": None,
-                "agent_rescored_from": None}
-    harness, model, effort = (agent.get(k) if isinstance(agent.get(k), str) else None
-                              for k in ("harness", "model", "effort"))
+        return {
+            "agent": None,
+            "agent_harness": None,
+            "agent_model": None,
+            "agent_effort": None,
+            "agent_rescored_from": None,
+        }
+    harness, model, effort = (
+        agent.get(k) if isinstance(agent.get(k), str) else None for k in ("harness", "model", "effort")
+    )
     rescored = agent.get("rescored_from") if isinstance(agent.get("rescored_from"), str) else None
     label = "/".join(part or "?" for part in (harness, model, effort or "default"))
-    return {"agent": label, "agent_harness": harness, "agent_model": model, "agent_effort": effort,
-            "agent_rescored_from": rescored}
+    return {
+        "agent": label,
+        "agent_harness": harness,
+        "agent_model": model,
+        "agent_effort": effort,
+        "agent_rescored_from": rescored,
+    }
 
 
 def _shape_columns(shape: dict | None) -> dict:
@@ -117,8 +161,13 @@ def _shape_columns(shape: dict | None) -> dict:
     if shape is None:
         return {"shape_set": None, "shape_name": None, "status": None}
     timing = shape.get("timing") if isinstance(shape.get("timing"), dict) else {}
-    row = {"shape_set": shape.get("shape_set"), "shape_name": shape.get("name"), "status": shape.get("status"),
-           "fraction": shown_fraction(shape), "calls": timing.get("count")}
+    row = {
+        "shape_set": shape.get("shape_set"),
+        "shape_name": shape.get("name"),
+        "status": shape.get("status"),
+        "fraction": shown_fraction(shape),
+        "calls": timing.get("count"),
+    }
     row.update((key, _finite(timing.get(key))) for key in ("median_ms", "p10_ms", "p90_ms", "rse"))
     row.update((key, _finite(shape.get(key))) for key in ("flops", "bytes_moved", "achieved_tflops", "achieved_gbps"))
     params = shape.get("params") if isinstance(shape.get("params"), dict) else {}
@@ -139,26 +188,44 @@ def run_rows(run) -> list[dict]:
     score = data.get("score") if isinstance(data.get("score"), dict) else {}
     commit = scorer_commit(data)
     run_columns = {
-        "run_id": run.run_id, "created_utc": data.get("created_utc"), "result_file": run.path.as_posix(),
-        "hardware": run.hardware, "hardware_profile": data["hardware"].get("profile"),
-        "gpu_name": data["hardware"].get("name"), "scorer_version": version_of(commit) or None,
-        "scorer_commit": commit or None, "scorer_dirty": ceiling.get("dirty"), "audits": config.get("audits"),
+        "run_id": run.run_id,
+        "created_utc": data.get("created_utc"),
+        "result_file": run.path.as_posix(),
+        "hardware": run.hardware,
+        "hardware_profile": data["hardware"].get("profile"),
+        "gpu_name": data["hardware"].get("name"),
+        "scorer_version": version_of(commit) or None,
+        "scorer_commit": commit or None,
+        "scorer_dirty": ceiling.get("dirty"),
+        "audits": config.get("audits"),
         "unranked_reasons": "; ".join(run_reasons(data)) or None,
-        "verdict": run.annotation.verdict if run.annotation else None, "problem": run.problem,
-        "run_status": data.get("status"), "run_score": _finite(score.get("fraction")),
-        **_agent_columns(data.get("agent"))}
+        "verdict": run.annotation.verdict if run.annotation else None,
+        "problem": run.problem,
+        "run_status": data.get("status"),
+        "run_score": _finite(score.get("fraction")),
+        **_agent_columns(data.get("agent")),
+    }
     bound = tolerance_normwise(data.get("problem"))
     rows = []
     for index, system in enumerate(data["systems"]):
         failure = reread_failure(system, bound)
         system_score = system.get("score") if isinstance(system.get("score"), dict) else {}
         system_columns = {
-            "system_role": system.get("role"), "system_name": system.get("name"), "system_label": system.get("label"),
-            "system_kind": row_identity(run, index, system)[1], "system_status": system.get("status"),
+            "system_role": system.get("role"),
+            "system_name": system.get("name"),
+            "system_label": system.get("label"),
+            "system_kind": row_identity(run, index, system)[1],
+            "system_status": system.get("status"),
             "failure_class": failure.get("class") if isinstance(failure, dict) else None,
-            **{column: _finite(system_score.get(key)) for column, key in (
-                ("system_score", "fraction"), ("system_visible_fraction", "visible_fraction"),
-                ("system_held_out_fraction", "held_out_fraction"))}}
+            **{
+                column: _finite(system_score.get(key))
+                for column, key in (
+                    ("system_score", "fraction"),
+                    ("system_visible_fraction", "visible_fraction"),
+                    ("system_held_out_fraction", "held_out_fraction"),
+                )
+            },
+        }
         for shape in system.get("shapes") or [None]:
             rows.append({**run_columns, **system_columns, **_shape_columns(shape)})
     return rows
@@ -210,8 +277,9 @@ def export(config: ExportConfig, warn=lambda line: print(line, file=sys.stderr))
 
     results = Path(config.results)
     if not results.is_dir():
-        raise ExportError(f"results={config.results}: no such folder; give the folder of result files, "
-                          "e.g. results=results")
+        raise ExportError(
+            f"results={config.results}: no such folder; give the folder of result files, e.g. results=results"
+        )
     loaded = load_runs(results, None, include_cpu=config.cpu)
     for issue in _first_issue_per_file(loaded.issues):
         warn(f"skipped: {issue}")
@@ -221,8 +289,10 @@ def export(config: ExportConfig, warn=lambda line: print(line, file=sys.stderr))
         found = sorted({run.hardware for run in runs})
         for key in wanted:
             if key not in found:
-                raise ExportError(f"hardware={config.hardware}: no result has hardware key '{key}'{suggest(key, found)}"
-                                  f" (found: {', '.join(found) or 'none'})")
+                raise ExportError(
+                    f"hardware={config.hardware}: no result has hardware key '{key}'{suggest(key, found)}"
+                    f" (found: {', '.join(found) or 'none'})"
+                )
         runs = tuple(run for run in runs if run.hardware in wanted)
     table = build_table(runs)
     paths = output_paths(config)
@@ -239,8 +309,10 @@ def _first_issue_per_file(issues) -> list[str]:
     by_file: dict[str, list] = {}
     for issue in issues:
         by_file.setdefault(issue.file, []).append(issue)
-    return [f"{found[0]}" + (f" (and {len(found) - 1} more problem(s) in the file)" if len(found) > 1 else "")
-            for found in by_file.values()]
+    return [
+        f"{found[0]}" + (f" (and {len(found) - 1} more problem(s) in the file)" if len(found) > 1 else "")
+        for found in by_file.values()
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -254,8 +326,11 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 import pyarrow  # noqa: F401
             except ImportError:
-                print("error: format=parquet needs pyarrow: pip install -e '.[site]' (or pip install pyarrow), "
-                      "or write CSV only with format=csv", file=sys.stderr)
+                print(
+                    "error: format=parquet needs pyarrow: pip install -e '.[site]' (or pip install pyarrow), "
+                    "or write CSV only with format=csv",
+                    file=sys.stderr,
+                )
                 return 1
         paths, rows, runs = export(config)
     except ExportError as error:

@@ -71,8 +71,10 @@ def dataclass_defaults(path: Path, class_name: str) -> tuple[Option, ...]:
 
 
 def collect_facts() -> Facts:
-    options = tuple(Option(f.name, "-" if f.default in ("", None) else str(f.default), f.metadata["help"])
-                    for f in fields(scoring_config.RunConfig))
+    options = tuple(
+        Option(f.name, "-" if f.default in ("", None) else str(f.default), f.metadata["help"])
+        for f in fields(scoring_config.RunConfig)
+    )
     audit_kinds = tuple(Option(k, "", v) for k, v in getattr(scoring_spec, "_AUDIT_KINDS", {}).items())
     peaks_path = SCORING_DIR / "peaks.toml"
     peaks = tomllib.loads(peaks_path.read_text()).get("gpu", {}) if peaks_path.is_file() else {}

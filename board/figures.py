@@ -26,19 +26,40 @@ _FONT = dict(family="system-ui, sans-serif", size=12)
 
 
 def _marker(index: int, colour: str) -> dict:
-    return dict(color=colour, symbol=SYMBOLS[index % len(SYMBOLS)], size=max(8, 16 - 2 * index), opacity=0.85,
-                line=dict(color="#ffffff", width=1))
+    return dict(
+        color=colour,
+        symbol=SYMBOLS[index % len(SYMBOLS)],
+        size=max(8, 16 - 2 * index),
+        opacity=0.85,
+        line=dict(color="#ffffff", width=1),
+    )
 
 
-def roofline_figure(shapes: pd.DataFrame, labels: dict[str, str], peak_tflops: float, peak_gbps: float,
-                    colours: dict[str, str] | None = None) -> str:
-    passed = shapes[(shapes["status"] == "passed") & ~shapes["flagged"] & shapes["achieved_tflops"].notna()
-                    & (shapes["bytes_moved"] > 0)]
+def roofline_figure(
+    shapes: pd.DataFrame,
+    labels: dict[str, str],
+    peak_tflops: float,
+    peak_gbps: float,
+    colours: dict[str, str] | None = None,
+) -> str:
+    passed = shapes[
+        (shapes["status"] == "passed")
+        & ~shapes["flagged"]
+        & shapes["achieved_tflops"].notna()
+        & (shapes["bytes_moved"] > 0)
+    ]
     traces = []
     if not passed.empty:
-        points = passed.groupby(["row_key", "shape"], sort=False).agg(
-            tflops=("achieved_tflops", "median"), flops=("flops", "first"), bytes_moved=("bytes_moved", "first"),
-            fraction=("fraction", "median")).reset_index()
+        points = (
+            passed.groupby(["row_key", "shape"], sort=False)
+            .agg(
+                tflops=("achieved_tflops", "median"),
+                flops=("flops", "first"),
+                bytes_moved=("bytes_moved", "first"),
+                fraction=("fraction", "median"),
+            )
+            .reset_index()
+        )
         points["intensity"] = points["flops"] / points["bytes_moved"]
         low, high = points["intensity"].min() / 2, points["intensity"].max() * 2
     else:
@@ -46,25 +67,59 @@ def roofline_figure(shapes: pd.DataFrame, labels: dict[str, str], peak_tflops: f
     ridge = peak_tflops * 1e3 / peak_gbps  # FLOP/byte where the roofs meet
     low, high = min(low, ridge / 4), max(high, ridge * 4)
     xs = [math.exp(math.log(low) + (math.log(high) - math.log(low)) * i / 63) for i in range(64)]
-    traces.append(dict(type="scatter", x=xs, y=[min(peak_tflops, x * peak_gbps / 1e3) for x in xs], mode="lines",
-                       name="roofline", line=dict(color="#333", width=2),
-                       hovertemplate="intensity %{x:.3g} FLOP/B<br>roof %{y:.4g} TFLOPS<extra></extra>"))
+    traces.append(
+        dict(
+            type="scatter",
+            x=xs,
+            y=[min(peak_tflops, x * peak_gbps / 1e3) for x in xs],
+            mode="lines",
+            name="roofline",
+            line=dict(color="#333", width=2),
+            hovertemplate="intensity %{x:.3g} FLOP/B<br>roof %{y:.4g} TFLOPS<extra></extra>",
+        )
+    )
     if points is not None:
         for index, (key, group) in enumerate(points.groupby("row_key", sort=False)):
-            traces.append(dict(
-                type="scatter", x=group["intensity"].tolist(), y=group["tflops"].tolist(), mode="markers",
-                name=labels.get(key, key), marker=_marker(index, (colours or {}).get(key, "#444")),
-                text=group["shape"].tolist(),
-                customdata=group["fraction"].tolist(),
-                hovertemplate="%{text}<br>%{x:.3g} FLOP/B, %{y:.4g} TFLOPS<br>fraction %{customdata:.3f}<extra></extra>"))
+            traces.append(
+                dict(
+                    type="scatter",
+                    x=group["intensity"].tolist(),
+                    y=group["tflops"].tolist(),
+                    mode="markers",
+                    name=labels.get(key, key),
+                    marker=_marker(index, (colours or {}).get(key, "#444")),
+                    text=group["shape"].tolist(),
+                    customdata=group["fraction"].tolist(),
+                    hovertemplate="%{text}<br>%{x:.3g} FLOP/B, %{y:.4g} TFLOPS<br>fraction %{customdata:.3f}<extra></extra>",
+                )
+            )
     layout = dict(
         xaxis=dict(type="log", title=dict(text="arithmetic intensity (FLOP per byte moved)")),
         yaxis=dict(type="log", title=dict(text="achieved throughput (TFLOP/s)")),
-        margin=dict(l=60, r=20, t=30, b=50), height=460, font=_FONT, legend=dict(orientation="h", y=-0.25),
-        annotations=[dict(x=math.log10(high), y=math.log10(peak_tflops), xanchor="right", yanchor="bottom",
-                          text=f"compute roof {peak_tflops:g} TFLOP/s", showarrow=False),
-                     dict(x=math.log10(low), y=math.log10(low * peak_gbps / 1e3), xanchor="left", yanchor="bottom",
-                          text=f"memory roof {peak_gbps:g} GB/s", showarrow=False, textangle=0)])
+        margin=dict(l=60, r=20, t=30, b=50),
+        height=460,
+        font=_FONT,
+        legend=dict(orientation="h", y=-0.25),
+        annotations=[
+            dict(
+                x=math.log10(high),
+                y=math.log10(peak_tflops),
+                xanchor="right",
+                yanchor="bottom",
+                text=f"compute roof {peak_tflops:g} TFLOP/s",
+                showarrow=False,
+            ),
+            dict(
+                x=math.log10(low),
+                y=math.log10(low * peak_gbps / 1e3),
+                xanchor="left",
+                yanchor="bottom",
+                text=f"memory roof {peak_gbps:g} GB/s",
+                showarrow=False,
+                textangle=0,
+            ),
+        ],
+    )
     return json.dumps({"data": traces, "layout": layout})
 
 
@@ -77,11 +132,23 @@ def shape_fraction_figure(shapes: pd.DataFrame, labels: dict[str, str], colours:
         medians = scored.groupby(["row_key", "shape"], sort=False)["fraction"].median().unstack("shape")
         medians = medians.reindex(index=row_order, columns=shape_order)
         for key, values in zip(row_order, medians.to_numpy().tolist()):
-            traces.append(dict(type="bar", x=shape_order, y=[None if pd.isna(v) else v for v in values],
-                               name=labels.get(key, key), marker=dict(color=(colours or {}).get(key, "#444")),
-                               hovertemplate="%{x}: %{y:.3f}<extra>" + labels.get(key, key) + "</extra>"))
-    layout = dict(barmode="group", font=_FONT, margin=dict(l=60, r=20, t=30, b=110), height=440,
-                  xaxis=dict(title=dict(text="shape (visible and held-out)"), automargin=True),
-                  yaxis=dict(title=dict(text="fraction of the roofline (0-1)"), range=[0, 1]),
-                  legend=dict(orientation="h", y=-0.45))
+            traces.append(
+                dict(
+                    type="bar",
+                    x=shape_order,
+                    y=[None if pd.isna(v) else v for v in values],
+                    name=labels.get(key, key),
+                    marker=dict(color=(colours or {}).get(key, "#444")),
+                    hovertemplate="%{x}: %{y:.3f}<extra>" + labels.get(key, key) + "</extra>",
+                )
+            )
+    layout = dict(
+        barmode="group",
+        font=_FONT,
+        margin=dict(l=60, r=20, t=30, b=110),
+        height=440,
+        xaxis=dict(title=dict(text="shape (visible and held-out)"), automargin=True),
+        yaxis=dict(title=dict(text="fraction of the roofline (0-1)"), range=[0, 1]),
+        legend=dict(orientation="h", y=-0.45),
+    )
     return json.dumps({"data": traces, "layout": layout})

@@ -24,21 +24,67 @@ from .ranking_rules import is_test_harness, run_reasons, scorer_commit, version_
 # Result status -> the cell's category: pass, fail (wrong, rejected, forbidden), err (crash, timeout),
 # integrity (an audit failed), na (the line does not exist for this problem: not an attempt).
 CATEGORY = {
-    "passed": "pass", "incorrect": "fail", "rejected": "fail", "forbidden_op": "fail",
-    "import_error": "err", "timeout": "err", "runtime_error": "err", "not_run": "err",
-    "integrity": "integrity", "not_available": "na",
+    "passed": "pass",
+    "incorrect": "fail",
+    "rejected": "fail",
+    "forbidden_op": "fail",
+    "import_error": "err",
+    "timeout": "err",
+    "runtime_error": "err",
+    "not_run": "err",
+    "integrity": "integrity",
+    "not_available": "na",
 }
 REFERENCE_LABELS = {"eager": "eager PyTorch", "compiled": "torch.compile", "library": "vendor library"}
 KIND_ORDER = {"agent": 0, "house": 1, "reference": 2, "solution": 3, "rescored": 4, "test": 5}
 RANKED_KINDS = ("agent", "house", "reference")  # the main ranking; re-scored, known-wrong and test rows stay out
 UNPLOTTED_PREFIXES = ("rescored:", "solution:", "test:")  # row keys never in a figure or the best runs
 
-TRIAL_COLUMNS = ["hw", "hw_label", "problem", "run_id", "created", "row_key", "row_kind", "row_label", "slug",
-                 "system", "status", "category", "fraction", "visible_fraction", "held_out_fraction", "verdict",
-                 "flagged", "wall_s", "solution_sha", "complete", "failure", "scorer_commit", "scorer_version",
-                 "run_reasons"]
-SHAPE_COLUMNS = ["hw", "problem", "run_id", "row_key", "system", "shape", "shape_set", "status", "median_ms",
-                 "p10_ms", "p90_ms", "achieved_tflops", "achieved_gbps", "fraction", "flops", "bytes_moved", "flagged"]
+TRIAL_COLUMNS = [
+    "hw",
+    "hw_label",
+    "problem",
+    "run_id",
+    "created",
+    "row_key",
+    "row_kind",
+    "row_label",
+    "slug",
+    "system",
+    "status",
+    "category",
+    "fraction",
+    "visible_fraction",
+    "held_out_fraction",
+    "verdict",
+    "flagged",
+    "wall_s",
+    "solution_sha",
+    "complete",
+    "failure",
+    "scorer_commit",
+    "scorer_version",
+    "run_reasons",
+]
+SHAPE_COLUMNS = [
+    "hw",
+    "problem",
+    "run_id",
+    "row_key",
+    "system",
+    "shape",
+    "shape_set",
+    "status",
+    "median_ms",
+    "p10_ms",
+    "p90_ms",
+    "achieved_tflops",
+    "achieved_gbps",
+    "fraction",
+    "flops",
+    "bytes_moved",
+    "flagged",
+]
 
 
 def slugify(text: str) -> str:
@@ -53,11 +99,19 @@ def row_identity(run: Run, index: int, system: dict) -> tuple[str, str, str, str
             effort = agent.get("effort") or "default"
             parts = (agent["harness"], agent["model"], effort)
             if is_test_harness(agent):
-                return ("test:" + "/".join(parts), "test", " · ".join(parts) + " (harness test)",
-                        "test-" + slugify("--".join(parts)))
+                return (
+                    "test:" + "/".join(parts),
+                    "test",
+                    " · ".join(parts) + " (harness test)",
+                    "test-" + slugify("--".join(parts)),
+                )
             if is_rescored(agent):
-                return ("rescored:" + "/".join(parts), "rescored", " · ".join(parts) + " (re-scored)",
-                        "rescored-" + slugify("--".join(parts)))
+                return (
+                    "rescored:" + "/".join(parts),
+                    "rescored",
+                    " · ".join(parts) + " (re-scored)",
+                    "rescored-" + slugify("--".join(parts)),
+                )
             return "agent:" + "/".join(parts), "agent", " · ".join(parts), "agent-" + slugify("--".join(parts))
         path = str(system.get("path") or "")
         if path.endswith("solutions/house.py"):
@@ -88,22 +142,70 @@ def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
             score = system["score"]
             status = system["status"]
             fraction = float(score["fraction"]) if status == "passed" and score["fraction"] is not None else 0.0
-            trials.append((hw, hw_label, run.problem, run.run_id, data["created_utc"], key, kind, label, slug,
-                           system["name"], status, CATEGORY.get(status, "err"), fraction,
-                           score.get("visible_fraction"), score.get("held_out_fraction"),
-                           verdict if index == 0 else "", flagged, system.get("wall_s"), system.get("sha256") or "",
-                           _covers_visible_and_held_out(system), failure_label(system.get("failure")),
-                           commit[:7], version, reasons))
+            trials.append(
+                (
+                    hw,
+                    hw_label,
+                    run.problem,
+                    run.run_id,
+                    data["created_utc"],
+                    key,
+                    kind,
+                    label,
+                    slug,
+                    system["name"],
+                    status,
+                    CATEGORY.get(status, "err"),
+                    fraction,
+                    score.get("visible_fraction"),
+                    score.get("held_out_fraction"),
+                    verdict if index == 0 else "",
+                    flagged,
+                    system.get("wall_s"),
+                    system.get("sha256") or "",
+                    _covers_visible_and_held_out(system),
+                    failure_label(system.get("failure")),
+                    commit[:7],
+                    version,
+                    reasons,
+                )
+            )
             for shape in system["shapes"]:
                 timing = shape.get("timing") or shape  # full results nest timing; slim ones are flat
-                shapes.append((hw, run.problem, run.run_id, key, system["name"], shape["name"], shape["shape_set"],
-                               shape["status"], timing.get("median_ms"), timing.get("p10_ms"), timing.get("p90_ms"),
-                               shape.get("achieved_tflops"), shape.get("achieved_gbps"), shape.get("fraction"),
-                               shape.get("flops"), shape.get("bytes_moved"), flagged))
+                shapes.append(
+                    (
+                        hw,
+                        run.problem,
+                        run.run_id,
+                        key,
+                        system["name"],
+                        shape["name"],
+                        shape["shape_set"],
+                        shape["status"],
+                        timing.get("median_ms"),
+                        timing.get("p10_ms"),
+                        timing.get("p90_ms"),
+                        shape.get("achieved_tflops"),
+                        shape.get("achieved_gbps"),
+                        shape.get("fraction"),
+                        shape.get("flops"),
+                        shape.get("bytes_moved"),
+                        flagged,
+                    )
+                )
     trial_frame = pd.DataFrame.from_records(trials, columns=TRIAL_COLUMNS)
     shape_frame = pd.DataFrame.from_records(shapes, columns=SHAPE_COLUMNS)
     for column in ("fraction", "visible_fraction", "held_out_fraction", "wall_s"):
         trial_frame[column] = pd.to_numeric(trial_frame[column], errors="coerce")
-    for column in ("median_ms", "p10_ms", "p90_ms", "achieved_tflops", "achieved_gbps", "fraction", "flops", "bytes_moved"):
+    for column in (
+        "median_ms",
+        "p10_ms",
+        "p90_ms",
+        "achieved_tflops",
+        "achieved_gbps",
+        "fraction",
+        "flops",
+        "bytes_moved",
+    ):
         shape_frame[column] = pd.to_numeric(shape_frame[column], errors="coerce")
     return trial_frame, shape_frame

@@ -57,15 +57,26 @@ def result_files(results: Path) -> list[Path]:
     return [p for p in top if p.parent.name != "annotations"] + nested
 
 
-def read_result(path: Path, results: Path, known_problems: set[str], annotations: dict,
-                include_cpu: bool) -> tuple[Run | None, list[Issue], bool]:
+def read_result(
+    path: Path, results: Path, known_problems: set[str], annotations: dict, include_cpu: bool
+) -> tuple[Run | None, list[Issue], bool]:
     """One file -> (run, issues, is_cpu). A bad file gives issues and no run; a CPU result no run."""
     try:
         raw = path.read_bytes()
         data = json.loads(raw)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        return None, [Issue(str(path), "(file)", f"is not readable JSON: {error}",
-                            "remove the file or rewrite it with the scorer")], False
+        return (
+            None,
+            [
+                Issue(
+                    str(path),
+                    "(file)",
+                    f"is not readable JSON: {error}",
+                    "remove the file or rewrite it with the scorer",
+                )
+            ],
+            False,
+        )
     except RecursionError:
         return None, [Issue(str(path), "(file)", "is nested too deeply to read", "remove the file")], False
     problems = check_result(data, str(path), known_problems)
@@ -73,25 +84,43 @@ def read_result(path: Path, results: Path, known_problems: set[str], annotations
         return None, problems, False
     if data["hardware"]["profile"] == "cpu" and not include_cpu:
         return None, [], True
-    return Run(path, data, hashlib.sha256(raw).hexdigest(), _run_dir(results, path, data),
-               annotations.get(data["run_id"])), [], False
+    return (
+        Run(
+            path, data, hashlib.sha256(raw).hexdigest(), _run_dir(results, path, data), annotations.get(data["run_id"])
+        ),
+        [],
+        False,
+    )
 
 
 def add_run(runs: dict[str, Run], run: Run, issues: list[Issue]) -> bool:
     """Keep the first file of each run id (top-level files come first); report a second top-level one."""
     if run.run_id in runs:
         if run.path.name != "result.json":  # a run directory's result.json is a copy of a top-level result
-            issues.append(Issue(str(run.path), "run_id", f"'{run.run_id}' is also used by {runs[run.run_id].path}",
-                                "keep one file per run (results are written once, never copied)"))
+            issues.append(
+                Issue(
+                    str(run.path),
+                    "run_id",
+                    f"'{run.run_id}' is also used by {runs[run.run_id].path}",
+                    "keep one file per run (results are written once, never copied)",
+                )
+            )
         return False
     runs[run.run_id] = run
     return True
 
 
 def orphan_annotations(annotations: dict, runs: dict) -> list[Issue]:
-    return [Issue(a.file, "run_id", f"'{run_id}' names no loaded result",
-                  "fix the run id, or remove the verdict of a run that is gone")
-            for run_id, a in annotations.items() if run_id not in runs]
+    return [
+        Issue(
+            a.file,
+            "run_id",
+            f"'{run_id}' names no loaded result",
+            "fix the run id, or remove the verdict of a run that is gone",
+        )
+        for run_id, a in annotations.items()
+        if run_id not in runs
+    ]
 
 
 def load_runs(results: Path, known_problems: set[str], include_cpu: bool = False) -> Loaded:
@@ -152,20 +181,36 @@ def slim(data: dict) -> dict:
     score = data.get("score")
     ceiling = data.get("ceiling") if isinstance(data.get("ceiling"), dict) else {}
     config = data.get("config") if isinstance(data.get("config"), dict) else {}
-    return {"run_id": data["run_id"], "created_utc": data["created_utc"], "agent": _json_safe(data.get("agent")),
-            # what the ranking rules read (ranking_rules.py): the scorer's commit and tree, audits, shape sets
-            "ceiling": {k: _json_safe(ceiling.get(k)) for k in ("version", "commit", "dirty")},
-            "config": {k: _json_safe(config.get(k)) for k in ("audits", "shapes")},
-            "status": data.get("status"),
-            "score": {k: _finite(v) for k, v in score.items()} if isinstance(score, dict) else None,
-            "problem": {"name": data["problem"]["name"], "precision": data["problem"].get("precision"),
-                        "title": data["problem"].get("title")},
-            "hardware": {"profile": data["hardware"]["profile"], "peak": _json_safe(data["hardware"]["peak"])},
-            "systems": systems}
+    return {
+        "run_id": data["run_id"],
+        "created_utc": data["created_utc"],
+        "agent": _json_safe(data.get("agent")),
+        # what the ranking rules read (ranking_rules.py): the scorer's commit and tree, audits, shape sets
+        "ceiling": {k: _json_safe(ceiling.get(k)) for k in ("version", "commit", "dirty")},
+        "config": {k: _json_safe(config.get(k)) for k in ("audits", "shapes")},
+        "status": data.get("status"),
+        "score": {k: _finite(v) for k, v in score.items()} if isinstance(score, dict) else None,
+        "problem": {
+            "name": data["problem"]["name"],
+            "precision": data["problem"].get("precision"),
+            "title": data["problem"].get("title"),
+        },
+        "hardware": {"profile": data["hardware"]["profile"], "peak": _json_safe(data["hardware"]["peak"])},
+        "systems": systems,
+    }
 
 
-_SLIM_SHAPE = ("name", "shape_set", "params", "status", "achieved_tflops", "achieved_gbps", "fraction", "flops",
-               "bytes_moved")
+_SLIM_SHAPE = (
+    "name",
+    "shape_set",
+    "params",
+    "status",
+    "achieved_tflops",
+    "achieved_gbps",
+    "fraction",
+    "flops",
+    "bytes_moved",
+)
 _SLIM_TIMING = ("median_ms", "p10_ms", "p90_ms")
 _SLIM_SYSTEM = ("role", "name", "label", "status", "score", "wall_s", "path", "sha256")
 

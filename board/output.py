@@ -45,16 +45,20 @@ def check_output(out: Path, sources: tuple[Path, ...] = ()) -> None:
     if resolved == Path.home().resolve():
         raise UnsafeOutput(f"out={out} is the home folder; choose a folder of its own, e.g. out=site")
     if resolved in {s.resolve() for s in sources} or (out / "problems").is_dir():
-        raise UnsafeOutput(f"out={out} looks like a source folder (the repository, the results or a problems tree); "
-                           "choose a folder of its own, e.g. out=site")
+        raise UnsafeOutput(
+            f"out={out} looks like a source folder (the repository, the results or a problems tree); "
+            "choose a folder of its own, e.g. out=site"
+        )
     if out.exists() and not out.is_dir():
         raise UnsafeOutput(f"out={out} is a file, not a folder; choose a folder, e.g. out=site")
     if out.is_dir() and not (out / MANIFEST).is_file():
         foreign = sorted(p.name for p in out.iterdir() if p.name not in PLACEHOLDERS)
         if foreign:
             shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
-            raise UnsafeOutput(f"out={out} is not empty ({shown}) and no build wrote it (it has no {MANIFEST}); "
-                               "choose an empty or new folder, e.g. out=site")
+            raise UnsafeOutput(
+                f"out={out} is not empty ({shown}) and no build wrote it (it has no {MANIFEST}); "
+                "choose an empty or new folder, e.g. out=site"
+            )
 
 
 def read_manifest(out: Path) -> dict:

@@ -45,12 +45,28 @@ def num(value, spec: str = "%.4g") -> str:
 
 
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(PACKAGE / "templates"),
-                             autoescape=jinja2.select_autoescape(["j2", "html"]), trim_blocks=True,
-                             lstrip_blocks=True, undefined=jinja2.Undefined)
-    env.globals.update(fmt=fmt, frac=frac, num=num, badge=badge, highlight=highlight_cached, shape_table=shape_table,
-                       audit_table=audit_table, run_list_rows=run_list_rows, other_run_rows=other_run_rows, shape_errors=shape_errors, origins=origins,
-                       verdict_counts=verdict_counts, kernelbench_legend=kernelbench_legend)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(PACKAGE / "templates"),
+        autoescape=jinja2.select_autoescape(["j2", "html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.Undefined,
+    )
+    env.globals.update(
+        fmt=fmt,
+        frac=frac,
+        num=num,
+        badge=badge,
+        highlight=highlight_cached,
+        shape_table=shape_table,
+        audit_table=audit_table,
+        run_list_rows=run_list_rows,
+        other_run_rows=other_run_rows,
+        shape_errors=shape_errors,
+        origins=origins,
+        verdict_counts=verdict_counts,
+        kernelbench_legend=kernelbench_legend,
+    )
     return env
 
 

@@ -30,8 +30,11 @@ def formula_source(problem_py: Path) -> str:
         tree = ast.parse(source)
     except (OSError, SyntaxError):
         return ""
-    parts = [ast.get_source_segment(source, node) for node in tree.body
-             if isinstance(node, ast.FunctionDef) and node.name in FORMULA_FUNCTIONS]
+    parts = [
+        ast.get_source_segment(source, node)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name in FORMULA_FUNCTIONS
+    ]
     return "\n\n\n".join(p for p in parts if p)
 
 
@@ -41,8 +44,14 @@ def load_problems(root: Path | None) -> tuple[dict[str, ProblemInfo], list[Issue
         try:
             spec = load_spec(directory)
         except SpecError as error:
-            issues.append(Issue(error.path, error.field_name, str(error).split(": field", 1)[-1].strip(),
-                                "fix the problem data (see docs/problems.md)"))
+            issues.append(
+                Issue(
+                    error.path,
+                    error.field_name,
+                    str(error).split(": field", 1)[-1].strip(),
+                    "fix the problem data (see docs/problems.md)",
+                )
+            )
             continue
         prompt_path = directory / "prompt.md"
         prompt = prompt_path.read_text(encoding="utf-8") if prompt_path.is_file() else ""

@@ -53,8 +53,13 @@ class Rescored:
 
 def github_url(repository: str, commit: str, path: str) -> str | None:
     """https://github.com/OWNER/NAME/blob/COMMIT/PATH, or None when a part is not the validated form."""
-    if not (isinstance(repository, str) and GITHUB_REPOSITORY.fullmatch(repository) and isinstance(commit, str)
-            and GIT_COMMIT.fullmatch(commit) and repository_path_ok(path)):
+    if not (
+        isinstance(repository, str)
+        and GITHUB_REPOSITORY.fullmatch(repository)
+        and isinstance(commit, str)
+        and GIT_COMMIT.fullmatch(commit)
+        and repository_path_ok(path)
+    ):
         return None
     owner_name = repository.split("/", 1)[1]
     return f"https://github.com/{owner_name}/blob/{commit}/{quote(path, safe='/')}"
@@ -74,11 +79,18 @@ def rescored(agent) -> Rescored | None:
     ok = isinstance(fraction, (int, float)) and not isinstance(fraction, bool) and math.isfinite(fraction)
     correct = published.get("correct")
     return Rescored(
-        origin=agent["rescored_from"], url=url, path=source["path"], commit=source["commit"],
-        their_fraction=float(fraction) if ok else None, their_correct=correct if isinstance(correct, bool) else None,
-        their_hardware=_hardware(published.get("hardware")), their_verdict=_text(published.get("annotation_verdict")),
-        their_failure=_text(published.get("failure_reason")), their_label=_text(published.get("board_label")),
-        their_run_id=_text(source.get("run_id")))
+        origin=agent["rescored_from"],
+        url=url,
+        path=source["path"],
+        commit=source["commit"],
+        their_fraction=float(fraction) if ok else None,
+        their_correct=correct if isinstance(correct, bool) else None,
+        their_hardware=_hardware(published.get("hardware")),
+        their_verdict=_text(published.get("annotation_verdict")),
+        their_failure=_text(published.get("failure_reason")),
+        their_label=_text(published.get("board_label")),
+        their_run_id=_text(source.get("run_id")),
+    )
 
 
 def is_rescored(agent) -> bool:
@@ -86,7 +98,7 @@ def is_rescored(agent) -> bool:
 
 
 def failure_label(failure) -> str:
-    """"near miss", "wrong output (only on unseen shapes)", ...; "" for a pass or a result without the field."""
+    """ "near miss", "wrong output (only on unseen shapes)", ...; "" for a pass or a result without the field."""
     if not isinstance(failure, dict) or failure.get("class") not in FAILURE_LABELS:
         return ""
     label = FAILURE_LABELS[failure["class"]]

@@ -13,8 +13,19 @@ import re
 from functools import lru_cache
 
 # Top-level folders of the repository (README's map): a path through one of them is shown from there.
-REPO_FOLDERS = ("scoring", "problems", "harnesses", "viewer", "board", "results", "adversarial", "scripts", "tests",
-                "docs", "site")
+REPO_FOLDERS = (
+    "scoring",
+    "problems",
+    "harnesses",
+    "viewer",
+    "board",
+    "results",
+    "adversarial",
+    "scripts",
+    "tests",
+    "docs",
+    "site",
+)
 LIBRARY_FOLDERS = ("site-packages", "dist-packages")
 # An absolute path of at least two parts, not inside a URL (a '/' after ':' or '/') or a relative path.
 ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~-])/(?:[^\s/'\"<>:,;()\[\]{}|`=]+/)+[^\s/'\"<>:,;()\[\]{}|`=]*")
@@ -24,7 +35,7 @@ def _relative(match: re.Match) -> str:
     parts = [p for p in match.group(0).split("/") if p]
     for i, part in enumerate(parts):
         if part in LIBRARY_FOLDERS and i + 1 < len(parts):
-            return "/".join(parts[i + 1:])
+            return "/".join(parts[i + 1 :])
     for i, part in enumerate(parts[:-1]):
         if part in REPO_FOLDERS:
             return "/".join(parts[i:])
@@ -47,9 +58,12 @@ def scrub(value):
     if isinstance(value, str):
         return relative_paths(value) if "/" in value else value
     if isinstance(value, dict):
-        return {(relative_paths(k) if "/" in k else k) if isinstance(k, str) else k:
-                v if isinstance(v, _PLAIN) or (isinstance(v, str) and "/" not in v) else scrub(v)
-                for k, v in value.items()}
+        return {
+            (relative_paths(k) if "/" in k else k) if isinstance(k, str) else k: v
+            if isinstance(v, _PLAIN) or (isinstance(v, str) and "/" not in v)
+            else scrub(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         if value and isinstance(value[0], (int, float)):
             return value

@@ -62,6 +62,7 @@ class Row:
 @dataclass(frozen=True)
 class Scope:
     """What the board ranks: one scorer version, the commits and dates of the runs its cells count."""
+
     version: str  # "" when no run on this hardware can be ranked
     commits: tuple[str, ...]
     first_utc: str
@@ -116,8 +117,16 @@ def with_reasons(frame: pd.DataFrame, version: str) -> pd.DataFrame:
     newest = frame[house].sort_values("created").groupby("problem")["solution_sha"].last()
     reasons = []
     for kind, run_reasons, scorer, status, complete, sha, problem, flagged, verdict in zip(
-            frame["row_kind"], frame["run_reasons"], frame["scorer_version"], frame["status"], frame["complete"],
-            frame["solution_sha"], frame["problem"], frame["flagged"], frame["verdict"]):
+        frame["row_kind"],
+        frame["run_reasons"],
+        frame["scorer_version"],
+        frame["status"],
+        frame["complete"],
+        frame["solution_sha"],
+        frame["problem"],
+        frame["flagged"],
+        frame["verdict"],
+    ):
         found = [run_reasons] if run_reasons else []
         if kind == "rescored":
             found.insert(0, "re-scored from another site (listed apart)")
@@ -157,8 +166,23 @@ def _other_runs(frame: pd.DataFrame) -> tuple[tuple[dict, ...], tuple[tuple[str,
     """The runs whose solution no cell counts, newest first, each with its reasons; and how many per first reason."""
     others = frame[(frame["row_kind"] != "reference") & (frame["reason"] != "")]
     others = others.sort_values(["created", "run_id"], ascending=[False, True])
-    records = tuple(others[["run_id", "problem", "row_label", "row_kind", "slug", "status", "fraction", "created",
-                            "verdict", "scorer_commit", "reason"]].to_dict("records"))
+    records = tuple(
+        others[
+            [
+                "run_id",
+                "problem",
+                "row_label",
+                "row_kind",
+                "slug",
+                "status",
+                "fraction",
+                "created",
+                "verdict",
+                "scorer_commit",
+                "reason",
+            ]
+        ].to_dict("records")
+    )
     counts = Counter(r["reason"].split("; ")[0] for r in records)
     return records, tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
@@ -185,8 +209,19 @@ def _board(hw: str, all_trials: pd.DataFrame) -> Board:
     for key, rows_frame in frame.groupby("row_key", sort=False):
         first = rows_frame.iloc[0]
         cells = tuple(_cell(p, by_cell.get((key, p), empty)) for p in problems)
-        rows.append(Row(str(key), first["row_kind"], first["row_label"], first["slug"], cells,
-                        aggregates.get(key), sum(c.passes > 0 for c in cells), len(problems), None))
+        rows.append(
+            Row(
+                str(key),
+                first["row_kind"],
+                first["row_label"],
+                first["slug"],
+                cells,
+                aggregates.get(key),
+                sum(c.passes > 0 for c in cells),
+                len(problems),
+                None,
+            )
+        )
     rows.sort(key=lambda r: (r.aggregate is None, -(r.aggregate or 0.0), KIND_ORDER[r.kind], r.label))
     numbered, rank = [], 0
     for row in rows:
@@ -194,30 +229,65 @@ def _board(hw: str, all_trials: pd.DataFrame) -> Board:
             rank += 1
         numbered.append(Row(**{**row.__dict__, "rank": rank if row.aggregate is not None else None}))
     others, reason_counts = _other_runs(reasoned)
-    return Board(hw, str(all_trials["hw_label"].iloc[0]), problems, tuple(numbered),
-                 int(all_trials["run_id"].nunique()), tuple(rescored.to_dict("records")), _scope(reasoned, version),
-                 others, reason_counts)
+    return Board(
+        hw,
+        str(all_trials["hw_label"].iloc[0]),
+        problems,
+        tuple(numbered),
+        int(all_trials["run_id"].nunique()),
+        tuple(rescored.to_dict("records")),
+        _scope(reasoned, version),
+        others,
+        reason_counts,
+    )
 
 
 def _cell(problem: str, trials: pd.DataFrame) -> Cell:
     if trials.empty:
         return Cell(problem, None, 0, 0, None, None, "", "none", 0, (), "", "no run")
-    failures = [f if isinstance(f, str) else "" for f in trials["failure"]] if "failure" in trials else \
-        [""] * len(trials)
-    records = list(zip(trials["run_id"], trials["status"], trials["category"], trials["fraction"],
-                       trials["verdict"], trials["flagged"], failures))
+    failures = (
+        [f if isinstance(f, str) else "" for f in trials["failure"]] if "failure" in trials else [""] * len(trials)
+    )
+    records = list(
+        zip(
+            trials["run_id"],
+            trials["status"],
+            trials["category"],
+            trials["fraction"],
+            trials["verdict"],
+            trials["flagged"],
+            failures,
+        )
+    )
     verdicts = tuple(sorted({r[4] for r in records if r[4]}))
     flagged = sum(1 for r in records if r[5])
-    lines = [f"{r[0]}: {r[1]}" + (f" {r[3]:.3f}" if r[1] == "passed" else "") + (f" ({r[6]})" if r[6] else "")
-             + (f" [{r[4]}]" if r[4] else "") for r in records[:12]]
+    lines = [
+        f"{r[0]}: {r[1]}"
+        + (f" {r[3]:.3f}" if r[1] == "passed" else "")
+        + (f" ({r[6]})" if r[6] else "")
+        + (f" [{r[4]}]" if r[4] else "")
+        for r in records[:12]
+    ]
     title = f"{len(records)} run{'s' if len(records) != 1 else ''}:\n" + "\n".join(lines)
     if len(records) > 12:
         title += f"\n... and {len(records) - 12} more"
     ranked = sorted((r for r in records if not r[5] and r[2] != "na"), key=lambda r: r[3])
     if not ranked:
         category = "flagged" if flagged else "na"
-        return Cell(problem, None, 0, 0, None, None, CELL_LABELS[category], category, flagged, verdicts,
-                    records[len(records) // 2][0], title)
+        return Cell(
+            problem,
+            None,
+            0,
+            0,
+            None,
+            None,
+            CELL_LABELS[category],
+            category,
+            flagged,
+            verdicts,
+            records[len(records) // 2][0],
+            title,
+        )
     fractions = [r[3] for r in ranked]
     passes = sum(1 for r in ranked if r[2] == "pass")
     value = statistics.median(fractions)
@@ -228,5 +298,18 @@ def _cell(problem: str, trials: pd.DataFrame) -> Cell:
         counts = Counter(r[2] for r in ranked)
         category = max(sorted(counts), key=lambda c: counts[c])
         label = CELL_LABELS.get(category, category)
-    return Cell(problem, value, len(ranked), passes, fractions[0], fractions[-1], label, category, flagged, verdicts,
-                middle[0], title, "" if passes else middle[6])
+    return Cell(
+        problem,
+        value,
+        len(ranked),
+        passes,
+        fractions[0],
+        fractions[-1],
+        label,
+        category,
+        flagged,
+        verdicts,
+        middle[0],
+        title,
+        "" if passes else middle[6],
+    )

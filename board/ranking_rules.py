@@ -37,8 +37,9 @@ class ScorerVersion:
 def declared_versions() -> tuple[ScorerVersion, ...]:
     with VERSIONS_FILE.open("rb") as handle:
         entries = tomllib.load(handle).get("version", [])
-    return tuple(ScorerVersion(e["name"], tuple(e["commits"]), " ".join(e.get("evidence", "").split()))
-                 for e in entries)
+    return tuple(
+        ScorerVersion(e["name"], tuple(e["commits"]), " ".join(e.get("evidence", "").split())) for e in entries
+    )
 
 
 def scorer_commit(data: dict) -> str:
@@ -82,8 +83,9 @@ def run_reasons(data: dict) -> tuple[str, ...]:
     if not scorer_commit(data):
         reasons.append("scorer commit not recorded")
     if ceiling.get("dirty") is not False:
-        reasons.append("scored from a modified checkout (dirty)" if ceiling.get("dirty") else
-                       "checkout state not recorded")
+        reasons.append(
+            "scored from a modified checkout (dirty)" if ceiling.get("dirty") else "checkout state not recorded"
+        )
     if config.get("audits") is not True:
         reasons.append("audits off (audits=false)" if config.get("audits") is False else "audits setting not recorded")
     if config.get("shapes", "all") != "all":

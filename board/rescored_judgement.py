@@ -24,14 +24,16 @@ CLASS_LEGEND = {
     "runtime_error": "an exception, a crash or a CUDA error on a shape.",
     "nan_inf": "the output held NaN or Inf.",
     "near_miss": "a few elements (at most 1 in 10,000) beyond our element-wise bound with the normwise error "
-                 "within ours: the numerics of a shortcut such as fp8 accumulation without promotion.",
+    "within ours: the numerics of a shortcut such as fp8 accumulation without promotion.",
     "wrong_output": "the output was wrong beyond our tolerance.",
     "rejected": "a fraction above the GPU's peak (the measurement or the peak table is wrong).",
 }
-SEVERITY_NOTE = ("A file's headline class is its most severe: a rule verdict, then a silent wrong answer (NaN/Inf, "
-                 "wrong output), then a loud failure (exception, timeout, build), then a near miss; within one, "
-                 "the class seen on a visible shape, then on more shapes. Every class of a file is listed on its "
-                 "run page.")
+SEVERITY_NOTE = (
+    "A file's headline class is its most severe: a rule verdict, then a silent wrong answer (NaN/Inf, "
+    "wrong output), then a loud failure (exception, timeout, build), then a near miss; within one, "
+    "the class seen on a visible shape, then on more shapes. Every class of a file is listed on its "
+    "run page."
+)
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,12 @@ class Judgement:
 
     @property
     def label(self) -> str:
-        return {"a": "a: passes ours", "b": "b: passes theirs only", "c": "c: wrong inside theirs",
-                "rescore": "needs re-score"}[self.verdict.letter]
+        return {
+            "a": "a: passes ours",
+            "b": "b: passes theirs only",
+            "c": "c: wrong inside theirs",
+            "rescore": "needs re-score",
+        }[self.verdict.letter]
 
 
 def contracts() -> dict[str, TheirContract]:
@@ -72,14 +78,26 @@ def judge(data: dict) -> Judgement | None:
 def verdict_counts(entries, provenance: dict) -> dict:
     """{"their_passes": n, "theirs": Counter, "all": Counter} over the re-scored runs of one problem: the
     counts over their passing files and over all files, side by side."""
-    judged = [(r, provenance[r["run_id"]]) for r in entries if r["run_id"] in provenance
-              and getattr(provenance[r["run_id"]], "judgement", None) is not None]
+    judged = [
+        (r, provenance[r["run_id"]])
+        for r in entries
+        if r["run_id"] in provenance and getattr(provenance[r["run_id"]], "judgement", None) is not None
+    ]
     theirs = [(r, p) for r, p in judged if p.their_correct]
-    return {"their_passes": len(theirs), "files": len(judged), "letters": LETTERS,
-            "theirs": Counter(p.judgement.letter for _, p in theirs),
-            "all": Counter(p.judgement.letter for _, p in judged)}
+    return {
+        "their_passes": len(theirs),
+        "files": len(judged),
+        "letters": LETTERS,
+        "theirs": Counter(p.judgement.letter for _, p in theirs),
+        "all": Counter(p.judgement.letter for _, p in judged),
+    }
 
 
 def legend() -> dict:
-    return {"verdicts": [(letter, VERDICT_LEGEND[letter]) for letter in LETTERS], "classes": CLASS_LEGEND,
-            "severity": SEVERITY_NOTE, "peaks": their_peaks(), "contracts": contracts()}
+    return {
+        "verdicts": [(letter, VERDICT_LEGEND[letter]) for letter in LETTERS],
+        "classes": CLASS_LEGEND,
+        "severity": SEVERITY_NOTE,
+        "peaks": their_peaks(),
+        "contracts": contracts(),
+    }

@@ -18,8 +18,26 @@ import pandas as pd
 from .colors import palette
 from .frame import slugify
 
-COLUMNS = ("run_id", "created", "hw", "problem", "system", "slug", "kind", "harness", "model", "effort", "status",
-           "score", "failure", "verdict", "ranked", "tokens", "cost_usd", "agent_s")
+COLUMNS = (
+    "run_id",
+    "created",
+    "hw",
+    "problem",
+    "system",
+    "slug",
+    "kind",
+    "harness",
+    "model",
+    "effort",
+    "status",
+    "score",
+    "failure",
+    "verdict",
+    "ranked",
+    "tokens",
+    "cost_usd",
+    "agent_s",
+)
 SOURCES = {"agent": "our harness", "rescored": "re-scored", "test": "harness test"}
 EFFORT_AXES = (("agent_s", "agent wall time (s)"), ("tokens", "tokens (total)"), ("cost_usd", "cost (US$)"))
 
@@ -40,17 +58,45 @@ def run_records(trials: pd.DataFrame, runs, facts: dict) -> list[dict]:
     agents = {run.run_id: run.data.get("agent") or {} for run in runs}
     solutions = trials[trials["row_kind"] != "reference"].sort_values(["created", "run_id"], ascending=[False, True])
     records = []
-    for r in solutions[["run_id", "created", "hw_label", "problem", "row_label", "slug", "row_kind", "status",
-                        "fraction", "failure", "verdict", "reason"]].itertuples(index=False):
+    for r in solutions[
+        [
+            "run_id",
+            "created",
+            "hw_label",
+            "problem",
+            "row_label",
+            "slug",
+            "row_kind",
+            "status",
+            "fraction",
+            "failure",
+            "verdict",
+            "reason",
+        ]
+    ].itertuples(index=False):
         agent, fact = agents.get(r.run_id, {}), facts.get(r.run_id) or {}
-        records.append(dict(
-            run_id=r.run_id, created=r.created[:16].replace("T", " "), hw=r.hw_label, problem=r.problem,
-            system=r.row_label, slug=r.slug, kind=r.row_kind, harness=_text(agent.get("harness")),
-            model=_text(agent.get("model")), effort=_text(agent.get("effort")), status=r.status,
-            score=round(float(r.fraction), 4) if r.status == "passed" else 0.0,
-            failure=r.failure if isinstance(r.failure, str) else "", verdict=r.verdict or "",
-            ranked=r.reason or "ranked", tokens=_number(fact.get("tokens")), cost_usd=_number(fact.get("cost_usd")),
-            agent_s=_number(fact.get("wall_s"))))
+        records.append(
+            dict(
+                run_id=r.run_id,
+                created=r.created[:16].replace("T", " "),
+                hw=r.hw_label,
+                problem=r.problem,
+                system=r.row_label,
+                slug=r.slug,
+                kind=r.row_kind,
+                harness=_text(agent.get("harness")),
+                model=_text(agent.get("model")),
+                effort=_text(agent.get("effort")),
+                status=r.status,
+                score=round(float(r.fraction), 4) if r.status == "passed" else 0.0,
+                failure=r.failure if isinstance(r.failure, str) else "",
+                verdict=r.verdict or "",
+                ranked=r.reason or "ranked",
+                tokens=_number(fact.get("tokens")),
+                cost_usd=_number(fact.get("cost_usd")),
+                agent_s=_number(fact.get("wall_s")),
+            )
+        )
     return records
 
 
@@ -61,8 +107,14 @@ def index_json(records: list[dict]) -> str:
 
 
 def filter_options(records: list[dict]) -> dict[str, list[str]]:
-    keys = {"problem": "problem", "hw": "hardware", "harness": "harness", "model": "model", "verdict": "verdict",
-            "status": "status"}
+    keys = {
+        "problem": "problem",
+        "hw": "hardware",
+        "harness": "harness",
+        "model": "model",
+        "verdict": "verdict",
+        "status": "status",
+    }
     return {key: sorted({r[key] for r in records if r[key]}) for key in keys}
 
 
@@ -72,9 +124,16 @@ def models(records: list[dict]) -> list[Model]:
     for record in records:
         if record["model"]:
             by_model.setdefault(record["model"], []).append(record)
-    return [Model(name, "model-" + slugify(name), tuple(rows), tuple(sorted({SOURCES.get(r["kind"], r["kind"]) for r in rows})),
-                  sum(r["status"] == "passed" for r in rows))
-            for name, rows in sorted(by_model.items(), key=lambda item: item[0].lower())]
+    return [
+        Model(
+            name,
+            "model-" + slugify(name),
+            tuple(rows),
+            tuple(sorted({SOURCES.get(r["kind"], r["kind"]) for r in rows})),
+            sum(r["status"] == "passed" for r in rows),
+        )
+        for name, rows in sorted(by_model.items(), key=lambda item: item[0].lower())
+    ]
 
 
 def effort_figures(records: list[dict]) -> list[dict]:
@@ -90,17 +149,34 @@ def effort_figures(records: list[dict]) -> list[dict]:
         traces = []
         for model in sorted({r["model"] for r in known}, key=str.lower):
             points = [r for r in known if r["model"] == model]
-            traces.append(dict(
-                type="scatter", mode="markers", name=model, x=[r[key] for r in points], y=[r["score"] for r in points],
-                text=[f'{r["run_id"]} · {r["problem"]} · {SOURCES.get(r["kind"], r["kind"])}' for r in points],
-                marker=dict(color=colours[model], size=8, opacity=0.8, line=dict(color="#ffffff", width=1)),
-                hovertemplate="%{text}<br>%{x:.4g}, score %{y:.3f}<extra>" + model + "</extra>"))
-        layout = dict(height=420, margin=dict(l=60, r=20, t=20, b=60), font=dict(family="system-ui, sans-serif", size=12),
-                      xaxis=dict(type="log", title=dict(text=title + ", log scale")),
-                      yaxis=dict(title=dict(text="score (fraction of the roofline, 0 if failed)"), range=[-0.02, 1]),
-                      legend=dict(orientation="h", y=-0.3))
-        figures.append(dict(id=f"effort-{key}", axis=title, points=len(known),
-                            json=json.dumps({"data": traces, "layout": layout}).replace("</", "<\\/")))
+            traces.append(
+                dict(
+                    type="scatter",
+                    mode="markers",
+                    name=model,
+                    x=[r[key] for r in points],
+                    y=[r["score"] for r in points],
+                    text=[f'{r["run_id"]} · {r["problem"]} · {SOURCES.get(r["kind"], r["kind"])}' for r in points],
+                    marker=dict(color=colours[model], size=8, opacity=0.8, line=dict(color="#ffffff", width=1)),
+                    hovertemplate="%{text}<br>%{x:.4g}, score %{y:.3f}<extra>" + model + "</extra>",
+                )
+            )
+        layout = dict(
+            height=420,
+            margin=dict(l=60, r=20, t=20, b=60),
+            font=dict(family="system-ui, sans-serif", size=12),
+            xaxis=dict(type="log", title=dict(text=title + ", log scale")),
+            yaxis=dict(title=dict(text="score (fraction of the roofline, 0 if failed)"), range=[-0.02, 1]),
+            legend=dict(orientation="h", y=-0.3),
+        )
+        figures.append(
+            dict(
+                id=f"effort-{key}",
+                axis=title,
+                points=len(known),
+                json=json.dumps({"data": traces, "layout": layout}).replace("</", "<\\/"),
+            )
+        )
     return figures
 
 

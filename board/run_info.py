@@ -70,8 +70,9 @@ def write_transcript(run: Run, repo: Path, out_path: Path) -> RunFacts:
         transcript = viewer.load_transcript(source)
         out_path.parent.mkdir(parents=True, exist_ok=True)
         title = f"{run.run_id}: transcript"
-        out_path.write_text(viewer.render_transcript_html(transcript, run_dir=run.run_dir, title=title),
-                            encoding="utf-8")
+        out_path.write_text(
+            viewer.render_transcript_html(transcript, run_dir=run.run_dir, title=title), encoding="utf-8"
+        )
     except Exception as error:  # noqa: BLE001 - a transcript the viewer cannot read must not stop the site
         return RunFacts(tokens, cost, wall, "", f"{source}: {type(error).__name__}: {error}")
     tokens = tokens if tokens is not None else transcript.tokens.total  # None: not recorded

@@ -36,14 +36,16 @@ def _value(value) -> str:
     return str(value) if isinstance(value, (int, float)) else ""
 
 
-_HEAD = ("<thead><tr><th data-sort=\"text\">shape</th><th data-sort=\"text\">set</th><th>params</th>"
-         "<th data-sort=\"text\">status</th><th data-sort=\"num\" class=\"num\">median ms</th>"
-         "<th data-sort=\"num\" class=\"num\">spread p10–p90 ms</th>"
-         "<th data-sort=\"num\" class=\"num\" title=\"the SM clock while the shape's calls were timed (NVML, "
-         "read by the scorer): its range, its median for sorting\">SM clock MHz</th>"
-         "<th data-sort=\"num\" class=\"num\">TFLOPS</th>"
-         "<th data-sort=\"num\" class=\"num\">GB/s</th><th data-sort=\"text\">bound</th>"
-         "<th data-sort=\"num\" class=\"num\">fraction</th><th data-sort=\"num\" class=\"num\">normwise err</th></tr></thead>")
+_HEAD = (
+    "<thead><tr><th data-sort=\"text\">shape</th><th data-sort=\"text\">set</th><th>params</th>"
+    "<th data-sort=\"text\">status</th><th data-sort=\"num\" class=\"num\">median ms</th>"
+    "<th data-sort=\"num\" class=\"num\">spread p10–p90 ms</th>"
+    "<th data-sort=\"num\" class=\"num\" title=\"the SM clock while the shape's calls were timed (NVML, "
+    "read by the scorer): its range, its median for sorting\">SM clock MHz</th>"
+    "<th data-sort=\"num\" class=\"num\">TFLOPS</th>"
+    "<th data-sort=\"num\" class=\"num\">GB/s</th><th data-sort=\"text\">bound</th>"
+    "<th data-sort=\"num\" class=\"num\">fraction</th><th data-sort=\"num\" class=\"num\">normwise err</th></tr></thead>"
+)
 
 
 @lru_cache(maxsize=4096)
@@ -78,9 +80,11 @@ def _gpu_state_cell(shape: dict) -> str:
     text = _num(high, "%.0f") if low == high else f'{_num(low, "%.0f")}–{_num(high, "%.0f")}'
     temperature = state.get("temperature_c") if isinstance(state.get("temperature_c"), dict) else {}
     reasons = ", ".join(state.get("clock_event_reasons") or []) or "none"
-    title = (f'median {_num(clock.get("median"), "%.0f")} MHz over {state.get("samples")} readings; GPU '
-             f'{_num(temperature.get("min"), "%.0f")}–{_num(temperature.get("max"), "%.0f")} C; clock event '
-             f"reasons: {reasons}")
+    title = (
+        f'median {_num(clock.get("median"), "%.0f")} MHz over {state.get("samples")} readings; GPU '
+        f'{_num(temperature.get("min"), "%.0f")}–{_num(temperature.get("max"), "%.0f")} C; clock event '
+        f"reasons: {reasons}"
+    )
     return f'<td class="num" data-value="{_value(clock.get("median"))}" title="{escape(title)}">{text}</td>'
 
 
@@ -99,8 +103,12 @@ def shape_table(system: dict) -> Markup:
             spread_value = str(p90 - p10)
         else:
             spread, spread_value = "—", ""
-        median, tflops, gbps, fraction = timing.get("median_ms"), shape.get("achieved_tflops"), \
-            shape.get("achieved_gbps"), shown_fraction(shape)
+        median, tflops, gbps, fraction = (
+            timing.get("median_ms"),
+            shape.get("achieved_tflops"),
+            shape.get("achieved_gbps"),
+            shown_fraction(shape),
+        )
         rows.append(
             f"<tr><td>{_text(str(shape.get('name', '')))}</td><td>{_text(str(shape.get('shape_set', '')))}</td>"
             f'<td class="small">{_params(shape.get("params") or {})}</td>'
@@ -112,7 +120,8 @@ def shape_table(system: dict) -> Markup:
             f'<td class="num" data-value="{_value(gbps)}">{_num(gbps, "%.0f")}</td>'
             f"<td>{_text(str(shape.get('bound') or ''))}</td>"
             f'<td class="num" data-value="{_value(fraction)}">{_num(fraction, "%.3f")}</td>'
-            f'<td class="num">{_num(check.get("normwise_err"), "%.2e")}</td></tr>')
+            f'<td class="num">{_num(check.get("normwise_err"), "%.2e")}</td></tr>'
+        )
     return Markup(f'<table class="sortable shapes">{_HEAD}<tbody>{"".join(rows)}</tbody></table>')
 
 
@@ -126,11 +135,15 @@ def shape_errors(system: dict) -> Markup:
             texts.setdefault(body, []).append(str(shape.get("name", "")))
     if not texts:
         return Markup("")
-    blocks = "".join(f'<p class="small">{escape(", ".join(names))}:</p><pre class="doc">{escape(body)}</pre>'
-                     for body, names in texts.items())
+    blocks = "".join(
+        f'<p class="small">{escape(", ".join(names))}:</p><pre class="doc">{escape(body)}</pre>'
+        for body, names in texts.items()
+    )
     count = sum(len(names) for names in texts.values())
-    return Markup(f'<details class="shape-errors"><summary class="small">the full error text of {count} '
-                  f'shape{"" if count == 1 else "s"}</summary>{blocks}</details>')
+    return Markup(
+        f'<details class="shape-errors"><summary class="small">the full error text of {count} '
+        f'shape{"" if count == 1 else "s"}</summary>{blocks}</details>'
+    )
 
 
 def _audited_call(audit: dict) -> str:
@@ -141,8 +154,11 @@ def _audited_call(audit: dict) -> str:
     # Some results name the audited shape by its parameters (a dict): shown as the shape tables show params.
     where = " ".join(f"{k}={v}" for k, v in shape.items()) if isinstance(shape, dict) else str(shape or "")
     if isinstance(index, int) and not isinstance(index, bool):
-        where += f", timed call {index + 1}" + (f" of {made}" if isinstance(made, int) else "") + \
-            (f" ({profiled} profiled)" if isinstance(profiled, int) else "")
+        where += (
+            f", timed call {index + 1}"
+            + (f" of {made}" if isinstance(made, int) else "")
+            + (f" ({profiled} profiled)" if isinstance(profiled, int) else "")
+        )
     return where
 
 
@@ -152,15 +168,23 @@ def audit_table(audits: list) -> Markup:
         if not isinstance(audit, dict):
             continue
         outcome = str(audit.get("outcome", ""))
-        css = "status-passed" if outcome == "passed" else ("status-integrity" if outcome.startswith("failed") else "muted")
+        css = (
+            "status-passed"
+            if outcome == "passed"
+            else ("status-integrity" if outcome.startswith("failed") else "muted")
+        )
         evidence = escape(json.dumps(audit.get("evidence"), indent=1, default=str))
-        rows.append(f"<tr><td>{escape(str(audit.get('id', '')))}</td><td>{escape(', '.join(map(str, audit.get('classes') or [])))}</td>"
-                    f"<td>{escape(str(audit.get('expect', '')))}</td><td>{escape(_audited_call(audit))}</td>"
-                    f"<td class=\"{css}\">{escape(outcome)}</td>"
-                    f'<td><details><summary class="small">details</summary><pre class="doc">{evidence}</pre></details></td></tr>')
-    return Markup("<table><thead><tr><th>audit</th><th>guards</th><th>expect</th><th>shape, call</th>"
-                  "<th>outcome</th><th>evidence</th></tr>"
-                  f"</thead><tbody>{''.join(rows)}</tbody></table>")
+        rows.append(
+            f"<tr><td>{escape(str(audit.get('id', '')))}</td><td>{escape(', '.join(map(str, audit.get('classes') or [])))}</td>"
+            f"<td>{escape(str(audit.get('expect', '')))}</td><td>{escape(_audited_call(audit))}</td>"
+            f"<td class=\"{css}\">{escape(outcome)}</td>"
+            f'<td><details><summary class="small">details</summary><pre class="doc">{evidence}</pre></details></td></tr>'
+        )
+    return Markup(
+        "<table><thead><tr><th>audit</th><th>guards</th><th>expect</th><th>shape, call</th>"
+        "<th>outcome</th><th>evidence</th></tr>"
+        f"</thead><tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 # Below, markupsafe's escape (the templates' own) rather than html.escape: these replace template
@@ -170,7 +194,9 @@ def audit_table(audits: list) -> Markup:
 def badge(verdict: str) -> Markup:
     """A verdict's badge (templates call it through the `badge` macro)."""
     title = markupsafe.escape(VERDICTS.get(verdict, verdict))
-    return Markup(f'<span class="badge v-{markupsafe.escape(verdict)}" title="{title}">{markupsafe.escape(verdict.replace("_", " "))}</span>')
+    return Markup(
+        f'<span class="badge v-{markupsafe.escape(verdict)}" title="{title}">{markupsafe.escape(verdict.replace("_", " "))}</span>'
+    )
 
 
 def _data_value(value) -> str:
@@ -182,21 +208,32 @@ def run_list_rows(runs: list[dict], agent_columns: bool, root: str) -> Markup:
     the result records one), fraction, [tokens, cost, wall time,] verdict."""
     rows = []
     for r in runs:
-        run_id, problem, status = markupsafe.escape(r["run_id"]), markupsafe.escape(r["problem"]), markupsafe.escape(str(r["status"]))
+        run_id, problem, status = (
+            markupsafe.escape(r["run_id"]),
+            markupsafe.escape(r["problem"]),
+            markupsafe.escape(str(r["status"])),
+        )
         failure = r.get("failure")
-        failure = f' <span class="fail-class small">({markupsafe.escape(failure)})</span>' if isinstance(failure, str) and failure else ""
+        failure = (
+            f' <span class="fail-class small">({markupsafe.escape(failure)})</span>'
+            if isinstance(failure, str) and failure
+            else ""
+        )
         anchor = f"#{markupsafe.escape(r['anchor'])}" if r["anchor"] else ""
         agent = ""
         if agent_columns:
             tokens = "—" if r["tokens"] is None else f"{r['tokens']:,}"
-            agent = (f'<td class="num" data-value="{_data_value(r["tokens"])}">{tokens}</td>'
-                     f'<td class="num" data-value="{_data_value(r["cost"])}">{_num(r["cost"], "%.2f")}</td>'
-                     f'<td class="num" data-value="{_data_value(r["wall_s"])}">{_num(r["wall_s"], "%.0f")}</td>')
+            agent = (
+                f'<td class="num" data-value="{_data_value(r["tokens"])}">{tokens}</td>'
+                f'<td class="num" data-value="{_data_value(r["cost"])}">{_num(r["cost"], "%.2f")}</td>'
+                f'<td class="num" data-value="{_data_value(r["wall_s"])}">{_num(r["wall_s"], "%.0f")}</td>'
+            )
         rows.append(
             f'<tr><td><a href="{root}run/{run_id}.html{anchor}">{run_id}</a></td><td>{markupsafe.escape(r["hw_label"])}</td>'
             f'<td><a href="{root}problem/{problem}.html">{problem}</a></td>\n'
             f'<td class="status-{status}">{status}{failure}</td><td class="num" data-value="{_data_value(r["fraction"])}">'
-            f'{_num(r["fraction"], "%.3f")}</td>\n{agent}<td>{badge(r["verdict"]) if r["verdict"] else ""}</td></tr>\n')
+            f'{_num(r["fraction"], "%.3f")}</td>\n{agent}<td>{badge(r["verdict"]) if r["verdict"] else ""}</td></tr>\n'
+        )
     return Markup("".join(rows))
 
 
@@ -204,11 +241,16 @@ def other_run_rows(records, root: str) -> Markup:
     """The <tr> rows of a board's "other runs" page: run, problem, system, status, fraction, scorer commit, reasons."""
     rows = []
     for r in records:
-        run_id, problem, status = markupsafe.escape(r["run_id"]), markupsafe.escape(r["problem"]), markupsafe.escape(str(r["status"]))
+        run_id, problem, status = (
+            markupsafe.escape(r["run_id"]),
+            markupsafe.escape(r["problem"]),
+            markupsafe.escape(str(r["status"])),
+        )
         fraction = r["fraction"] if r["status"] == "passed" else None
         rows.append(
             f'<tr><td><a href="{root}run/{run_id}.html">{run_id}</a></td><td><a href="{root}problem/{problem}.html">{problem}</a></td>'
             f'<td><a href="{root}agent/{markupsafe.escape(r["slug"])}.html">{markupsafe.escape(r["row_label"])}</a></td>'
             f'<td class="status-{status}">{status}</td><td class="num" data-value="{_data_value(fraction)}">{_num(fraction, "%.3f")}</td>'
-            f'<td><code>{markupsafe.escape(r["scorer_commit"] or "—")}</code></td><td>{markupsafe.escape(r["reason"])}</td></tr>\n')
+            f'<td><code>{markupsafe.escape(r["scorer_commit"] or "—")}</code></td><td>{markupsafe.escape(r["reason"])}</td></tr>\n'
+        )
     return Markup("".join(rows))

@@ -46,8 +46,9 @@ def main(argv: list[str]) -> int:
         return options
     site, out = Path(options.site).resolve(), Path(options.out)
     if not (site / "index.html").is_file():
-        print(f"error: site={options.site}: no index.html there; build the site first (python -m board)",
-              file=sys.stderr)
+        print(
+            f"error: site={options.site}: no index.html there; build the site first (python -m board)", file=sys.stderr
+        )
         return 2
     problem = options.problem
     run_id = options.run or _newest_ranked_run(site, problem)
@@ -59,7 +60,9 @@ def main(argv: list[str]) -> int:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for width, viewport in WIDTHS.items():
             page = browser.new_page(viewport=viewport)
-            page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
+            page.route(
+                "**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort()
+            )
             for name, rel in pages.items():
                 page.goto((site / rel).as_uri())
                 plots = page.evaluate("document.querySelectorAll('div.plot').length")

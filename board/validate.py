@@ -23,6 +23,12 @@ def check_result(data: Any, file: str, known_problems: set[str] | None = None) -
         return issues
     name = data["problem"]["name"]
     if name not in known_problems:
-        return [Issue(file, "problem.name", f"'{name}' is not a problem under problems/ (known: "
-                      f"{', '.join(sorted(known_problems))})", "add the problem folder, or remove this result")]
+        return [
+            Issue(
+                file,
+                "problem.name",
+                f"'{name}' is not a problem under problems/ (known: {', '.join(sorted(known_problems))})",
+                "add the problem folder, or remove this result",
+            )
+        ]
     return []

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 AGENT_USER = "ceiling-agent"
-SETUP_HINT = (f"create it with `useradd --system --no-create-home --home-dir /nonexistent --shell "
-              f"/usr/sbin/nologin {AGENT_USER}` (scripts/setup.sh does this as root), or run the harness as "
-              f"an ordinary user")
-STAGE_SCRIPT = ('set -e; while [ "$1" != "--" ]; do mount --rbind "$1" "$2"; shift 2; done; shift; '
-                'exec "$@"')
+SETUP_HINT = (
+    f"create it with `useradd --system --no-create-home --home-dir /nonexistent --shell "
+    f"/usr/sbin/nologin {AGENT_USER}` (scripts/setup.sh does this as root), or run the harness as "
+    f"an ordinary user"
+)
+STAGE_SCRIPT = 'set -e; while [ "$1" != "--" ]; do mount --rbind "$1" "$2"; shift 2; done; shift; exec "$@"'
 
 
 class AgentUserError(RuntimeError):
@@ -46,8 +47,9 @@ def agent_user(name: str = AGENT_USER) -> AgentUser:
     try:
         entry = pwd.getpwnam(name)
     except KeyError:
-        raise AgentUserError(f"the harness runs as root but the unprivileged user {name!r} does not exist: "
-                             f"{SETUP_HINT}") from None
+        raise AgentUserError(
+            f"the harness runs as root but the unprivileged user {name!r} does not exist: {SETUP_HINT}"
+        ) from None
     if entry.pw_uid == 0:
         raise AgentUserError(f"user {name!r} has uid 0: the agent must not be root; {SETUP_HINT}")
     return AgentUser(entry.pw_name, entry.pw_uid, entry.pw_gid, True)
@@ -64,8 +66,29 @@ def wrap(bwrap_argv: list[str], user: AgentUser, staged: list[tuple[Path, Path]]
     """The command that starts `bwrap_argv` as `user`, with each (source, staging folder) bound first."""
     if not user.switch:
         return bwrap_argv
-    drop = ["setpriv", f"--reuid={user.uid}", f"--regid={user.gid}", "--clear-groups", "--inh-caps=-all",
-            "--bounding-set=-all", "--no-new-privs", "--"]
+    drop = [
+        "setpriv",
+        f"--reuid={user.uid}",
+        f"--regid={user.gid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
     pairs = [str(p) for source, target in staged for p in (source, target)]
-    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", STAGE_SCRIPT, "sh", *pairs, "--",
-            *drop, *bwrap_argv]
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        "sh",
+        "-c",
+        STAGE_SCRIPT,
+        "sh",
+        *pairs,
+        "--",
+        *drop,
+        *bwrap_argv,
+    ]

@@ -32,15 +32,32 @@ def _signal_group(pgid: int, sig: int) -> None:
         pass
 
 
-def run_with_budget(argv: list[str], limit_s: float, stdout: Path, stderr: Path, env: dict | None = None,
-                    cwd: Path | None = None, grace_s: float = GRACE_S, pass_fds: tuple[int, ...] = (),
-                    before_exec: Callable[[], None] | None = None) -> Outcome:
+def run_with_budget(
+    argv: list[str],
+    limit_s: float,
+    stdout: Path,
+    stderr: Path,
+    env: dict | None = None,
+    cwd: Path | None = None,
+    grace_s: float = GRACE_S,
+    pass_fds: tuple[int, ...] = (),
+    before_exec: Callable[[], None] | None = None,
+) -> Outcome:
     """`pass_fds` stay open in the child; `before_exec` runs in the child before it executes `argv`
     (e.g. entering the run's cgroup, so that nothing the command starts escapes it)."""
     started = time.monotonic()
     with open(stdout, "wb") as out, open(stderr, "wb") as err:
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
-                                start_new_session=True, pass_fds=pass_fds, preexec_fn=before_exec)
+        proc = subprocess.Popen(
+            argv,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+            pass_fds=pass_fds,
+            preexec_fn=before_exec,
+        )
         try:
             code = proc.wait(timeout=limit_s)
             _signal_group(proc.pid, signal.SIGKILL)  # leftovers of a finished run do not outlive it

@@ -107,10 +107,10 @@ class Collector:
             return None
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-        self.kept.append(Kept(str(target.relative_to(self.run_dir)), label, len(data),
-                              hashlib.sha256(data).hexdigest()))
+        self.kept.append(
+            Kept(str(target.relative_to(self.run_dir)), label, len(data), hashlib.sha256(data).hexdigest())
+        )
         return target
-
 
     def defuse(self, root: Path) -> None:
         """Remove every symlink and special file under `root` (a folder the agent wrote, after every one of
@@ -121,8 +121,11 @@ class Collector:
                 mode = path.lstat().st_mode
                 if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
                     continue
-                what = f"a symlink to {os.readlink(path)}" if stat.S_ISLNK(mode) else \
-                    f"a special file ({stat.filemode(mode)})"
+                what = (
+                    f"a symlink to {os.readlink(path)}"
+                    if stat.S_ISLNK(mode)
+                    else f"a special file ({stat.filemode(mode)})"
+                )
                 self.refused.append({"source": f"{root.name}/{path.relative_to(root)}", "reason": what})
                 path.unlink()
 
@@ -161,8 +164,9 @@ def keep_files(adapter: Adapter, home: Path, workspace: Path, stdout: Path, run_
     return transcript, tuple(native), solution, collector
 
 
-def judge(adapter: Adapter, outcome: Outcome, limit_s: float, stdout: Path, run_dir: Path, home: Path,
-          workspace: Path) -> Collected:
+def judge(
+    adapter: Adapter, outcome: Outcome, limit_s: float, stdout: Path, run_dir: Path, home: Path, workspace: Path
+) -> Collected:
     transcript, native, solution, collector = keep_files(adapter, home, workspace, stdout, run_dir)
     reasons = []
     if outcome.timed_out:
@@ -184,7 +188,18 @@ def judge(adapter: Adapter, outcome: Outcome, limit_s: float, stdout: Path, run_
         if not parsed.complete and parsed.incomplete_reason:
             reasons.append(f"transcript: {parsed.incomplete_reason}")
     if any(r["source"].endswith("/solution.py") for r in collector.refused):
-        reasons.append("solution.py refused: " + next(r["reason"] for r in collector.refused
-                                                     if r["source"].endswith("/solution.py")))
-    return Collected(transcript, native, solution, not reasons, "; ".join(dict.fromkeys(reasons)), tokens, cost,
-                     tuple(collector.kept), tuple(collector.refused))
+        reasons.append(
+            "solution.py refused: "
+            + next(r["reason"] for r in collector.refused if r["source"].endswith("/solution.py"))
+        )
+    return Collected(
+        transcript,
+        native,
+        solution,
+        not reasons,
+        "; ".join(dict.fromkeys(reasons)),
+        tokens,
+        cost,
+        tuple(collector.kept),
+        tuple(collector.refused),
+    )

@@ -24,16 +24,25 @@ class HarnessConfig:
     out: str = opt("results", "results root: runs go to <out>/<hw>/runs/<run_id>/")
     device: str = opt("auto", "scorer device: auto, cpu, cuda or cuda:N")
     gpu: str = opt("", "pin the agent and the scorer to this GPU index (CUDA_VISIBLE_DEVICES); empty = all")
-    time_limit_s: float = opt(DEFAULT_LIMIT_S, "wall-clock limit for the agent, whole process group (seconds)",
-                              allowed=above(0, "seconds"))
-    network: str = opt("proxy", "sandbox network: proxy (only the allow-list proxy to the CLI's API hosts), none, "
-                       "or host (the host's network, unsafe: debugging only)", NETWORK_CHOICES)
+    time_limit_s: float = opt(
+        DEFAULT_LIMIT_S, "wall-clock limit for the agent, whole process group (seconds)", allowed=above(0, "seconds")
+    )
+    network: str = opt(
+        "proxy",
+        "sandbox network: proxy (only the allow-list proxy to the CLI's API hosts), none, "
+        "or host (the host's network, unsafe: debugging only)",
+        NETWORK_CHOICES,
+    )
     api_hosts: str = opt("", "network=proxy: hosts allowed besides the CLI's own API hosts (comma list)")
     max_processes: int = opt(512, "processes and threads the agent may have at once", allowed=at_least(16))
-    memory_mb: int = opt(32768, "memory cap of the agent's processes, its tmpfs included (MiB; needs a cgroup); "
-                         "0 = none", allowed=at_least(0))
-    workspace_mb: int = opt(8192, "size cap of the workspace and of the home (MiB; tmpfs when the harness is root)",
-                            allowed=at_least(16))
+    memory_mb: int = opt(
+        32768,
+        "memory cap of the agent's processes, its tmpfs included (MiB; needs a cgroup); 0 = none",
+        allowed=at_least(0),
+    )
+    workspace_mb: int = opt(
+        8192, "size cap of the workspace and of the home (MiB; tmpfs when the harness is root)", allowed=at_least(16)
+    )
     tmp_mb: int = opt(4096, "size cap of the agent's /tmp (MiB, RAM-backed tmpfs)", allowed=at_least(16))
     file_mb: int = opt(4096, "largest file the agent may write (MiB, RLIMIT_FSIZE)", allowed=at_least(1))
     sandbox: str = opt("bwrap", "bwrap, or none (no isolation: for debugging only)", SANDBOX_CHOICES)

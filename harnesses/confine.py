@@ -42,8 +42,9 @@ def make_scratch(root: Path, config: HarnessConfig, confined: bool) -> Scratch:
     notes = []
     for folder in (workspace, home):
         folder.mkdir()
-        notes.append(limits.mount_tmpfs(folder, config.workspace_mb, user.uid, user.gid) if confined else
-                     "sandbox=none")
+        notes.append(
+            limits.mount_tmpfs(folder, config.workspace_mb, user.uid, user.gid) if confined else "sandbox=none"
+        )
     files.mkdir()
     # A tmpfs here too: what the sandbox binds from it then shows in its mountinfo without the scratch path.
     notes.append(limits.mount_tmpfs(files, FILES_MB, 0, 0, 0o755) if confined and user.switch else "not needed")
@@ -69,8 +70,13 @@ def release(scratch: Scratch) -> None:
 
 def _rlimits(config: HarnessConfig) -> tuple[tuple[str, int], ...]:
     cpu_s = int(config.time_limit_s * (os.cpu_count() or 1)) + CPU_SLACK_S
-    return (("nproc", config.max_processes), ("fsize", config.file_mb << 20), ("core", 0), ("nofile", 65536),
-            ("cpu", cpu_s))
+    return (
+        ("nproc", config.max_processes),
+        ("fsize", config.file_mb << 20),
+        ("core", 0),
+        ("nofile", 65536),
+        ("cpu", cpu_s),
+    )
 
 
 def _sandbox_pid(info_read_fd: int) -> int | None:
@@ -97,29 +103,55 @@ def wait_for_pid_namespace_end(pid: int | None, timeout_s: float = PID_NAMESPACE
     return pid is None
 
 
-def run_confined(config: HarnessConfig, scratch: Scratch, argv: list[str], env: dict, readonly: tuple[Path, ...],
-                 hidden: tuple[Path, ...], logs: Path) -> tuple[Outcome, dict]:
-    cgroup, cgroup_note = limits.make_cgroup(f"{config.effective_run_id()}-{scratch.root.name}",
-                                             config.max_processes, config.memory_mb)
+def run_confined(
+    config: HarnessConfig,
+    scratch: Scratch,
+    argv: list[str],
+    env: dict,
+    readonly: tuple[Path, ...],
+    hidden: tuple[Path, ...],
+    logs: Path,
+) -> tuple[Outcome, dict]:
+    cgroup, cgroup_note = limits.make_cgroup(
+        f"{config.effective_run_id()}-{scratch.root.name}", config.max_processes, config.memory_mb
+    )
     proxy = None
     if config.network == "proxy":
         hosts = netproxy.allowed_hosts(config.harness, config.api_hosts, env)
-        proxy = netproxy.AllowListProxy(scratch.files / "proxy.sock", hosts,
-                                        scratch.user.uid if scratch.user.switch else None).start()
+        proxy = netproxy.AllowListProxy(
+            scratch.files / "proxy.sock", hosts, scratch.user.uid if scratch.user.switch else None
+        ).start()
         env = dict(env, **sandbox.proxy_env())
-    policy = sandbox.SandboxPolicy(scratch.workspace, scratch.home, scratch.files, config.network, readonly,
-                                   hidden, tmp_mb=config.tmp_mb, rlimits=_rlimits(config),
-                                   proxy_socket=proxy.path if proxy else None)
+    policy = sandbox.SandboxPolicy(
+        scratch.workspace,
+        scratch.home,
+        scratch.files,
+        config.network,
+        readonly,
+        hidden,
+        tmp_mb=config.tmp_mb,
+        rlimits=_rlimits(config),
+        proxy_socket=proxy.path if proxy else None,
+    )
     info_read, info_write = os.pipe()
     prepared = sandbox.command(policy, argv, env, info_fd=info_write)
-    (logs / "sandbox.log").write_text(json.dumps(
-        {"policy": dataclasses.asdict(policy), "argv": prepared.argv[: prepared.argv.index("--seccomp")]},
-        indent=1, default=str))
+    (logs / "sandbox.log").write_text(
+        json.dumps(
+            {"policy": dataclasses.asdict(policy), "argv": prepared.argv[: prepared.argv.index("--seccomp")]},
+            indent=1,
+            default=str,
+        )
+    )
     try:
-        outcome = run_with_budget(prepared.argv, config.time_limit_s, logs / "agent.stdout", logs / "agent.stderr",
-                                  env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-                                  pass_fds=(*prepared.pass_fds, info_write),
-                                  before_exec=cgroup.enter if cgroup else None)
+        outcome = run_with_budget(
+            prepared.argv,
+            config.time_limit_s,
+            logs / "agent.stdout",
+            logs / "agent.stderr",
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            pass_fds=(*prepared.pass_fds, info_write),
+            before_exec=cgroup.enter if cgroup else None,
+        )
     finally:
         for fd in (*prepared.pass_fds, info_write):
             os.close(fd)
@@ -131,12 +163,22 @@ def run_confined(config: HarnessConfig, scratch: Scratch, argv: list[str], env: 
         if proxy:
             proxy.stop()
             (logs / "proxy.log").write_text("\n".join(proxy.log) + ("\n" if proxy.log else ""))
-    record = {"user": prepared.user.name, "uid": prepared.user.uid, "network": config.network,
-              "allowed_hosts": list(proxy.hosts) if proxy else [], "seccomp": True,
-              "cgroup": f"v{cgroup.version}" if cgroup else f"none: {cgroup_note}",
-              "pid_namespace_ended": namespace_ended, "processes_killed_at_end": left,
-              "workspace_tmpfs": scratch.tmpfs_notes[0] or f"{config.workspace_mb} MiB",
-              "home_tmpfs": scratch.tmpfs_notes[1] or f"{config.workspace_mb} MiB",
-              "limits": {"max_processes": config.max_processes, "memory_mb": config.memory_mb if cgroup else None,
-                         "tmp_mb": config.tmp_mb, "file_mb": config.file_mb}}
+    record = {
+        "user": prepared.user.name,
+        "uid": prepared.user.uid,
+        "network": config.network,
+        "allowed_hosts": list(proxy.hosts) if proxy else [],
+        "seccomp": True,
+        "cgroup": f"v{cgroup.version}" if cgroup else f"none: {cgroup_note}",
+        "pid_namespace_ended": namespace_ended,
+        "processes_killed_at_end": left,
+        "workspace_tmpfs": scratch.tmpfs_notes[0] or f"{config.workspace_mb} MiB",
+        "home_tmpfs": scratch.tmpfs_notes[1] or f"{config.workspace_mb} MiB",
+        "limits": {
+            "max_processes": config.max_processes,
+            "memory_mb": config.memory_mb if cgroup else None,
+            "tmp_mb": config.tmp_mb,
+            "file_mb": config.file_mb,
+        },
+    }
     return outcome, record

@@ -94,9 +94,14 @@ def run_cell_from_file(cells_file: Path, index: int) -> int:
 
 
 def slurm_script(cells_file: Path, table: dict, count: int, log_dir: Path) -> str:
-    lines = ["#!/bin/bash", f"#SBATCH --array=0-{count - 1}", f"#SBATCH --output={log_dir}/cell-%A_%a.out",
-             f"#SBATCH --time={int(table.get('time_min', 60))}", "#SBATCH --ntasks=1",
-             f"#SBATCH --cpus-per-task={int(table.get('cpus_per_task', 1))}"]
+    lines = [
+        "#!/bin/bash",
+        f"#SBATCH --array=0-{count - 1}",
+        f"#SBATCH --output={log_dir}/cell-%A_%a.out",
+        f"#SBATCH --time={int(table.get('time_min', 60))}",
+        "#SBATCH --ntasks=1",
+        f"#SBATCH --cpus-per-task={int(table.get('cpus_per_task', 1))}",
+    ]
     if table.get("partition"):
         lines.append(f"#SBATCH --partition={table['partition']}")
     if int(table.get("gpus", 0)):

@@ -43,8 +43,10 @@ USAGE = "python -m harnesses.import_kernelbench path=CLONE [key=value ...]"
 
 @dataclass(frozen=True)
 class ImportConfig:
-    path: str = opt("", "a local clone of github.com/Infatoshi/kernelbench.com (its files are read, never copied "
-                        "into this repository)")
+    path: str = opt(
+        "",
+        "a local clone of github.com/Infatoshi/kernelbench.com (its files are read, never copied into this repository)",
+    )
     problems: str = opt("", "comma list of our problem names to import; empty = every adaptable problem")
     runs: str = opt("", "import only runs whose id contains one of these comma-separated substrings")
     out: str = opt(".kernelbench", "folder for the solution folders (git-ignored by default)")
@@ -52,25 +54,38 @@ class ImportConfig:
     rescore: bool = opt(False, "score again a run whose result for the same file and adapter exists")
     results: str = opt("results", "results root for score=true: <results>/<hardware>/<run_id>.json")
     device: str = opt("auto", "scorer device: auto, cpu, cuda or cuda:N (with gpus=: auto or cuda, the pinned GPU)")
-    gpus: str = opt("", "GPU indices to share the runs out among, one run on each at a time, each scorer pinned "
-                        "with CUDA_VISIBLE_DEVICES: a comma list, auto (all that nvidia-smi lists) or empty "
-                        "(one run at a time on `device`)")
+    gpus: str = opt(
+        "",
+        "GPU indices to share the runs out among, one run on each at a time, each scorer pinned "
+        "with CUDA_VISIBLE_DEVICES: a comma list, auto (all that nvidia-smi lists) or empty "
+        "(one run at a time on `device`)",
+    )
     score_args: str = opt("", "extra scorer key=value options, space-separated")
-    cutlass: str = opt("", "a CUTLASS source tree (holding include/cutlass/cutlass.h) offered to the agents' builds, "
-                           "as their workspaces had one: CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE, links at ./cutlass, ./cutlass_src, "
-                           "./cutlass_3.9 and ./third_party/cutlass in "
-                           "each run folder (its writable copy, .kernelbench/workspaces/) and at /tmp/cutlass; "
-                           "empty = none (a build that needs it fails)")
-    import_timeout_s: float = opt(900.0, "the scorer's import limit: an adapter builds the agent's C++/CUDA "
-                                         "extension while importing it (seconds)", allowed=above(0, "seconds"))
-    deadline_s: float = opt(0.0, "finish within this many seconds of scoring's start: a run starts only if its "
-                                 "problem's median run so far (the results root's and this call's, x1.25 + 15 s; "
-                                 "unknown_run_s when there is none) fits in what is left, else it is passed over "
-                                 "and a shorter problem's run may still start; a run still going at the deadline "
-                                 "is killed; 0 = no deadline",
-                            allowed=at_least(0, "seconds"))
-    unknown_run_s: float = opt(120.0, "with deadline_s: the time assumed for a problem with no run scored yet",
-                               allowed=above(0, "seconds"))
+    cutlass: str = opt(
+        "",
+        "a CUTLASS source tree (holding include/cutlass/cutlass.h) offered to the agents' builds, "
+        "as their workspaces had one: CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE, links at ./cutlass, ./cutlass_src, "
+        "./cutlass_3.9 and ./third_party/cutlass in "
+        "each run folder (its writable copy, .kernelbench/workspaces/) and at /tmp/cutlass; "
+        "empty = none (a build that needs it fails)",
+    )
+    import_timeout_s: float = opt(
+        900.0,
+        "the scorer's import limit: an adapter builds the agent's C++/CUDA extension while importing it (seconds)",
+        allowed=above(0, "seconds"),
+    )
+    deadline_s: float = opt(
+        0.0,
+        "finish within this many seconds of scoring's start: a run starts only if its "
+        "problem's median run so far (the results root's and this call's, x1.25 + 15 s; "
+        "unknown_run_s when there is none) fits in what is left, else it is passed over "
+        "and a shorter problem's run may still start; a run still going at the deadline "
+        "is killed; 0 = no deadline",
+        allowed=at_least(0, "seconds"),
+    )
+    unknown_run_s: float = opt(
+        120.0, "with deadline_s: the time assumed for a problem with no run scored yet", allowed=above(0, "seconds")
+    )
 
 
 def load_adapter_facts(problem: str) -> dict:
@@ -100,14 +115,27 @@ def _shown(path: Path) -> str:
 def agent_metadata(run: PublishedRun, source: bytes, commit: str, problem_facts: dict) -> dict:
     adapter = adapter_path(run.problem)
     return {
-        "harness": run.harness, "model": run.model, "effort": run.effort or "default", "run_date": run.run_date,
+        "harness": run.harness,
+        "model": run.model,
+        "effort": run.effort or "default",
+        "run_date": run.run_date,
         "rescored_from": RESCORED_FROM,
-        "source": {"repository": REPOSITORY, "commit": commit, "path": run.solution_path,
-                   "sha256": sha256_hex(source), "run_id": run.run_id, "problem": run.their_problem,
-                   "deck": DECK, "license": "MIT (benchmarks/hard)"},
+        "source": {
+            "repository": REPOSITORY,
+            "commit": commit,
+            "path": run.solution_path,
+            "sha256": sha256_hex(source),
+            "run_id": run.run_id,
+            "problem": run.their_problem,
+            "deck": DECK,
+            "license": "MIT (benchmarks/hard)",
+        },
         "published": run.published,
-        "adapter": {"path": _shown(adapter), "sha256": sha256_hex(adapter.read_bytes()),
-                    "per_call_glue": problem_facts.get("per_call_glue", "")},
+        "adapter": {
+            "path": _shown(adapter),
+            "sha256": sha256_hex(adapter.read_bytes()),
+            "per_call_glue": problem_facts.get("per_call_glue", ""),
+        },
     }
 
 
@@ -117,8 +145,10 @@ def selected_runs(config: ImportConfig, runs: list[PublishedRun]) -> tuple[list[
     known = {run.problem for run in runs}
     unknown = wanted - known
     if unknown:
-        raise OptionError(f"problems={config.problems}: {', '.join(sorted(unknown))} not among the published "
-                          f"problems ({', '.join(sorted(known))})")
+        raise OptionError(
+            f"problems={config.problems}: {', '.join(sorted(unknown))} not among the published "
+            f"problems ({', '.join(sorted(known))})"
+        )
     skipped, chosen = {}, []
     substrings = [s.strip() for s in config.runs.split(",") if s.strip()]
     for run in runs:
@@ -153,10 +183,13 @@ def import_runs(config: ImportConfig, echo=print) -> list[dict]:
         index.append({"run_id": run.run_id, "problem": run.problem, "folder": str(folder.relative_to(out))})
     out.mkdir(parents=True, exist_ok=True)
     kept = earlier_entries_kept(out, commit, {entry["run_id"] for entry in index})
-    (out / "index.json").write_text(json.dumps({"clone": str(clone.resolve()), "commit": commit,
-                                                "runs": kept + index}, indent=1) + "\n")
-    echo(f"{len(index)} runs imported into {out}/ ({len(skipped)} problems skipped); index: {out / 'index.json'}"
-         + (f" (with {len(kept)} runs imported before)" if kept else ""))
+    (out / "index.json").write_text(
+        json.dumps({"clone": str(clone.resolve()), "commit": commit, "runs": kept + index}, indent=1) + "\n"
+    )
+    echo(
+        f"{len(index)} runs imported into {out}/ ({len(skipped)} problems skipped); index: {out / 'index.json'}"
+        + (f" (with {len(kept)} runs imported before)" if kept else "")
+    )
     return index
 
 
@@ -169,9 +202,13 @@ def earlier_entries_kept(out: Path, commit: str, reimported: set[str]) -> list[d
         return []
     if not isinstance(earlier, dict) or earlier.get("commit") != commit or not isinstance(earlier.get("runs"), list):
         return []
-    return [entry for entry in earlier["runs"]
-            if isinstance(entry, dict) and entry.get("run_id") not in reimported
-            and (out / str(entry.get("folder", "")) / "agent.json").is_file()]
+    return [
+        entry
+        for entry in earlier["runs"]
+        if isinstance(entry, dict)
+        and entry.get("run_id") not in reimported
+        and (out / str(entry.get("folder", "")) / "agent.json").is_file()
+    ]
 
 
 def indexed_runs(config: ImportConfig) -> list[dict]:
@@ -183,8 +220,11 @@ def indexed_runs(config: ImportConfig) -> list[dict]:
         raise OptionError(f"{path}: no readable index ({exc}); import first with path=CLONE") from None
     wanted = {p.strip() for p in config.problems.split(",") if p.strip()}
     substrings = [s.strip() for s in config.runs.split(",") if s.strip()]
-    return [e for e in entries if (not wanted or e["problem"] in wanted)
-            and (not substrings or any(s in e["run_id"] for s in substrings))]
+    return [
+        e
+        for e in entries
+        if (not wanted or e["problem"] in wanted) and (not substrings or any(s in e["run_id"] for s in substrings))
+    ]
 
 
 def run_import(config: ImportConfig, echo=print) -> int:

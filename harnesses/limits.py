@@ -127,8 +127,19 @@ def mount_tmpfs(folder: Path, size_mb: int, uid: int, gid: int, mode: int = 0o70
     """Mount a size-capped tmpfs on `folder` (empty); returns '' or why it could not."""
     if os.geteuid() != 0:
         return "not root: not a size-capped tmpfs (only the file-size rlimit caps it)"
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode={mode:o},uid={uid},gid={gid},"
-                           "nosuid,nodev", "tmpfs", str(folder)], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            "mount",
+            "-t",
+            "tmpfs",
+            "-o",
+            f"size={size_mb}m,mode={mode:o},uid={uid},gid={gid},nosuid,nodev",
+            "tmpfs",
+            str(folder),
+        ],
+        capture_output=True,
+        text=True,
+    )
     return "" if done.returncode == 0 else f"mount tmpfs refused: {done.stderr.strip()}"
 
 

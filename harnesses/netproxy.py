@@ -49,8 +49,9 @@ def public_address(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
-    return ip.is_global and not (ip.is_loopback or ip.is_link_local or ip.is_private or ip.is_multicast
-                                 or ip.is_reserved or ip.is_unspecified)
+    return ip.is_global and not (
+        ip.is_loopback or ip.is_link_local or ip.is_private or ip.is_multicast or ip.is_reserved or ip.is_unspecified
+    )
 
 
 class AllowListProxy:

@@ -22,8 +22,10 @@ USAGE = "python -m harnesses.run harness=NAME model=MODEL problem=NAME [key=valu
 
 def main(argv: list[str]) -> int:
     if not argv or wants_help(argv):
-        print(help_text(HarnessConfig, USAGE) + "\nExit status: 0 the run completed and its solution passed, 1 it did "
-              "not (everything is written either way), 2 a usage error.")
+        print(
+            help_text(HarnessConfig, USAGE) + "\nExit status: 0 the run completed and its solution passed, 1 it did "
+            "not (everything is written either way), 2 a usage error."
+        )
         return 0
     try:
         config = parse(HarnessConfig, argv, "python -m harnesses.run")
@@ -33,8 +35,10 @@ def main(argv: list[str]) -> int:
         return 2
     record = json.loads((run_dir / "run.json").read_text())
     print(f"run: {run_dir}")
-    print(f"agent {'complete' if record['complete'] else 'INCOMPLETE: ' + record['incomplete_reason']}; "
-          f"score status {record['score']['status']}; wall {record['wall_s']:.1f} s")
+    print(
+        f"agent {'complete' if record['complete'] else 'INCOMPLETE: ' + record['incomplete_reason']}; "
+        f"score status {record['score']['status']}; wall {record['wall_s']:.1f} s"
+    )
     return 0 if record["complete"] and record["score"]["status"] == "passed" else 1
 
 

@@ -29,8 +29,14 @@ from harnesses.workspace import agent_prompt, make_workspace
 from scoring.result import finite_or_null
 from scoring.spec import find_problem
 
-BASE_ENV = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "TMPDIR": "/tmp", "USER": "agent",
-            "PYTHONDONTWRITEBYTECODE": "1"}
+BASE_ENV = {
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TERM": "dumb",
+    "TMPDIR": "/tmp",
+    "USER": "agent",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
 PROXY_NAMES = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")
 
 
@@ -82,43 +88,84 @@ def run_one(config: HarnessConfig) -> Path:
         started = datetime.now(timezone.utc)
         if confined:
             readonly = tuple(sorted({exe.parent.absolute(), exe.resolve().parent}))
-            inv = adapter.build(str(exe), config.model, config.effort,
-                                agent_prompt(problem_dir, sandbox.WORKSPACE), Path(sandbox.HOME))
+            inv = adapter.build(
+                str(exe), config.model, config.effort, agent_prompt(problem_dir, sandbox.WORKSPACE), Path(sandbox.HOME)
+            )
             env = agent_env(config, adapter, inv.env, readonly, sandbox.HOME)
-            outcome, confinement = run_confined(config, scratch, list(inv.argv), env, readonly,
-                                                (REPO_ROOT, out, scratch_root, Path.home()), run_dir / "logs")
+            outcome, confinement = run_confined(
+                config,
+                scratch,
+                list(inv.argv),
+                env,
+                readonly,
+                (REPO_ROOT, out, scratch_root, Path.home()),
+                run_dir / "logs",
+            )
         else:
-            inv = adapter.build(str(exe), config.model, config.effort,
-                                agent_prompt(problem_dir, str(scratch.workspace)), scratch.home)
+            inv = adapter.build(
+                str(exe), config.model, config.effort, agent_prompt(problem_dir, str(scratch.workspace)), scratch.home
+            )
             env = agent_env(config, adapter, inv.env, (exe.parent,), str(scratch.home))
             (run_dir / "logs" / "sandbox.log").write_text("sandbox=none: the CLI ran without isolation\n")
-            outcome = run_with_budget(list(inv.argv), config.time_limit_s, run_dir / "logs" / "agent.stdout",
-                                      run_dir / "logs" / "agent.stderr", env=env, cwd=scratch.workspace)
+            outcome = run_with_budget(
+                list(inv.argv),
+                config.time_limit_s,
+                run_dir / "logs" / "agent.stdout",
+                run_dir / "logs" / "agent.stderr",
+                env=env,
+                cwd=scratch.workspace,
+            )
             confinement = {"sandbox": "none"}
-        got = judge(adapter, outcome, config.time_limit_s, run_dir / "logs" / "agent.stdout", run_dir,
-                    scratch.home, scratch.workspace)
+        got = judge(
+            adapter,
+            outcome,
+            config.time_limit_s,
+            run_dir / "logs" / "agent.stdout",
+            run_dir,
+            scratch.home,
+            scratch.workspace,
+        )
     finally:
         release_workspace(scratch)
     secrets = redact.secret_values(adapter.env_names)
     # Before scoring too: the scorer must not carry a secret the agent wrote into solution.py into its result.
     redactions = redact.redact_folder(run_dir, secrets)
 
-    agent = {"harness": adapter.name, "model": config.model, "effort": config.effort,
-             "effort_applied": inv.effort_applied, "run_dir": f"runs/{run_id}",
-             "transcript": str(got.transcript.relative_to(run_dir)) if got.transcript else None,
-             "tokens": got.tokens, "cost_usd": got.cost_usd, "wall_s": round(outcome.wall_s, 3),
-             "complete": got.complete, "incomplete_reason": got.incomplete_reason}
+    agent = {
+        "harness": adapter.name,
+        "model": config.model,
+        "effort": config.effort,
+        "effort_applied": inv.effort_applied,
+        "run_dir": f"runs/{run_id}",
+        "transcript": str(got.transcript.relative_to(run_dir)) if got.transcript else None,
+        "tokens": got.tokens,
+        "cost_usd": got.cost_usd,
+        "wall_s": round(outcome.wall_s, 3),
+        "complete": got.complete,
+        "incomplete_reason": got.incomplete_reason,
+    }
     score_env = scorer_env(config, secrets)
     scored = None
     if got.solution and config.score:
-        scored = score_solution(config.problem, got.solution, agent, out, config.device, config.score_args.split(),
-                                run_dir / "logs" / "score.log", score_env)
+        scored = score_solution(
+            config.problem,
+            got.solution,
+            agent,
+            out,
+            config.device,
+            config.score_args.split(),
+            run_dir / "logs" / "score.log",
+            score_env,
+        )
         if scored.result_path:
             shutil.copyfile(scored.result_path, run_dir / "result.json")
     why_unscored = "not scored: " + ("score=false" if not config.score else "no solution.py")
     redactions += redact.redact_folder(run_dir, secrets)  # the scorer's log and result, before publishing
-    hw = scored.result_path.parent.name if scored and scored.result_path else \
-        ("cpu" if config.device == "cpu" else "unscored")
+    hw = (
+        scored.result_path.parent.name
+        if scored and scored.result_path
+        else ("cpu" if config.device == "cpu" else "unscored")
+    )
     final = out / hw / "runs" / run_id
     if final.exists():  # an earlier attempt that never finished: keep it aside, never delete it
         stale = final.parent / ".stale" / f"{run_id}-{int(time.time())}"
@@ -133,19 +180,36 @@ def run_one(config: HarnessConfig) -> Path:
 
         transcript = final / got.transcript.relative_to(run_dir)
         page = write_transcript_page(transcript, final / "transcript.html", run_dir=final)
-    _write_json(final / "run.json", {
-        "schema": "ceiling.run/1", "run_id": run_id, "started_utc": started.isoformat(),
-        "config": dataclasses.asdict(config), "command": [Path(sys.executable).name, "-m", "harnesses.run"],
-        "agent_argv": list(inv.argv), "agent_env_names": sorted(env), "sandbox": config.sandbox,
-        "exit_code": outcome.exit_code, "timed_out": outcome.timed_out, "wall_s": round(outcome.wall_s, 3),
-        "complete": got.complete, "incomplete_reason": got.incomplete_reason, "agent": agent,
-        "confinement": confinement,
-        "native_files": [str(p.relative_to(run_dir)) for p in got.native],
-        "files": [dataclasses.asdict(k) for k in got.kept], "refused_files": list(got.refused),
-        "redactions": [dataclasses.asdict(r) for r in redactions],
-        "solution": "solution.py" if got.solution else None,
-        "score": {"status": scored.status if scored else why_unscored,
-                  "exit_code": scored.exit_code if scored else None,
-                  "result": str(scored.result_path) if scored and scored.result_path else None},
-        "page": "transcript.html" if page else None, "finished": True})
+    _write_json(
+        final / "run.json",
+        {
+            "schema": "ceiling.run/1",
+            "run_id": run_id,
+            "started_utc": started.isoformat(),
+            "config": dataclasses.asdict(config),
+            "command": [Path(sys.executable).name, "-m", "harnesses.run"],
+            "agent_argv": list(inv.argv),
+            "agent_env_names": sorted(env),
+            "sandbox": config.sandbox,
+            "exit_code": outcome.exit_code,
+            "timed_out": outcome.timed_out,
+            "wall_s": round(outcome.wall_s, 3),
+            "complete": got.complete,
+            "incomplete_reason": got.incomplete_reason,
+            "agent": agent,
+            "confinement": confinement,
+            "native_files": [str(p.relative_to(run_dir)) for p in got.native],
+            "files": [dataclasses.asdict(k) for k in got.kept],
+            "refused_files": list(got.refused),
+            "redactions": [dataclasses.asdict(r) for r in redactions],
+            "solution": "solution.py" if got.solution else None,
+            "score": {
+                "status": scored.status if scored else why_unscored,
+                "exit_code": scored.exit_code if scored else None,
+                "result": str(scored.result_path) if scored and scored.result_path else None,
+            },
+            "page": "transcript.html" if page else None,
+            "finished": True,
+        },
+    )
     return final

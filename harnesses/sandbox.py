@@ -33,10 +33,32 @@ PROXY_PORT = 3128
 MERGED_USR_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # /etc narrowed to what the CLIs, Python, compilers and TLS need; the rest of the host's /etc (shadow,
 # keys, service configs) is not there at all.
-ETC_KEPT = ("ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies", "ld.so.cache",
-            "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone", "nsswitch.conf",
-            "host.conf", "gai.conf", "protocols", "services", "mime.types", "os-release", "bash.bashrc",
-            "profile", "inputrc", "terminfo", "magic", "magic.mime")
+ETC_KEPT = (
+    "ssl",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "pki",
+    "crypto-policies",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "localtime",
+    "timezone",
+    "nsswitch.conf",
+    "host.conf",
+    "gai.conf",
+    "protocols",
+    "services",
+    "mime.types",
+    "os-release",
+    "bash.bashrc",
+    "profile",
+    "inputrc",
+    "terminfo",
+    "magic",
+    "magic.mime",
+)
 # /sys narrowed to the device tree NVML, CUDA and CPU-topology readers walk; not /sys/fs (the host's cgroups,
 # named after other runs) nor /sys/kernel.
 SYS_KEPT = ("devices", "bus", "class", "dev", "module")
@@ -72,8 +94,10 @@ class Prepared:
 def bwrap_path() -> str:
     found = shutil.which("bwrap")
     if not found:
-        raise SandboxError("bubblewrap (bwrap) is not installed: `apt-get install -y bubblewrap` "
-                           "(scripts/install_test_system_packages.sh), or run with sandbox=none (unsafe)")
+        raise SandboxError(
+            "bubblewrap (bwrap) is not installed: `apt-get install -y bubblewrap` "
+            "(scripts/install_test_system_packages.sh), or run with sandbox=none (unsafe)"
+        )
     return found
 
 
@@ -98,8 +122,10 @@ def _outermost(paths: set[Path]) -> list[Path]:
 def _write_run_files(policy: SandboxPolicy, user: agent_user.AgentUser) -> Path:
     folder = policy.files / "etc"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "passwd").write_text(f"agent:x:{user.uid}:{user.gid}:agent:{HOME}:/bin/bash\n"
-                                   "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
+    (folder / "passwd").write_text(
+        f"agent:x:{user.uid}:{user.gid}:agent:{HOME}:/bin/bash\n"
+        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+    )
     (folder / "group").write_text(f"agent:x:{user.gid}:\nnogroup:x:65534:\n")
     (folder / "hosts").write_text("127.0.0.1 localhost sandbox\n::1 localhost\n")
     shutil.copyfile(INIT_SOURCE, folder / "init.py")
@@ -132,8 +158,18 @@ def command(policy: SandboxPolicy, argv: list[str], env: dict[str, str], info_fd
         raise SandboxError("network=proxy needs the proxy's socket (harnesses/netproxy.py starts it)")
     user = agent_user.agent_user()
     etc = _write_run_files(policy, user)
-    cmd = [bwrap_path(), "--die-with-parent", "--new-session", "--unshare-all", "--unshare-user",
-           "--disable-userns", "--cap-drop", "ALL", "--hostname", "sandbox"]
+    cmd = [
+        bwrap_path(),
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "sandbox",
+    ]
     if policy.network == "host":
         cmd.append("--share-net")
     cmd += _system_args()
@@ -141,12 +177,26 @@ def command(policy: SandboxPolicy, argv: list[str], env: dict[str, str], info_fd
         cmd += ["--ro-bind", str(etc / name), f"/etc/{name}"]
     # /proc/sys read-only (a bind of the host's, whose per-namespace entries show the reader's namespaces):
     # the user namespace already refuses the host-global knobs, this refuses the run's own too.
-    cmd += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
-            "--size", str(policy.tmp_mb << 20), "--tmpfs", "/tmp"]
+    cmd += [
+        "--proc",
+        "/proc",
+        "--ro-bind",
+        "/proc/sys",
+        "/proc/sys",
+        "--dev",
+        "/dev",
+        "--size",
+        str(policy.tmp_mb << 20),
+        "--tmpfs",
+        "/tmp",
+    ]
     secrets = sorted({p.resolve() for p in policy.hidden})
     system = [Path("/usr")]
-    extra = [p for p in _outermost({p.resolve() for p in (*python_paths(), *policy.readonly)})
-             if not any(_under(p, m) for m in system)]
+    extra = [
+        p
+        for p in _outermost({p.resolve() for p in (*python_paths(), *policy.readonly)})
+        if not any(_under(p, m) for m in system)
+    ]
     staged = []
     for i, path in enumerate(extra):
         source = path
@@ -171,8 +221,19 @@ def command(policy: SandboxPolicy, argv: list[str], env: dict[str, str], info_fd
         init += ["--relay", f"{PROXY_PORT}:{RUN_DIR}/proxy.sock"]
     for name, value in policy.rlimits:
         init += ["--rlimit", f"{name}={value}"]
-    cmd += ["--bind", str(policy.workspace.resolve()), WORKSPACE, "--bind", str(policy.home.resolve()), HOME,
-            "--remount-ro", "/", "--chdir", WORKSPACE, "--clearenv"]  # the fresh root itself: read-only
+    cmd += [
+        "--bind",
+        str(policy.workspace.resolve()),
+        WORKSPACE,
+        "--bind",
+        str(policy.home.resolve()),
+        HOME,
+        "--remount-ro",
+        "/",
+        "--chdir",
+        WORKSPACE,
+        "--clearenv",
+    ]  # the fresh root itself: read-only
     for key, value in sorted(env.items()):
         cmd += ["--setenv", key, value]
     seccomp = seccomp_filter.filter_fd()
@@ -185,8 +246,14 @@ def command(policy: SandboxPolicy, argv: list[str], env: dict[str, str], info_fd
 def proxy_env() -> dict[str, str]:
     """What points the CLI at the relay (network=proxy): Node, Python and curl read these."""
     url = f"http://127.0.0.1:{PROXY_PORT}"
-    return {"HTTPS_PROXY": url, "HTTP_PROXY": url, "https_proxy": url, "http_proxy": url,
-            "NO_PROXY": "", "no_proxy": ""}
+    return {
+        "HTTPS_PROXY": url,
+        "HTTP_PROXY": url,
+        "https_proxy": url,
+        "http_proxy": url,
+        "NO_PROXY": "",
+        "no_proxy": "",
+    }
 
 
 def sandbox_path_env(readonly: tuple[Path, ...]) -> str:

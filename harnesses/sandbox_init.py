@@ -18,8 +18,13 @@ import socket
 import sys
 import threading
 
-RLIMITS = {"nproc": resource.RLIMIT_NPROC, "fsize": resource.RLIMIT_FSIZE, "core": resource.RLIMIT_CORE,
-           "nofile": resource.RLIMIT_NOFILE, "cpu": resource.RLIMIT_CPU}
+RLIMITS = {
+    "nproc": resource.RLIMIT_NPROC,
+    "fsize": resource.RLIMIT_FSIZE,
+    "core": resource.RLIMIT_CORE,
+    "nofile": resource.RLIMIT_NOFILE,
+    "cpu": resource.RLIMIT_CPU,
+}
 CHUNK_BYTES = 65536
 
 

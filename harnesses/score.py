@@ -24,22 +24,37 @@ class Scored:
     status: str  # the result's status, or why there is none
 
 
-def score_solution(problem: str, solution: Path, agent: dict, out: Path, device: str, extra: list[str],
-                   log: Path, env: dict | None = None) -> Scored:
+def score_solution(
+    problem: str,
+    solution: Path,
+    agent: dict,
+    out: Path,
+    device: str,
+    extra: list[str],
+    log: Path,
+    env: dict | None = None,
+) -> Scored:
     with tempfile.TemporaryDirectory(prefix="ceiling-score-") as tmp:
         copy = Path(tmp) / "solution.py"
         shutil.copyfile(solution, copy)
         agent_file = Path(tmp) / "agent.json"
         agent_file.write_text(json.dumps(agent, indent=1))
         # score_args (extra) may replace the defaults; the scorer refuses a key given twice (scoring/options.py)
-        argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"solution={copy}",
-                f"agent={agent_file}", f"out={out.resolve()}",
-                *with_overrides(["lines=none", f"device={device}"], extra)]
+        argv = [
+            sys.executable,
+            "-m",
+            "scoring.run",
+            f"problem={problem}",
+            f"solution={copy}",
+            f"agent={agent_file}",
+            f"out={out.resolve()}",
+            *with_overrides(["lines=none", f"device={device}"], extra),
+        ]
         proc = subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, text=True, env=env or dict(os.environ))
     log.write_text(f"$ {' '.join(argv)}\n{proc.stdout}\n--- stderr ---\n{proc.stderr}")
     lines = [line for line in proc.stdout.splitlines() if line.startswith("result: ")]
     if not lines:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         return Scored(None, proc.returncode, f"not scored: {tail}")
-    path = Path(lines[-1][len("result: "):].strip())
+    path = Path(lines[-1][len("result: ") :].strip())
     return Scored(path, proc.returncode, json.loads(path.read_text()).get("status", "?"))

@@ -39,8 +39,9 @@ _AGENT_KEYS = {"harness", "model", "effort", "efforts", "cli_dir"}
 
 @dataclass(frozen=True)
 class SweepOptions:
-    executor: str = opt("local", "local (this host's GPUs, one run per GPU) or slurm (one job per cell)",
-                        ("local", "slurm"))
+    executor: str = opt(
+        "local", "local (this host's GPUs, one run per GPU) or slurm (one job per cell)", ("local", "slurm")
+    )
     gpus: str = opt("auto", "local executor: GPU indices (comma list), auto (all that nvidia-smi lists) or none")
     out: str = opt("", "results root; empty = the sweep file's [run] out (default results)")
     device: str = opt("", "scorer device for every cell; empty = the sweep file's (default auto)")
@@ -72,15 +73,28 @@ def load_cells(path: Path, options: SweepOptions) -> tuple[list[HarnessConfig], 
     for i, agent in enumerate(agents):
         bad = set(agent) - _AGENT_KEYS
         if bad or "harness" not in agent:
-            raise _fail(path, f"agents[{i}]", f"keys {sorted(bad) or 'harness missing'}",
-                        f"use {', '.join(sorted(_AGENT_KEYS))} (harness is required)")
+            raise _fail(
+                path,
+                f"agents[{i}]",
+                f"keys {sorted(bad) or 'harness missing'}",
+                f"use {', '.join(sorted(_AGENT_KEYS))} (harness is required)",
+            )
         efforts = agent.get("efforts") or [agent.get("effort", "default")]
         for effort in efforts:
             for problem in problems:
                 for trial in range(trials):
-                    cells.append(dataclasses.replace(
-                        base, harness=agent["harness"], model=agent.get("model", ""), effort=effort,
-                        problem=problem, trial=trial, cli_dir=agent.get("cli_dir", base.cli_dir), run_id=""))
+                    cells.append(
+                        dataclasses.replace(
+                            base,
+                            harness=agent["harness"],
+                            model=agent.get("model", ""),
+                            effort=effort,
+                            problem=problem,
+                            trial=trial,
+                            cli_dir=agent.get("cli_dir", base.cli_dir),
+                            run_id="",
+                        )
+                    )
     ids = [c.effective_run_id() for c in cells]
     if len(set(ids)) != len(ids):
         raise _fail(path, "agents", "two cells share a run id", "list each harness/model/effort once")
@@ -103,13 +117,17 @@ def summarize(cells: list[HarnessConfig]) -> str:
             result = json.loads((run_dir / "result.json").read_text())
             if result["score"]["fraction"] is not None:  # null: a passed run with no headline shapes
                 row["fractions"].append(result["score"]["fraction"])
-    head = f"{'harness':<10} {'model':<22} {'effort':<8} {'problem':<14} {'runs':>5} {'complete':>9} " \
-           f"{'passed':>7} {'best':>7}"
+    head = (
+        f"{'harness':<10} {'model':<22} {'effort':<8} {'problem':<14} {'runs':>5} {'complete':>9} "
+        f"{'passed':>7} {'best':>7}"
+    )
     lines = [head, "-" * len(head)]
     for (harness, model, effort, problem), row in rows.items():
         best = f"{max(row['fractions']):.3f}" if row["fractions"] else "-"
-        lines.append(f"{harness:<10} {model:<22} {effort:<8} {problem:<14} {row['runs']:>5} {row['complete']:>9} "
-                     f"{row['passed']:>7} {best:>7}")
+        lines.append(
+            f"{harness:<10} {model:<22} {effort:<8} {problem:<14} {row['runs']:>5} {row['complete']:>9} "
+            f"{row['passed']:>7} {best:>7}"
+        )
     return "\n".join(lines)
 
 
@@ -121,16 +139,19 @@ def main(argv: list[str]) -> int:
 
     if argv[0] == "cell":  # what a SLURM job runs: cell CELLS.json INDEX
         if len(argv) != 3 or not argv[2].isdigit() or not Path(argv[1]).is_file():
-            print(f"error: cell takes CELLS.json INDEX (an existing file and a number), got {' '.join(argv[1:])!r}",
-                  file=sys.stderr)
+            print(
+                f"error: cell takes CELLS.json INDEX (an existing file and a number), got {' '.join(argv[1:])!r}",
+                file=sys.stderr,
+            )
             return 2
         return executors.run_cell_from_file(Path(argv[1]), int(argv[2]))
     try:
         if argv[0].startswith("-") or "=" in argv[0]:
             raise OptionError(f"{argv[0]}: the sweep file comes first: {USAGE}")
         if not Path(argv[0]).is_file():
-            raise OptionError(f"{argv[0]}: no such sweep file; give a TOML file (`python -m harnesses.sweep help` "
-                              "shows its format)")
+            raise OptionError(
+                f"{argv[0]}: no such sweep file; give a TOML file (`python -m harnesses.sweep help` shows its format)"
+            )
         options = parse(SweepOptions, argv[1:], "python -m harnesses.sweep")
         cells, slurm = load_cells(Path(argv[0]), options)
     except (OptionError, OSError, tomllib.TOMLDecodeError) as exc:

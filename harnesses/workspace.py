@@ -39,11 +39,15 @@ def public_problem(problem_dir: Path) -> dict:
     def shapes(profile: str) -> list[dict]:
         return [{"name": s.name, "params": dict(s.params)} for s in spec.shapes_for(profile).visible]
 
-    return {"name": problem_dir.name, "title": spec.title, "summary": spec.summary, "precision": spec.precision,
-            "tolerance": {"rtol": spec.tolerance.rtol, "atol": spec.tolerance.atol,
-                          "normwise": spec.tolerance.normwise},
-            "forbidden_ops": list(spec.forbidden_ops),
-            "visible_shapes": {"gpu": shapes("gpu"), "cpu": shapes("cpu")}}
+    return {
+        "name": problem_dir.name,
+        "title": spec.title,
+        "summary": spec.summary,
+        "precision": spec.precision,
+        "tolerance": {"rtol": spec.tolerance.rtol, "atol": spec.tolerance.atol, "normwise": spec.tolerance.normwise},
+        "forbidden_ops": list(spec.forbidden_ops),
+        "visible_shapes": {"gpu": shapes("gpu"), "cpu": shapes("cpu")},
+    }
 
 
 def make_workspace(problem_dir: Path, dest: Path) -> Path:

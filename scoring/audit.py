@@ -83,8 +83,9 @@ def _number(value: str) -> float:
 
 def judge_tensor_precision(kernels: list[dict], expect: str, formula_flops: int) -> tuple[str, dict]:
     """Outcome and evidence from profiled kernels for a problem whose tensor work must use `expect`."""
-    totals = {precision: sum(_number(k.get(metric, "")) for k in kernels)
-              for precision, metric in PRECISION_METRICS.items()}
+    totals = {
+        precision: sum(_number(k.get(metric, "")) for k in kernels) for precision, metric in PRECISION_METRICS.items()
+    }
     evidence = {
         "kernels": [k.get("Kernel Name", "?") for k in kernels],
         "tensor_ops_by_source_precision": totals,
@@ -101,7 +102,10 @@ def judge_tensor_precision(kernels: list[dict], expect: str, formula_flops: int)
     share = evidence["executed_share_of_formula"]
     if share < MIN_EXECUTED_SHARE:
         x = "X20" if share == 0 else "X22"
-        return f"failed ({x}: {expect} tensor ops executed = {share:.3f} of the formula's {formula_flops:.4g})", evidence
+        return (
+            f"failed ({x}: {expect} tensor ops executed = {share:.3f} of the formula's {formula_flops:.4g})",
+            evidence,
+        )
     return "passed", evidence
 
 
@@ -114,8 +118,23 @@ def judge_kernel_names(kernel_names: list[str]) -> str:
 
 def ncu_command(ncu: str, metrics: str, report: Path) -> list[str]:
     """ncu collecting `metrics` for the kernels inside the AUDIT_RANGE NVTX range only, clocks untouched."""
-    return [ncu, "--clock-control", "none", "--nvtx", "--nvtx-include", f"{AUDIT_RANGE}/", "--metrics", metrics,
-            "--csv", "--page", "raw", "--print-units", "base", "--log-file", str(report)]
+    return [
+        ncu,
+        "--clock-control",
+        "none",
+        "--nvtx",
+        "--nvtx-include",
+        f"{AUDIT_RANGE}/",
+        "--metrics",
+        metrics,
+        "--csv",
+        "--page",
+        "raw",
+        "--print-units",
+        "base",
+        "--log-file",
+        str(report),
+    ]
 
 
 def _read_report(report: Path, returncode: int | None) -> tuple[list[dict] | None, str | None]:
@@ -126,8 +145,9 @@ def _read_report(report: Path, returncode: int | None) -> tuple[list[dict] | Non
     return parse_ncu_csv(text), None
 
 
-def profile_one_call(problem, solution_path: Path, shape: dict, device: str, seed: int, log_path: Path,
-                     metrics: str) -> tuple[list[dict] | None, str, str | None]:
+def profile_one_call(
+    problem, solution_path: Path, shape: dict, device: str, seed: int, log_path: Path, metrics: str
+) -> tuple[list[dict] | None, str, str | None]:
     """Run one call of the solution at `shape` under ncu with `metrics`: (kernels, ncu path, None), or
     (None, ncu path or "", why not) when ncu is missing or fails."""
     ncu = find_ncu()
@@ -135,15 +155,31 @@ def profile_one_call(problem, solution_path: Path, shape: dict, device: str, see
         return None, "", "Nsight Compute `ncu` not found on this machine"
     with tempfile.TemporaryDirectory(prefix="ceiling-audit-") as tmp:
         task_path = Path(tmp) / "task.json"
-        task_path.write_text(json.dumps({"problem_dir": str(problem.spec.directory), "solution_path": str(solution_path),
-                                         "shape": dict(shape), "device": device, "seed": seed}))
+        task_path.write_text(
+            json.dumps(
+                {
+                    "problem_dir": str(problem.spec.directory),
+                    "solution_path": str(solution_path),
+                    "shape": dict(shape),
+                    "device": device,
+                    "seed": seed,
+                }
+            )
+        )
         report = Path(tmp) / "ncu.csv"
         command = ncu_command(ncu, metrics, report) + [sys.executable, "-m", "scoring.audit_target", str(task_path)]
         env = child_env(device)  # compiled Triton, whatever the caller's TRITON_INTERPRET says
         try:
             with open(log_path, "ab") as log:
-                completed = subprocess.run(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                           stdin=subprocess.DEVNULL, timeout=NCU_TIMEOUT_S)
+                completed = subprocess.run(
+                    command,
+                    cwd=REPO_ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    timeout=NCU_TIMEOUT_S,
+                )
         except subprocess.TimeoutExpired:
             return None, ncu, f"ncu did not finish within {NCU_TIMEOUT_S} s"
         kernels, why_not = _read_report(report, completed.returncode)
@@ -162,8 +198,9 @@ def judge_representative(profiled_names: list[str] | None, timed_names: list[str
     only_timed, only_profiled = sorted(timed - profiled), sorted(profiled - timed)
     if not only_timed and not only_profiled:
         return "passed", evidence
-    parts = ([f"timed calls launched {', '.join(only_timed)}"] if only_timed else []) + \
-            ([f"only the profiled call launched {', '.join(only_profiled)}"] if only_profiled else [])
+    parts = ([f"timed calls launched {', '.join(only_timed)}"] if only_timed else []) + (
+        [f"only the profiled call launched {', '.join(only_profiled)}"] if only_profiled else []
+    )
     return f"failed (X13: the profiled call is not like the timed calls it stands for: {'; '.join(parts)})", evidence
 
 
@@ -207,8 +244,10 @@ AFTER_THE_CALL = "after the call:"  # CounterReader.why_not when collecting the 
 
 def _profiled_rows(ranges: list[dict]) -> list[dict]:
     """The counter reader's ranges as the judges read ncu's rows (metric name -> value, a kernel name)."""
-    return [{**{k: str(v) for k, v in r.items() if k != "range"}, "Kernel Name": f"kernel {r.get('range', '?')}"}
-            for r in ranges]
+    return [
+        {**{k: str(v) for k, v in r.items() if k != "range"}, "Kernel Name": f"kernel {r.get('range', '?')}"}
+        for r in ranges
+    ]
 
 
 def run_audits(problem, solution_shapes: list[dict], profile: str, audited: tuple | None) -> list[dict]:
@@ -218,10 +257,14 @@ def run_audits(problem, solution_shapes: list[dict], profile: str, audited: tupl
     shape_result = next((s for s in solution_shapes if audited and s.get("name") == audited[0].name), None)
     taken = (shape_result or {}).get("audit_profile")
     for audit in problem.spec.audits:
-        record = {"id": "tensor_precision", "classes": ["X20", "X22"], "expect": audit.expect,
-                  "process": "the scoring worker itself: CUPTI range profiler, kernel replay, on timed calls drawn "
-                             "with the run's secret seed, the last drawn judged: each timed call equally likely "
-                             "(scoring/counters.py, AuditReservoir)"}
+        record = {
+            "id": "tensor_precision",
+            "classes": ["X20", "X22"],
+            "expect": audit.expect,
+            "process": "the scoring worker itself: CUPTI range profiler, kernel replay, on timed calls drawn "
+            "with the run's secret seed, the last drawn judged: each timed call equally likely "
+            "(scoring/counters.py, AuditReservoir)",
+        }
         if profile == "cpu":
             record["outcome"] = "not verified (CPU profile: no GPU counters to read)"
         elif audited is None:
@@ -230,24 +273,45 @@ def run_audits(problem, solution_shapes: list[dict], profile: str, audited: tupl
             # The profiler ran, and what the solution's call did defeated it (more kernels than it takes, ranges
             # dropped): an audit the solution made impossible fails the run (X31); "not verified" is kept for
             # what the machine cannot do.
-            record.update(shape=audited[0].name,
-                          outcome=f"failed (X31: the audit could not follow the solution's call: {taken['why_not']})")
+            record.update(
+                shape=audited[0].name,
+                outcome=f"failed (X31: the audit could not follow the solution's call: {taken['why_not']})",
+            )
         elif not taken or not taken.get("ranges"):
             why = (taken or {}).get("why_not") or "the profiled call's shape reported no counters"
             record.update(shape=audited[0].name, outcome=f"not verified ({why})")
         else:
-            record.update(shape=audited[0].name, timed_call_index=taken["timed_call_index"],
-                          timed_calls=taken.get("timed_calls"), calls_profiled=taken.get("calls_profiled"))
-            outcome, evidence = judge_tensor_precision(_profiled_rows(taken["ranges"]), audit.expect,
-                                                       problem.flops(audited[0].params))
+            record.update(
+                shape=audited[0].name,
+                timed_call_index=taken["timed_call_index"],
+                timed_calls=taken.get("timed_calls"),
+                calls_profiled=taken.get("calls_profiled"),
+            )
+            outcome, evidence = judge_tensor_precision(
+                _profiled_rows(taken["ranges"]), audit.expect, problem.flops(audited[0].params)
+            )
             record.update(outcome=outcome, evidence=evidence)
         audits.append(record)
         if taken and taken.get("ranges"):
             outcome, evidence = judge_representative(taken.get("launch_names"), taken.get("timed_calls_launch_names"))
-            audits.append({"id": "profiled_call_representative", "classes": ["X13"], "shape": record.get("shape"),
-                           "outcome": outcome, "evidence": evidence})
+            audits.append(
+                {
+                    "id": "profiled_call_representative",
+                    "classes": ["X13"],
+                    "shape": record.get("shape"),
+                    "outcome": outcome,
+                    "evidence": evidence,
+                }
+            )
         kernel_record = (shape_result or {}).get("kernel_record", {})
         names_outcome = kernel_record.get("vendor_kernels") or kernel_record.get("outcome") or record["outcome"]
-        audits.append({"id": "vendor_kernels", "classes": ["X21"], "shape": record.get("shape"),
-                       "outcome": names_outcome, "evidence": {"kernels": kernel_record.get("kernel_names", [])}})
+        audits.append(
+            {
+                "id": "vendor_kernels",
+                "classes": ["X21"],
+                "shape": record.get("shape"),
+                "outcome": names_outcome,
+                "evidence": {"kernels": kernel_record.get("kernel_names", [])},
+            }
+        )
     return audits

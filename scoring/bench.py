@@ -51,24 +51,38 @@ def _timed_once(timer: GpuTimer | CpuTimer, fn: Callable[[], Any]) -> CallTiming
     return timing
 
 
-def time_calls(fn: Callable[[], Any], *, device: str | torch.device = "cuda",
-               warmup_calls: int = SCORER_POLICY.warmup_calls, warmup_s: float = SCORER_POLICY.warmup_s,
-               min_calls: int = SCORER_POLICY.min_calls, min_timed_s: float = SCORER_POLICY.min_timed_s,
-               max_calls: int = SCORER_POLICY.max_calls,
-               target_rse: float = SCORER_POLICY.target_rse, budget_s: float = SCORER_POLICY.budget_s,
-               timer: GpuTimer | CpuTimer | None = None) -> TimingStats:
+def time_calls(
+    fn: Callable[[], Any],
+    *,
+    device: str | torch.device = "cuda",
+    warmup_calls: int = SCORER_POLICY.warmup_calls,
+    warmup_s: float = SCORER_POLICY.warmup_s,
+    min_calls: int = SCORER_POLICY.min_calls,
+    min_timed_s: float = SCORER_POLICY.min_timed_s,
+    max_calls: int = SCORER_POLICY.max_calls,
+    target_rse: float = SCORER_POLICY.target_rse,
+    budget_s: float = SCORER_POLICY.budget_s,
+    timer: GpuTimer | CpuTimer | None = None,
+) -> TimingStats:
     """Time `fn()` until its median is stable (the scorer's rule); the statistics are scoring.timing's.
 
     `device` picks the scorer's timer (`timer_for`); `timer` passes one in instead. Warm-up runs at least
     `warmup_calls` calls and `warmup_s` seconds (clocks idle low until work arrives), each through the
     timer like the timed calls."""
     if min_calls < 1 or max_calls < min_calls:
-        raise ValueError(f"time_calls: need 1 <= min_calls <= max_calls, got min_calls={min_calls}, "
-                         f"max_calls={max_calls}")
+        raise ValueError(
+            f"time_calls: need 1 <= min_calls <= max_calls, got min_calls={min_calls}, max_calls={max_calls}"
+        )
     timer = timer or timer_for(str(device))
-    policy = TimingPolicy(warmup_calls=warmup_calls, warmup_s=warmup_s, min_calls=min_calls,
-                          min_timed_s=min_timed_s, max_calls=max_calls,
-                          target_rse=target_rse, budget_s=budget_s)
+    policy = TimingPolicy(
+        warmup_calls=warmup_calls,
+        warmup_s=warmup_s,
+        min_calls=min_calls,
+        min_timed_s=min_timed_s,
+        max_calls=max_calls,
+        target_rse=target_rse,
+        budget_s=budget_s,
+    )
     warm_start, warm = time.perf_counter(), 0
     while warm < policy.warmup_calls or time.perf_counter() - warm_start < policy.warmup_s:
         _timed_once(timer, fn)

@@ -35,8 +35,9 @@ class OutputContractError(Exception):
 
 def check_output_contract(out, shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> None:
     if type(out) is not torch.Tensor:  # subclasses (lazy tensors, wrappers) are refused outright
-        raise OutputContractError(f"returned {type(out).__module__}.{type(out).__qualname__}, "
-                                  "expected a plain torch.Tensor")
+        raise OutputContractError(
+            f"returned {type(out).__module__}.{type(out).__qualname__}, expected a plain torch.Tensor"
+        )
     if tuple(out.shape) != tuple(shape):
         raise OutputContractError(f"shape {tuple(out.shape)}, expected {tuple(shape)}")
     if out.dtype != dtype:
@@ -52,8 +53,16 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> CheckStats:
     ref64 = ref.detach().to(torch.float64)
     nonfinite = int((~torch.isfinite(out64)).sum().item())
     if nonfinite:
-        return CheckStats(False, float("inf"), float("inf"), float("inf"), nonfinite, nonfinite,
-                          f"{nonfinite} NaN/Inf elements", elements=out64.numel())
+        return CheckStats(
+            False,
+            float("inf"),
+            float("inf"),
+            float("inf"),
+            nonfinite,
+            nonfinite,
+            f"{nonfinite} NaN/Inf elements",
+            elements=out64.numel(),
+        )
     err = (out64 - ref64).abs()
     bound = tol.atol + tol.rtol * ref64.abs()
     bad = int((err > bound).sum().item())
@@ -62,10 +71,24 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> CheckStats:
     ref_norm = float(torch.linalg.vector_norm(ref64).item())
     normwise = float(torch.linalg.vector_norm(out64 - ref64).item()) / max(ref_norm, 1e-300)
     passed = bad == 0 and normwise <= tol.normwise
-    detail = "" if passed else (f"{bad} of {ref64.numel()} elements outside atol+rtol*|ref|; "
-                                f"normwise error {normwise:.3g} (bound {tol.normwise:g})")
-    return CheckStats(passed, float(err.max().item()) if err.numel() else 0.0, max_rel, normwise, bad, 0, detail,
-                      elements=ref64.numel())
+    detail = (
+        ""
+        if passed
+        else (
+            f"{bad} of {ref64.numel()} elements outside atol+rtol*|ref|; "
+            f"normwise error {normwise:.3g} (bound {tol.normwise:g})"
+        )
+    )
+    return CheckStats(
+        passed,
+        float(err.max().item()) if err.numel() else 0.0,
+        max_rel,
+        normwise,
+        bad,
+        0,
+        detail,
+        elements=ref64.numel(),
+    )
 
 
 def worst(stats: list[CheckStats]) -> CheckStats:

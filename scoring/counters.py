@@ -67,8 +67,14 @@ class ProfileRefused(RuntimeError):
 
 
 # -- parameter structs (x86-64 natural alignment; every one starts with structSize and pPriv) ----------------
-_size_t, _void_p, _enum, _u8, _u16, _u32 = (ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_uint8,
-                                            ctypes.c_uint16, ctypes.c_uint32)
+_size_t, _void_p, _enum, _u8, _u16, _u32 = (
+    ctypes.c_size_t,
+    ctypes.c_void_p,
+    ctypes.c_int,
+    ctypes.c_uint8,
+    ctypes.c_uint16,
+    ctypes.c_uint32,
+)
 _HEADER = [("structSize", _size_t), ("pPriv", _void_p)]
 
 
@@ -100,19 +106,34 @@ class CUpti_Device_GetChipName_Params(_Params):  # cupti_target.h
 
 
 class CUpti_Profiler_GetCounterAvailability_Params(_Params):  # cupti_profiler_target.h
-    _fields_ = _HEADER + [("ctx", _void_p), ("counterAvailabilityImageSize", _size_t),
-                          ("pCounterAvailabilityImage", _void_p)]
+    _fields_ = _HEADER + [
+        ("ctx", _void_p),
+        ("counterAvailabilityImageSize", _size_t),
+        ("pCounterAvailabilityImage", _void_p),
+    ]
 
 
 class CUpti_Profiler_DeviceSupported_Params(_Params):  # cupti_profiler_target.h
-    _fields_ = _HEADER + [("cuDevice", ctypes.c_int), ("isSupported", _enum), ("architecture", _enum),
-                          ("sli", _enum), ("vGpu", _enum), ("confidentialCompute", _enum), ("cmp", _enum),
-                          ("wsl", _enum), ("api", _enum)]
+    _fields_ = _HEADER + [
+        ("cuDevice", ctypes.c_int),
+        ("isSupported", _enum),
+        ("architecture", _enum),
+        ("sli", _enum),
+        ("vGpu", _enum),
+        ("confidentialCompute", _enum),
+        ("cmp", _enum),
+        ("wsl", _enum),
+        ("api", _enum),
+    ]
 
 
 class CUpti_Profiler_Host_Initialize_Params(_Params):  # cupti_profiler_host.h
-    _fields_ = _HEADER + [("profilerType", _enum), ("pChipName", ctypes.c_char_p),
-                          ("pCounterAvailabilityImage", _void_p), ("pHostObject", _void_p)]
+    _fields_ = _HEADER + [
+        ("profilerType", _enum),
+        ("pChipName", ctypes.c_char_p),
+        ("pCounterAvailabilityImage", _void_p),
+        ("pHostObject", _void_p),
+    ]
 
 
 class CUpti_Profiler_Host_Deinitialize_Params(_Params):
@@ -120,8 +141,11 @@ class CUpti_Profiler_Host_Deinitialize_Params(_Params):
 
 
 class CUpti_Profiler_Host_ConfigAddMetrics_Params(_Params):
-    _fields_ = _HEADER + [("pHostObject", _void_p), ("ppMetricNames", ctypes.POINTER(ctypes.c_char_p)),
-                          ("numMetrics", _size_t)]
+    _fields_ = _HEADER + [
+        ("pHostObject", _void_p),
+        ("ppMetricNames", ctypes.POINTER(ctypes.c_char_p)),
+        ("numMetrics", _size_t),
+    ]
 
 
 class CUpti_Profiler_Host_GetConfigImageSize_Params(_Params):
@@ -137,10 +161,15 @@ class CUpti_Profiler_Host_GetNumOfPasses_Params(_Params):
 
 
 class CUpti_Profiler_Host_EvaluateToGpuValues_Params(_Params):
-    _fields_ = _HEADER + [("pHostObject", _void_p), ("pCounterDataImage", _void_p),
-                          ("counterDataImageSize", _size_t), ("rangeIndex", _size_t),
-                          ("ppMetricNames", ctypes.POINTER(ctypes.c_char_p)), ("numMetrics", _size_t),
-                          ("pMetricValues", ctypes.POINTER(ctypes.c_double))]
+    _fields_ = _HEADER + [
+        ("pHostObject", _void_p),
+        ("pCounterDataImage", _void_p),
+        ("counterDataImageSize", _size_t),
+        ("rangeIndex", _size_t),
+        ("ppMetricNames", ctypes.POINTER(ctypes.c_char_p)),
+        ("numMetrics", _size_t),
+        ("pMetricValues", ctypes.POINTER(ctypes.c_double)),
+    ]
 
 
 class CUpti_RangeProfiler_Enable_Params(_Params):  # cupti_range_profiler.h
@@ -156,16 +185,29 @@ class CUpti_RangeProfiler_Start_Params(_Params):
 
 
 class CUpti_RangeProfiler_Stop_Params(_Params):
-    _fields_ = _HEADER + [("pRangeProfilerObject", _void_p), ("passIndex", _size_t),
-                          ("targetNestingLevel", _size_t), ("isAllPassSubmitted", _u8)]
+    _fields_ = _HEADER + [
+        ("pRangeProfilerObject", _void_p),
+        ("passIndex", _size_t),
+        ("targetNestingLevel", _size_t),
+        ("isAllPassSubmitted", _u8),
+    ]
 
 
 class CUpti_RangeProfiler_SetConfig_Params(_Params):
-    _fields_ = _HEADER + [("pRangeProfilerObject", _void_p), ("configSize", _size_t), ("pConfig", _void_p),
-                          ("counterDataImageSize", _size_t), ("pCounterDataImage", _void_p),
-                          ("range", _enum), ("replayMode", _enum), ("maxRangesPerPass", _size_t),
-                          ("numNestingLevels", _u16), ("minNestingLevel", _u16), ("passIndex", _size_t),
-                          ("targetNestingLevel", _u16)]
+    _fields_ = _HEADER + [
+        ("pRangeProfilerObject", _void_p),
+        ("configSize", _size_t),
+        ("pConfig", _void_p),
+        ("counterDataImageSize", _size_t),
+        ("pCounterDataImage", _void_p),
+        ("range", _enum),
+        ("replayMode", _enum),
+        ("maxRangesPerPass", _size_t),
+        ("numNestingLevels", _u16),
+        ("minNestingLevel", _u16),
+        ("passIndex", _size_t),
+        ("targetNestingLevel", _u16),
+    ]
 
 
 class CUpti_RangeProfiler_DecodeData_Params(_Params):
@@ -173,38 +215,61 @@ class CUpti_RangeProfiler_DecodeData_Params(_Params):
 
 
 class CUpti_RangeProfiler_GetCounterDataSize_Params(_Params):
-    _fields_ = _HEADER + [("pRangeProfilerObject", _void_p), ("pMetricNames", ctypes.POINTER(ctypes.c_char_p)),
-                          ("numMetrics", _size_t), ("maxNumOfRanges", _size_t), ("maxNumRangeTreeNodes", _u32),
-                          ("counterDataSize", _size_t)]
+    _fields_ = _HEADER + [
+        ("pRangeProfilerObject", _void_p),
+        ("pMetricNames", ctypes.POINTER(ctypes.c_char_p)),
+        ("numMetrics", _size_t),
+        ("maxNumOfRanges", _size_t),
+        ("maxNumRangeTreeNodes", _u32),
+        ("counterDataSize", _size_t),
+    ]
 
 
 class CUpti_RangeProfiler_CounterDataImage_Initialize_Params(_Params):
-    _fields_ = _HEADER + [("pRangeProfilerObject", _void_p), ("counterDataSize", _size_t),
-                          ("pCounterData", _void_p)]
+    _fields_ = _HEADER + [("pRangeProfilerObject", _void_p), ("counterDataSize", _size_t), ("pCounterData", _void_p)]
 
 
 class CUpti_RangeProfiler_GetCounterDataInfo_Params(_Params):
-    _fields_ = _HEADER + [("pCounterDataImage", _void_p), ("counterDataImageSize", _size_t),
-                          ("numTotalRanges", _size_t)]
+    _fields_ = _HEADER + [
+        ("pCounterDataImage", _void_p),
+        ("counterDataImageSize", _size_t),
+        ("numTotalRanges", _size_t),
+    ]
 
 
 class CUpti_RangeProfiler_CounterData_GetRangeInfo_Params(_Params):
-    _fields_ = _HEADER + [("pCounterDataImage", _void_p), ("counterDataImageSize", _size_t),
-                          ("rangeIndex", _size_t), ("rangeDelimiter", ctypes.c_char_p),
-                          ("rangeName", ctypes.c_char_p)]
+    _fields_ = _HEADER + [
+        ("pCounterDataImage", _void_p),
+        ("counterDataImageSize", _size_t),
+        ("rangeIndex", _size_t),
+        ("rangeDelimiter", ctypes.c_char_p),
+        ("rangeName", ctypes.c_char_p),
+    ]
 
 
 PARAMS_STRUCTS = (
-    CUpti_Profiler_Initialize_Params, CUpti_Profiler_DeInitialize_Params, CUpti_Device_GetChipName_Params,
-    CUpti_Profiler_GetCounterAvailability_Params, CUpti_Profiler_DeviceSupported_Params,
-    CUpti_Profiler_Host_Initialize_Params, CUpti_Profiler_Host_Deinitialize_Params,
-    CUpti_Profiler_Host_ConfigAddMetrics_Params, CUpti_Profiler_Host_GetConfigImageSize_Params,
-    CUpti_Profiler_Host_GetConfigImage_Params, CUpti_Profiler_Host_GetNumOfPasses_Params,
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params, CUpti_RangeProfiler_Enable_Params,
-    CUpti_RangeProfiler_Disable_Params, CUpti_RangeProfiler_Start_Params, CUpti_RangeProfiler_Stop_Params,
-    CUpti_RangeProfiler_SetConfig_Params, CUpti_RangeProfiler_DecodeData_Params,
-    CUpti_RangeProfiler_GetCounterDataSize_Params, CUpti_RangeProfiler_CounterDataImage_Initialize_Params,
-    CUpti_RangeProfiler_GetCounterDataInfo_Params, CUpti_RangeProfiler_CounterData_GetRangeInfo_Params,
+    CUpti_Profiler_Initialize_Params,
+    CUpti_Profiler_DeInitialize_Params,
+    CUpti_Device_GetChipName_Params,
+    CUpti_Profiler_GetCounterAvailability_Params,
+    CUpti_Profiler_DeviceSupported_Params,
+    CUpti_Profiler_Host_Initialize_Params,
+    CUpti_Profiler_Host_Deinitialize_Params,
+    CUpti_Profiler_Host_ConfigAddMetrics_Params,
+    CUpti_Profiler_Host_GetConfigImageSize_Params,
+    CUpti_Profiler_Host_GetConfigImage_Params,
+    CUpti_Profiler_Host_GetNumOfPasses_Params,
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params,
+    CUpti_RangeProfiler_Enable_Params,
+    CUpti_RangeProfiler_Disable_Params,
+    CUpti_RangeProfiler_Start_Params,
+    CUpti_RangeProfiler_Stop_Params,
+    CUpti_RangeProfiler_SetConfig_Params,
+    CUpti_RangeProfiler_DecodeData_Params,
+    CUpti_RangeProfiler_GetCounterDataSize_Params,
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params,
+    CUpti_RangeProfiler_GetCounterDataInfo_Params,
+    CUpti_RangeProfiler_CounterData_GetRangeInfo_Params,
 )
 
 
@@ -232,8 +297,7 @@ class CounterReader:
     """In-process hardware counters of one call: CUPTI's range profiler, auto range (one range per kernel),
     kernel replay."""
 
-    def __init__(self, metrics: tuple[str, ...] = AUDIT_METRICS, device_index: int = 0,
-                 max_ranges: int = MAX_RANGES):
+    def __init__(self, metrics: tuple[str, ...] = AUDIT_METRICS, device_index: int = 0, max_ranges: int = MAX_RANGES):
         self.metrics = tuple(metrics)
         self.device_index = device_index
         self.max_ranges = max_ranges
@@ -270,10 +334,15 @@ class CounterReader:
         return self._ready
 
     def describe(self) -> dict:
-        return {"tool": f"CUPTI range profiler in process ({self.path})" if self._ready else None,
-                "chip": self.chip, "passes": self.passes, "metrics": list(self.metrics),
-                "counter_availability": self.counter_availability, "device_support": self.device_support,
-                "why_not": self.why_not}
+        return {
+            "tool": f"CUPTI range profiler in process ({self.path})" if self._ready else None,
+            "chip": self.chip,
+            "passes": self.passes,
+            "metrics": list(self.metrics),
+            "counter_availability": self.counter_availability,
+            "device_support": self.device_support,
+            "why_not": self.why_not,
+        }
 
     # -- building: libraries, profiler, host object, config image --------------------------------------------
     def _build(self) -> None:
@@ -303,21 +372,34 @@ class CounterReader:
         self._availability_image = self._counter_availability()
         self._chip_name = self.chip.encode()
         host = CUpti_Profiler_Host_Initialize_Params(
-            profilerType=CUPTI_PROFILER_TYPE_RANGE_PROFILER, pChipName=self._chip_name,
-            pCounterAvailabilityImage=(ctypes.addressof(self._availability_image)
-                                       if self._availability_image is not None else None))
+            profilerType=CUPTI_PROFILER_TYPE_RANGE_PROFILER,
+            pChipName=self._chip_name,
+            pCounterAvailabilityImage=(
+                ctypes.addressof(self._availability_image) if self._availability_image is not None else None
+            ),
+        )
         self._call("cuptiProfilerHostInitialize", host)
         self._host_object = host.pHostObject
-        self._call("cuptiProfilerHostConfigAddMetrics", CUpti_Profiler_Host_ConfigAddMetrics_Params(
-            pHostObject=self._host_object, ppMetricNames=self._metric_names, numMetrics=len(self.metrics)))
+        self._call(
+            "cuptiProfilerHostConfigAddMetrics",
+            CUpti_Profiler_Host_ConfigAddMetrics_Params(
+                pHostObject=self._host_object, ppMetricNames=self._metric_names, numMetrics=len(self.metrics)
+            ),
+        )
         size = CUpti_Profiler_Host_GetConfigImageSize_Params(pHostObject=self._host_object)
         self._call("cuptiProfilerHostGetConfigImageSize", size)
         self._config_image = _byte_buffer(size.configImageSize)
-        self._call("cuptiProfilerHostGetConfigImage", CUpti_Profiler_Host_GetConfigImage_Params(
-            pHostObject=self._host_object, configImageSize=size.configImageSize,
-            pConfigImage=ctypes.addressof(self._config_image)))
-        passes = CUpti_Profiler_Host_GetNumOfPasses_Params(configImageSize=size.configImageSize,
-                                                           pConfigImage=ctypes.addressof(self._config_image))
+        self._call(
+            "cuptiProfilerHostGetConfigImage",
+            CUpti_Profiler_Host_GetConfigImage_Params(
+                pHostObject=self._host_object,
+                configImageSize=size.configImageSize,
+                pConfigImage=ctypes.addressof(self._config_image),
+            ),
+        )
+        passes = CUpti_Profiler_Host_GetNumOfPasses_Params(
+            configImageSize=size.configImageSize, pConfigImage=ctypes.addressof(self._config_image)
+        )
         self._call("cuptiProfilerHostGetNumOfPasses", passes)
         self.passes = passes.numOfPasses
 
@@ -331,8 +413,10 @@ class CounterReader:
             self._call("cuptiProfilerDeviceSupported", params)
         except CuptiCallError as exc:
             return f"not queried ({exc})"
-        flags = {name: SUPPORT_LEVELS.get(getattr(params, name), str(getattr(params, name)))
-                 for name in ("architecture", "sli", "vGpu", "confidentialCompute", "cmp", "wsl")}
+        flags = {
+            name: SUPPORT_LEVELS.get(getattr(params, name), str(getattr(params, name)))
+            for name in ("architecture", "sli", "vGpu", "confidentialCompute", "cmp", "wsl")
+        }
         overall = SUPPORT_LEVELS.get(params.isSupported, str(params.isSupported))
         unsupported = [f"{name} {level}" for name, level in flags.items() if level != "supported"]
         return overall + (f" ({', '.join(unsupported)})" if unsupported else "")
@@ -390,24 +474,42 @@ class CounterReader:
         self._call("cuptiRangeProfilerEnable", enable)
         session.profiler_object = enable.pRangeProfilerObject
         size = CUpti_RangeProfiler_GetCounterDataSize_Params(
-            pRangeProfilerObject=session.profiler_object, pMetricNames=self._metric_names,
-            numMetrics=len(self.metrics), maxNumOfRanges=self.max_ranges, maxNumRangeTreeNodes=self.max_ranges)
+            pRangeProfilerObject=session.profiler_object,
+            pMetricNames=self._metric_names,
+            numMetrics=len(self.metrics),
+            maxNumOfRanges=self.max_ranges,
+            maxNumRangeTreeNodes=self.max_ranges,
+        )
         self._call("cuptiRangeProfilerGetCounterDataSize", size)
         session.counter_data = _byte_buffer(size.counterDataSize)
         initialize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params(
-            pRangeProfilerObject=session.profiler_object, counterDataSize=size.counterDataSize,
-            pCounterData=ctypes.addressof(session.counter_data))
+            pRangeProfilerObject=session.profiler_object,
+            counterDataSize=size.counterDataSize,
+            pCounterData=ctypes.addressof(session.counter_data),
+        )
         self._call("cuptiRangeProfilerCounterDataImageInitialize", initialize)
-        self._call("cuptiRangeProfilerSetConfig", CUpti_RangeProfiler_SetConfig_Params(
-            pRangeProfilerObject=session.profiler_object, configSize=len(self._config_image),
-            pConfig=ctypes.addressof(self._config_image), counterDataImageSize=size.counterDataSize,
-            pCounterDataImage=ctypes.addressof(session.counter_data), range=CUPTI_AUTO_RANGE,
-            replayMode=CUPTI_KERNEL_REPLAY, maxRangesPerPass=self.max_ranges, numNestingLevels=NESTING_LEVELS,
-            minNestingLevel=MIN_NESTING_LEVEL, passIndex=FIRST_PASS_INDEX, targetNestingLevel=TARGET_NESTING_LEVEL))
+        self._call(
+            "cuptiRangeProfilerSetConfig",
+            CUpti_RangeProfiler_SetConfig_Params(
+                pRangeProfilerObject=session.profiler_object,
+                configSize=len(self._config_image),
+                pConfig=ctypes.addressof(self._config_image),
+                counterDataImageSize=size.counterDataSize,
+                pCounterDataImage=ctypes.addressof(session.counter_data),
+                range=CUPTI_AUTO_RANGE,
+                replayMode=CUPTI_KERNEL_REPLAY,
+                maxRangesPerPass=self.max_ranges,
+                numNestingLevels=NESTING_LEVELS,
+                minNestingLevel=MIN_NESTING_LEVEL,
+                passIndex=FIRST_PASS_INDEX,
+                targetNestingLevel=TARGET_NESTING_LEVEL,
+            ),
+        )
         # Work queued before the call finishes outside the profiled window.
         self._cuda_call("cuCtxSynchronize")
-        self._call("cuptiRangeProfilerStart", CUpti_RangeProfiler_Start_Params(
-            pRangeProfilerObject=session.profiler_object))
+        self._call(
+            "cuptiRangeProfilerStart", CUpti_RangeProfiler_Start_Params(pRangeProfilerObject=session.profiler_object)
+        )
         session.started = True
 
     def _collect(self, session: _Session) -> list[dict]:
@@ -418,14 +520,18 @@ class CounterReader:
         if not stop.isAllPassSubmitted:
             # Kernel replay runs every pass inside each launch; only user replay needs the call repeated,
             # which an audit of one call cannot do.
-            raise ProfileRefused(f"cuptiRangeProfilerStop: not all passes submitted after one call with kernel "
-                                 f"replay (pass index {stop.passIndex}, {self.passes} passes needed)")
+            raise ProfileRefused(
+                f"cuptiRangeProfilerStop: not all passes submitted after one call with kernel "
+                f"replay (pass index {stop.passIndex}, {self.passes} passes needed)"
+            )
         decode = CUpti_RangeProfiler_DecodeData_Params(pRangeProfilerObject=session.profiler_object)
         self._call("cuptiRangeProfilerDecodeData", decode)
         self.last_ranges_dropped = decode.numOfRangeDropped
         if decode.numOfRangeDropped:
-            raise ProfileRefused(f"cuptiRangeProfilerDecodeData: {decode.numOfRangeDropped} ranges dropped (the call "
-                                 f"launched more than {self.max_ranges} kernels)")
+            raise ProfileRefused(
+                f"cuptiRangeProfilerDecodeData: {decode.numOfRangeDropped} ranges dropped (the call "
+                f"launched more than {self.max_ranges} kernels)"
+            )
         image, image_size = ctypes.addressof(session.counter_data), len(session.counter_data)
         info = CUpti_RangeProfiler_GetCounterDataInfo_Params(pCounterDataImage=image, counterDataImageSize=image_size)
         self._call("cuptiRangeProfilerGetCounterDataInfo", info)
@@ -434,13 +540,24 @@ class CounterReader:
         for index in range(info.numTotalRanges):
             # The name's string belongs to CUPTI (the sample never frees it either): a few bytes per range.
             name = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params(
-                pCounterDataImage=image, counterDataImageSize=image_size, rangeIndex=index,
-                rangeDelimiter=RANGE_DELIMITER)
+                pCounterDataImage=image,
+                counterDataImageSize=image_size,
+                rangeIndex=index,
+                rangeDelimiter=RANGE_DELIMITER,
+            )
             self._call("cuptiRangeProfilerCounterDataGetRangeInfo", name)
-            self._call("cuptiProfilerHostEvaluateToGpuValues", CUpti_Profiler_Host_EvaluateToGpuValues_Params(
-                pHostObject=self._host_object, pCounterDataImage=image, counterDataImageSize=image_size,
-                rangeIndex=index, ppMetricNames=self._metric_names, numMetrics=len(self.metrics),
-                pMetricValues=values))
+            self._call(
+                "cuptiProfilerHostEvaluateToGpuValues",
+                CUpti_Profiler_Host_EvaluateToGpuValues_Params(
+                    pHostObject=self._host_object,
+                    pCounterDataImage=image,
+                    counterDataImageSize=image_size,
+                    rangeIndex=index,
+                    ppMetricNames=self._metric_names,
+                    numMetrics=len(self.metrics),
+                    pMetricValues=values,
+                ),
+            )
             row = {"range": (name.rangeName or str(index).encode()).decode(errors="replace")}
             row.update({metric: float(values[k]) for k, metric in enumerate(self.metrics)})
             ranges.append(row)
@@ -452,15 +569,19 @@ class CounterReader:
         problems = []
         if session.started and not session.stopped:
             try:
-                self._call("cuptiRangeProfilerStop", CUpti_RangeProfiler_Stop_Params(
-                    pRangeProfilerObject=session.profiler_object))
+                self._call(
+                    "cuptiRangeProfilerStop",
+                    CUpti_RangeProfiler_Stop_Params(pRangeProfilerObject=session.profiler_object),
+                )
             except CuptiCallError as exc:
                 problems.append(str(exc))
             session.stopped = True
         if session.profiler_object:
             try:
-                self._call("cuptiRangeProfilerDisable", CUpti_RangeProfiler_Disable_Params(
-                    pRangeProfilerObject=session.profiler_object))
+                self._call(
+                    "cuptiRangeProfilerDisable",
+                    CUpti_RangeProfiler_Disable_Params(pRangeProfilerObject=session.profiler_object),
+                )
             except CuptiCallError as exc:
                 problems.append(str(exc))
             session.profiler_object = None
@@ -479,8 +600,10 @@ class CounterReader:
     def _release(self) -> None:
         if self._host_object:
             try:
-                self._call("cuptiProfilerHostDeinitialize",
-                           CUpti_Profiler_Host_Deinitialize_Params(pHostObject=self._host_object))
+                self._call(
+                    "cuptiProfilerHostDeinitialize",
+                    CUpti_Profiler_Host_Deinitialize_Params(pHostObject=self._host_object),
+                )
             except CuptiCallError:
                 pass  # releasing: nothing left to protect
             self._host_object = None

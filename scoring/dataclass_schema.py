@@ -62,8 +62,11 @@ def to_json(value: Any) -> Any:
     ABSENT ones left out, models inside converted too; dicts and lists are walked, anything else kept as is (a
     part built elsewhere may be given as the dict it already is)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {json_key(f): to_json(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if getattr(value, f.name) is not ABSENT}
+        return {
+            json_key(f): to_json(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if getattr(value, f.name) is not ABSENT
+        }
     if isinstance(value, dict):
         return {key: to_json(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -179,8 +182,10 @@ class SchemaBuilder:
                 self.defs[name] = {}  # reserved first: a model may refer to itself
                 self.defs[name] = self.object_schema(hint)
             return {"$ref": f"#/$defs/{name}"}
-        raise TypeError(f"{hint!r}: no JSON Schema for this type; use str, int, float, bool, Literal, list, dict, "
-                        "a dataclass or Annotated[..., Rule(...)]")
+        raise TypeError(
+            f"{hint!r}: no JSON Schema for this type; use str, int, float, bool, Literal, list, dict, "
+            "a dataclass or Annotated[..., Rule(...)]"
+        )
 
     def object_schema(self, cls: type) -> dict:
         kind = ["object", "null"] if cls in self.always_nullable else "object"
@@ -188,8 +193,9 @@ class SchemaBuilder:
         required = [json_key(f) for f, _ in model_fields(cls) if f.metadata.get("required")]
         if required:
             schema["required"] = required
-        schema["properties"] = {json_key(f): {**self.schema_of(hint), "description": f.metadata["doc"]}
-                                for f, hint in model_fields(cls)}
+        schema["properties"] = {
+            json_key(f): {**self.schema_of(hint), "description": f.metadata["doc"]} for f, hint in model_fields(cls)
+        }
         schema.update(getattr(cls, "SCHEMA_RULES", {}))
         return schema
 
@@ -235,7 +241,7 @@ def _bounds(schema: dict) -> str:
     if "exclusiveMinimum" in schema:
         return f" > {schema['exclusiveMinimum']}"
     low, high = schema.get("minimum"), schema.get("maximum")
-    if low is not None and high is not None and high < 2 ** 62:
+    if low is not None and high is not None and high < 2**62:
         return f" in {low}..{high}"
     return f" >= {low}" if low is not None else ""
 

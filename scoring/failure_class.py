@@ -46,12 +46,23 @@ LABELS = {
     "wrong_output": "wrong output",
     "rejected": "fraction above the peak",
 }
-_STATUS_CLASS = {"forbidden_op": "forbidden_op", "integrity": "integrity", "import_error": "build_or_import",
-                 "timeout": "timeout", "runtime_error": "runtime_error", "rejected": "rejected"}
+_STATUS_CLASS = {
+    "forbidden_op": "forbidden_op",
+    "integrity": "integrity",
+    "import_error": "build_or_import",
+    "timeout": "timeout",
+    "runtime_error": "runtime_error",
+    "rejected": "rejected",
+}
 ORDER = tuple(LABELS)
 # Tiers of severity, most severe first (see the module docstring for why).
-SEVERITY_TIERS = (("forbidden_op", "integrity"), ("nan_inf", "wrong_output"),
-                  ("runtime_error", "timeout", "build_or_import"), ("near_miss",), ("rejected",))
+SEVERITY_TIERS = (
+    ("forbidden_op", "integrity"),
+    ("nan_inf", "wrong_output"),
+    ("runtime_error", "timeout", "build_or_import"),
+    ("near_miss",),
+    ("rejected",),
+)
 TIER = {cls: rank for rank, tier in enumerate(SEVERITY_TIERS) for cls in tier}
 assert set(TIER) == set(LABELS), "every class needs a severity tier"
 
@@ -110,7 +121,7 @@ def headline(detail: str, limit: int = 300) -> str:
         # Only the message's own lines: a traceback after it has caret lines under its code lines too.
         own = list(itertools.takewhile(lambda line: not line.lstrip().startswith(TRACEBACK_STARTS), lines[1:]))
         caret = next((i for i, line in enumerate(own) if line.strip() and set(line.strip()) == {"^"}), None)
-        message = next((line.strip() for line in own[caret + 1:] if line.strip()), "") if caret is not None else ""
+        message = next((line.strip() for line in own[caret + 1 :] if line.strip()), "") if caret is not None else ""
         if message:  # none when the compiler's message was empty and the traceback follows the caret
             first = f"{first} {message}"
     return first[:limit]
@@ -132,15 +143,22 @@ def classify(system: dict, normwise_bound: float | None) -> dict | None:
     else:
         first = "forbidden_op" if any("X21" in a.get("classes", []) for a in audit_failed) else "integrity"
         classes = {first: []}
-    visible_passed = all(s.get("status") == "passed" for s in system.get("shapes", [])
-                         if s.get("shape_set") == "visible")
+    visible_passed = all(
+        s.get("status") == "passed" for s in system.get("shapes", []) if s.get("shape_set") == "visible"
+    )
     unseen_only = bool(failing) and visible_passed and all(sets.get(name) in UNSEEN_SETS for name in failing)
-    details = [s.get("detail") for s in system.get("shapes", [])
-               if by_shape.get(s["name"]) == first and s.get("detail")]
-    detail = details[0] if details else (system.get("import_detail") or
-                                         next((a["outcome"] for a in audit_failed), ""))
-    return {"class": first, "label": LABELS[first], "shapes": sorted(n for n, c in failing.items() if c == first),
-            "unseen_only": unseen_only, "detail": headline(detail), "classes": classes}
+    details = [
+        s.get("detail") for s in system.get("shapes", []) if by_shape.get(s["name"]) == first and s.get("detail")
+    ]
+    detail = details[0] if details else (system.get("import_detail") or next((a["outcome"] for a in audit_failed), ""))
+    return {
+        "class": first,
+        "label": LABELS[first],
+        "shapes": sorted(n for n, c in failing.items() if c == first),
+        "unseen_only": unseen_only,
+        "detail": headline(detail),
+        "classes": classes,
+    }
 
 
 def classes_by_severity(failing: dict[str, str], shape_sets: dict[str, str | None]) -> dict[str, list[str]]:
@@ -153,6 +171,7 @@ def classes_by_severity(failing: dict[str, str], shape_sets: dict[str, str | Non
     def rank(cls: str) -> tuple:
         on_visible = any(shape_sets.get(name) == "visible" for name in shapes_of[cls])
         return TIER[cls], not on_visible, -len(shapes_of[cls]), ORDER.index(cls)
+
     return {cls: sorted(shapes_of[cls]) for cls in sorted(shapes_of, key=rank)}
 
 

@@ -27,9 +27,15 @@ TIMED_WINDOW_KEY = "timed_window_monotonic_s"
 
 # NVML's clock event reasons (nvmlClocksEventReason*), by bit: why the SM clock is below its maximum.
 CLOCK_EVENT_REASONS = {
-    0x1: "gpu_idle", 0x2: "applications_clocks_setting", 0x4: "sw_power_cap", 0x8: "hw_slowdown",
-    0x10: "sync_boost", 0x20: "sw_thermal_slowdown", 0x40: "hw_thermal_slowdown",
-    0x80: "hw_power_brake_slowdown", 0x100: "display_clock_setting",
+    0x1: "gpu_idle",
+    0x2: "applications_clocks_setting",
+    0x4: "sw_power_cap",
+    0x8: "hw_slowdown",
+    0x10: "sync_boost",
+    0x20: "sw_thermal_slowdown",
+    0x40: "hw_thermal_slowdown",
+    0x80: "hw_power_brake_slowdown",
+    0x100: "display_clock_setting",
 }
 
 
@@ -53,6 +59,7 @@ def reason_names(mask: int) -> list[str]:
 def summarise(readings: list[Reading]) -> dict:
     """What a shape's timed calls ran at: the SM clock's range and median, the memory clock's, the
     temperature's range, the power's median and maximum, and every clock event reason seen."""
+
     def spread(values: list[float]) -> dict:
         return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
@@ -60,13 +67,15 @@ def summarise(readings: list[Reading]) -> dict:
     for reading in readings:
         reasons |= reading.clock_event_reasons
     memory_temperatures = [r.memory_temperature_c for r in readings if r.memory_temperature_c is not None]
-    return {"samples": len(readings),
-            "sm_clock_mhz": spread([r.sm_clock_mhz for r in readings]),
-            "mem_clock_mhz": spread([r.mem_clock_mhz for r in readings]),
-            "temperature_c": spread([r.temperature_c for r in readings]),
-            **({"memory_temperature_c": spread(memory_temperatures)} if memory_temperatures else {}),
-            "power_w": spread([r.power_w for r in readings]),
-            "clock_event_reasons": reason_names(reasons)}
+    return {
+        "samples": len(readings),
+        "sm_clock_mhz": spread([r.sm_clock_mhz for r in readings]),
+        "mem_clock_mhz": spread([r.mem_clock_mhz for r in readings]),
+        "temperature_c": spread([r.temperature_c for r in readings]),
+        **({"memory_temperature_c": spread(memory_temperatures)} if memory_temperatures else {}),
+        "power_w": spread([r.power_w for r in readings]),
+        "clock_event_reasons": reason_names(reasons),
+    }
 
 
 def nvml_reader(device_index: int, device_uuid: str | None = None) -> Callable[[], Reading]:
@@ -78,20 +87,30 @@ def nvml_reader(device_index: int, device_uuid: str | None = None) -> Callable[[
         raise RuntimeError("nvidia-ml-py is not installed") from exc
     try:
         pynvml.nvmlInit()
-        handle = (pynvml.nvmlDeviceGetHandleByUUID(device_uuid) if device_uuid
-                  else pynvml.nvmlDeviceGetHandleByIndex(device_index))
-        reasons = getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
-            pynvml.nvmlDeviceGetCurrentClocksThrottleReasons
+        handle = (
+            pynvml.nvmlDeviceGetHandleByUUID(device_uuid)
+            if device_uuid
+            else pynvml.nvmlDeviceGetHandleByIndex(device_index)
+        )
+        reasons = (
+            getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None)
+            or pynvml.nvmlDeviceGetCurrentClocksThrottleReasons
+        )
 
         def memory_temperature_c() -> int | None:
             (field,) = pynvml.nvmlDeviceGetFieldValues(handle, [pynvml.NVML_FI_DEV_MEMORY_TEMP])
             return int(field.value.uiVal) if field.nvmlReturn == pynvml.NVML_SUCCESS else None
 
         def read() -> Reading:
-            return Reading(time.monotonic(), pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
-                           pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM),
-                           pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
-                           pynvml.nvmlDeviceGetPowerUsage(handle) / 1e3, reasons(handle), memory_temperature_c())
+            return Reading(
+                time.monotonic(),
+                pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
+                pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM),
+                pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
+                pynvml.nvmlDeviceGetPowerUsage(handle) / 1e3,
+                reasons(handle),
+                memory_temperature_c(),
+            )
 
         read()  # fails here, not in the thread, where a function is missing or the GPU refuses a query
         return read
@@ -106,8 +125,9 @@ def _stamp(reading: Reading) -> float:
 class GpuStateSampler:
     """Reads the GPU's state every `interval_s` on a thread of this process, from `start()` to `stop()`."""
 
-    def __init__(self, read: Callable[[], Reading] | None, why_not: str | None = None,
-                 interval_s: float = SAMPLE_INTERVAL_S):
+    def __init__(
+        self, read: Callable[[], Reading] | None, why_not: str | None = None, interval_s: float = SAMPLE_INTERVAL_S
+    ):
         self._read = read
         self.why_not = why_not if read is None else None
         self._interval_s = interval_s
@@ -161,7 +181,7 @@ class GpuStateSampler:
             return {"why_not": self.why_not or "not sampled"}
         readings = self._readings[:]  # the thread only appends: a slice is a consistent prefix
         first = bisect.bisect_left(readings, start_s, key=_stamp)
-        inside = readings[first:bisect.bisect_right(readings, end_s, lo=first, key=_stamp)]
+        inside = readings[first : bisect.bisect_right(readings, end_s, lo=first, key=_stamp)]
         if not inside:
             return {"why_not": self.why_not or f"no reading within the {end_s - start_s:.3f} s of timed calls"}
         return summarise(inside)
@@ -176,12 +196,17 @@ class GpuStateSampler:
             window = shape.get(TIMED_WINDOW_KEY)
             shape = {k: v for k, v in shape.items() if k != TIMED_WINDOW_KEY}
             if window is not None and (self._read is not None or self.why_not):
-                if (isinstance(window, list) and len(window) == 2
-                        and all(isinstance(t, float) for t in window) and window[0] <= window[1]):
+                if (
+                    isinstance(window, list)
+                    and len(window) == 2
+                    and all(isinstance(t, float) for t in window)
+                    and window[0] <= window[1]
+                ):
                     shape["gpu_state"] = self.during(window[0], window[1])
                 else:
-                    shape["gpu_state"] = {"why_not": f"the worker's timed window is not two increasing "
-                                                     f"monotonic stamps: {window!r:.60}"}
+                    shape["gpu_state"] = {
+                        "why_not": f"the worker's timed window is not two increasing monotonic stamps: {window!r:.60}"
+                    }
             attached.append(shape)
         return attached
 

@@ -31,8 +31,16 @@ def aten_packet_name(func) -> str:
 # matmul have no backend kernel of their own until this one), and the sparse, quantised and nested keys
 # where the operator has a kernel that a forbidden call could otherwise reach.
 DENSE_KEYS = ("CPU", "CUDA")
-OTHER_KEYS = ("SparseCPU", "SparseCUDA", "SparseCsrCPU", "SparseCsrCUDA", "QuantizedCPU", "QuantizedCUDA",
-              "NestedTensorCPU", "NestedTensorCUDA")
+OTHER_KEYS = (
+    "SparseCPU",
+    "SparseCUDA",
+    "SparseCsrCPU",
+    "SparseCsrCUDA",
+    "QuantizedCPU",
+    "QuantizedCUDA",
+    "NestedTensorCPU",
+    "NestedTensorCUDA",
+)
 
 
 def _refused_keys(qualified: str) -> tuple[str, ...]:
@@ -75,6 +83,7 @@ class ForbiddenOps:
         def refuse(*args, **kwargs):
             self.attempts.append(name)
             raise ForbiddenOpError(name)
+
         return refuse
 
     def install(self) -> ForbiddenOps:
@@ -126,22 +135,22 @@ def _guarded_callables() -> dict[str, object]:
         "torch.Generator": torch.Generator,
     }
     if torch.cuda.is_available():
-        objects.update({
-            "torch.cuda.Event": torch.cuda.Event,
-            "torch.cuda.Event.elapsed_time": torch.cuda.Event.elapsed_time,
-            "torch.cuda.Event.record": torch.cuda.Event.record,
-            "torch.cuda.synchronize": torch.cuda.synchronize,
-        })
+        objects.update(
+            {
+                "torch.cuda.Event": torch.cuda.Event,
+                "torch.cuda.Event.elapsed_time": torch.cuda.Event.elapsed_time,
+                "torch.cuda.Event.record": torch.cuda.Event.record,
+                "torch.cuda.synchronize": torch.cuda.synchronize,
+            }
+        )
     return objects
 
 
 def _backend_flags() -> dict[str, object]:
     flags = {
         "cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-        "cuda.matmul.allow_bf16_reduced_precision_reduction":
-            torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction,
-        "cuda.matmul.allow_fp16_reduced_precision_reduction":
-            torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
+        "cuda.matmul.allow_bf16_reduced_precision_reduction": torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction,
+        "cuda.matmul.allow_fp16_reduced_precision_reduction": torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
         "cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
         "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
         "float32_matmul_precision": torch.get_float32_matmul_precision(),
@@ -165,10 +174,12 @@ class TamperSnapshot:
 
     def restore_flags(self) -> None:
         torch.backends.cuda.matmul.allow_tf32 = self.flags["cuda.matmul.allow_tf32"]
-        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = \
-            self.flags["cuda.matmul.allow_bf16_reduced_precision_reduction"]
-        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = \
-            self.flags["cuda.matmul.allow_fp16_reduced_precision_reduction"]
+        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = self.flags[
+            "cuda.matmul.allow_bf16_reduced_precision_reduction"
+        ]
+        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = self.flags[
+            "cuda.matmul.allow_fp16_reduced_precision_reduction"
+        ]
         torch.backends.cudnn.allow_tf32 = self.flags["cudnn.allow_tf32"]
         torch.use_deterministic_algorithms(self.flags["deterministic_algorithms"])
         torch.set_float32_matmul_precision(self.flags["float32_matmul_precision"])

@@ -37,8 +37,10 @@ class Peak:
 
     def tflops_for(self, precision: str) -> float:
         if precision not in self.tflops:
-            raise HardwareError(f"no {precision} peak for {self.label} in {PEAKS_PATH}: pass peak_tflops=<dense "
-                                f"{precision} TFLOPS> on the command line, or add {precision} to its row")
+            raise HardwareError(
+                f"no {precision} peak for {self.label} in {PEAKS_PATH}: pass peak_tflops=<dense "
+                f"{precision} TFLOPS> on the command line, or add {precision} to its row"
+            )
         return self.tflops[precision]
 
 
@@ -62,8 +64,13 @@ class Hardware:
 
     def slug(self) -> str:
         """Folder name under results/: 'cpu' or the peak row key (e.g. 'h100_sxm')."""
-        return "cpu" if self.profile == "cpu" else self.peak.key if self.peak.key != "override" else \
-            "".join(c if c.isalnum() else "_" for c in self.name.lower()).strip("_")
+        return (
+            "cpu"
+            if self.profile == "cpu"
+            else self.peak.key
+            if self.peak.key != "override"
+            else "".join(c if c.isalnum() else "_" for c in self.name.lower()).strip("_")
+        )
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -78,14 +85,21 @@ def match_peak(name: str, sm_count: int, table: dict[str, dict] | None = None) -
     table = table if table is not None else load_peak_table()
     for key, row in table.items():
         if name in row["names"] and row["sm_count"] == sm_count:
-            return Peak(key, row["label"], f"{PEAKS_PATH.name} (datasheet)", dict(row["tflops"]),
-                        float(row["bandwidth_gbps"]), bool(row.get("verified", False)))
+            return Peak(
+                key,
+                row["label"],
+                f"{PEAKS_PATH.name} (datasheet)",
+                dict(row["tflops"]),
+                float(row["bandwidth_gbps"]),
+                bool(row.get("verified", False)),
+            )
     return None
 
 
 def _triton_version() -> str | None:
     try:
         import triton
+
         return triton.__version__
     except Exception:  # absent, or present but broken: either way not usable
         return None
@@ -123,8 +137,9 @@ def _nvml_facts_unlocked(index: int) -> dict:
         return {"notes": (f"NVML unavailable ({exc}): clocks and driver not recorded",)}
 
 
-def _override_peak(base: Peak | None, peak_tflops: float | None, peak_gbps: float | None, precision: str,
-                   label: str) -> Peak | None:
+def _override_peak(
+    base: Peak | None, peak_tflops: float | None, peak_gbps: float | None, precision: str, label: str
+) -> Peak | None:
     if peak_tflops is None and peak_gbps is None:
         return base
     if base is None and (peak_tflops is None or peak_gbps is None):
@@ -136,8 +151,9 @@ def _override_peak(base: Peak | None, peak_tflops: float | None, peak_gbps: floa
     return Peak("override", label, "command-line override", tflops, bandwidth, False)
 
 
-def detect_gpu(index: int, precision: str, peak_tflops: float | None = None,
-               peak_gbps: float | None = None) -> Hardware:
+def detect_gpu(
+    index: int, precision: str, peak_tflops: float | None = None, peak_gbps: float | None = None
+) -> Hardware:
     import torch
 
     props = torch.cuda.get_device_properties(index)
@@ -148,13 +164,25 @@ def detect_gpu(index: int, precision: str, peak_tflops: float | None = None,
     if peak is None:
         raise HardwareError(
             f"GPU '{name}' with {props.multi_processor_count} SMs is not in {PEAKS_PATH}. Pass its dense peaks: "
-            f"peak_tflops=<{precision} TFLOPS> peak_gbps=<memory GB/s>, or add a row to the table.")
+            f"peak_tflops=<{precision} TFLOPS> peak_gbps=<memory GB/s>, or add a row to the table."
+        )
     return Hardware(
-        profile="gpu", name=name, device=f"cuda:{index}", sm_count=props.multi_processor_count,
-        l2_bytes=int(props.L2_cache_size), sm_clock_max_mhz=nvml.get("sm_clock_max_mhz"),
-        mem_clock_max_mhz=nvml.get("mem_clock_max_mhz"), memory_bytes=int(props.total_memory),
-        driver=nvml.get("driver"), cuda=torch.version.cuda, torch=torch.__version__, triton=_triton_version(),
-        python=platform.python_version(), peak=peak, notes=tuple(nvml.get("notes", ())))
+        profile="gpu",
+        name=name,
+        device=f"cuda:{index}",
+        sm_count=props.multi_processor_count,
+        l2_bytes=int(props.L2_cache_size),
+        sm_clock_max_mhz=nvml.get("sm_clock_max_mhz"),
+        mem_clock_max_mhz=nvml.get("mem_clock_max_mhz"),
+        memory_bytes=int(props.total_memory),
+        driver=nvml.get("driver"),
+        cuda=torch.version.cuda,
+        torch=torch.__version__,
+        triton=_triton_version(),
+        python=platform.python_version(),
+        peak=peak,
+        notes=tuple(nvml.get("notes", ())),
+    )
 
 
 def measure_cpu_peak() -> Peak:
@@ -171,19 +199,27 @@ def measure_cpu_peak() -> Peak:
     src = torch.empty(32 * 2**20 // 4, dtype=torch.float32).fill_(1.0)
     dst = torch.empty_like(src)
     best_copy_s = min(_timed(lambda: dst.copy_(src)) for _ in range(5))
-    measured = {"matmul_tflops": 2 * size**3 / best_matmul_s / 1e12,
-                "copy_gbps": 2 * src.numel() * 4 / best_copy_s / 1e9}
+    measured = {
+        "matmul_tflops": 2 * size**3 / best_matmul_s / 1e12,
+        "copy_gbps": 2 * src.numel() * 4 / best_copy_s / 1e9,
+    }
     cache_path = cpu_peak_cache_path(torch.__version__)
     best = _read_cpu_peak_cache(cache_path) or {"measured_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if any(measured[key] > best.get(key, 0.0) for key in measured):
         best.update({key: max(measured[key], best.get(key, 0.0)) for key in measured})
         _write_cpu_peak_cache(cache_path, best)
     precisions = ("fp8", "bf16", "fp16", "tf32", "fp32", "fp64")
-    return Peak("cpu-measured", "CPU (measured)",
-                f"the best seen on this CPU since {best['measured_utc']} (fp32 1024^3 matmul and a 32 MiB copy; "
-                f"this run measured {measured['matmul_tflops']:.3g} TFLOPS and {measured['copy_gbps']:.3g} GB/s; "
-                f"one rate for every precision; kept in {cache_path}, delete it to start again). CPU-profile "
-                "fractions are not scores", {p: best["matmul_tflops"] for p in precisions}, best["copy_gbps"], False)
+    return Peak(
+        "cpu-measured",
+        "CPU (measured)",
+        f"the best seen on this CPU since {best['measured_utc']} (fp32 1024^3 matmul and a 32 MiB copy; "
+        f"this run measured {measured['matmul_tflops']:.3g} TFLOPS and {measured['copy_gbps']:.3g} GB/s; "
+        f"one rate for every precision; kept in {cache_path}, delete it to start again). CPU-profile "
+        "fractions are not scores",
+        {p: best["matmul_tflops"] for p in precisions},
+        best["copy_gbps"],
+        False,
+    )
 
 
 def cpu_peak_cache_path(torch_version: str) -> Path:
@@ -199,8 +235,10 @@ def _read_cpu_peak_cache(path: Path) -> dict | None:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         return None  # absent or unreadable: measured again and rewritten
-    rates_ok = isinstance(data, dict) and all(isinstance(data.get(k), (int, float)) and math.isfinite(data[k])
-                                              and data[k] > 0 for k in ("matmul_tflops", "copy_gbps"))
+    rates_ok = isinstance(data, dict) and all(
+        isinstance(data.get(k), (int, float)) and math.isfinite(data[k]) and data[k] > 0
+        for k in ("matmul_tflops", "copy_gbps")
+    )
     return data if rates_ok and isinstance(data.get("measured_utc"), str) else None
 
 
@@ -226,11 +264,24 @@ def detect_cpu(precision: str = "fp32", peak_tflops: float | None = None, peak_g
 
     given = peak_tflops is not None and peak_gbps is not None
     return Hardware(
-        profile="cpu", name=f"CPU profile: {platform.processor() or platform.machine()}", device="cpu",
-        sm_count=0, l2_bytes=0, sm_clock_max_mhz=None, mem_clock_max_mhz=None, memory_bytes=0, driver=None,
-        cuda=None, torch=torch.__version__, triton=_triton_version(), python=platform.python_version(),
-        peak=_override_peak(None, peak_tflops, peak_gbps, precision, "CPU (given peaks)") if given else measure_cpu_peak(),
-        notes=("CPU profile: the pipeline runs end to end without a GPU; times are host times and are not scores",))
+        profile="cpu",
+        name=f"CPU profile: {platform.processor() or platform.machine()}",
+        device="cpu",
+        sm_count=0,
+        l2_bytes=0,
+        sm_clock_max_mhz=None,
+        mem_clock_max_mhz=None,
+        memory_bytes=0,
+        driver=None,
+        cuda=None,
+        torch=torch.__version__,
+        triton=_triton_version(),
+        python=platform.python_version(),
+        peak=_override_peak(None, peak_tflops, peak_gbps, precision, "CPU (given peaks)")
+        if given
+        else measure_cpu_peak(),
+        notes=("CPU profile: the pipeline runs end to end without a GPU; times are host times and are not scores",),
+    )
 
 
 def detect(device: str, precision: str, peak_tflops: float | None = None, peak_gbps: float | None = None) -> Hardware:
@@ -242,8 +293,9 @@ def detect(device: str, precision: str, peak_tflops: float | None = None, peak_g
     if not torch.cuda.is_available():
         if device == "auto":
             return detect_cpu(precision, peak_tflops, peak_gbps)
-        raise HardwareError(f"device={device} asked for, but torch {torch.__version__} sees no CUDA GPU "
-                            "(use device=cpu for the CPU profile)")
+        raise HardwareError(
+            f"device={device} asked for, but torch {torch.__version__} sees no CUDA GPU "
+            "(use device=cpu for the CPU profile)"
+        )
     index = int(device.split(":", 1)[1]) if device.startswith("cuda:") else 0
     return detect_gpu(index, precision, peak_tflops, peak_gbps)
-

@@ -30,8 +30,16 @@ from pathlib import Path
 TRITON_MODULES = ("triton", "triton.language")
 # Names that decide whether bytecode rather than the audited source runs (the worker looks for bytecode in a
 # fresh folder of its own; a solution that points it back at bytecode it ships is refused).
-BYTECODE_CONTROL = frozenset({"pycache_prefix", "dont_write_bytecode", "SourcelessFileLoader", "_code_to_hash_pyc",
-                              "_code_to_timestamp_pyc", "cache_from_source"})
+BYTECODE_CONTROL = frozenset(
+    {
+        "pycache_prefix",
+        "dont_write_bytecode",
+        "SourcelessFileLoader",
+        "_code_to_hash_pyc",
+        "_code_to_timestamp_pyc",
+        "cache_from_source",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -77,8 +85,11 @@ class _Visitor(ast.NodeVisitor):
             if _module_matches(module, self.forbidden_imports) or _module_matches(full, self.forbidden_imports):
                 self._add(node, f"imports forbidden module '{full}'")
             elif alias.name in BYTECODE_CONTROL:
-                self._add(node, f"controls which bytecode runs ({alias.name} from '{module}'): the code that runs "
-                                "must be the source audited")
+                self._add(
+                    node,
+                    f"controls which bytecode runs ({alias.name} from '{module}'): the code that runs "
+                    "must be the source audited",
+                )
             elif alias.name in self.forbidden_ops and not module.startswith("triton"):
                 self._add(node, f"imports forbidden operator '{alias.name}' from '{module}'")
         self.generic_visit(node)
@@ -87,8 +98,10 @@ class _Visitor(ast.NodeVisitor):
         if node.attr in self.forbidden_ops and not self._on_triton(node.value) and not _backend_setting(node):
             self._add(node, f"names forbidden operator '{node.attr}' ({ast.unparse(node)})")
         if node.attr in BYTECODE_CONTROL:
-            self._add(node, f"controls which bytecode runs ({ast.unparse(node)}): the code that runs must be "
-                            "the source audited")
+            self._add(
+                node,
+                f"controls which bytecode runs ({ast.unparse(node)}): the code that runs must be the source audited",
+            )
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -97,10 +110,20 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
-        name = node.func.id if isinstance(node.func, ast.Name) else \
-            node.func.attr if isinstance(node.func, ast.Attribute) else ""
-        constant = node.args[1] if name == "getattr" and len(node.args) >= 2 else \
-            node.args[0] if name in ("import_module", "__import__") and node.args else None
+        name = (
+            node.func.id
+            if isinstance(node.func, ast.Name)
+            else node.func.attr
+            if isinstance(node.func, ast.Attribute)
+            else ""
+        )
+        constant = (
+            node.args[1]
+            if name == "getattr" and len(node.args) >= 2
+            else node.args[0]
+            if name in ("import_module", "__import__") and node.args
+            else None
+        )
         if isinstance(constant, ast.Constant) and isinstance(constant.value, str):
             if name == "getattr" and constant.value in self.forbidden_ops:
                 self._add(node, f"names forbidden operator '{constant.value}' through getattr")
@@ -117,8 +140,12 @@ class _Visitor(ast.NodeVisitor):
 
 def _backend_setting(node: ast.Attribute) -> bool:
     """`torch.backends.cuda.matmul` (the namespace of the allow_tf32 settings) names no operator."""
-    return isinstance(node.value, ast.Attribute) and node.value.attr == "cuda" and \
-        isinstance(node.value.value, ast.Attribute) and node.value.value.attr == "backends"
+    return (
+        isinstance(node.value, ast.Attribute)
+        and node.value.attr == "cuda"
+        and isinstance(node.value.value, ast.Attribute)
+        and node.value.value.attr == "backends"
+    )
 
 
 MAX_SOURCE_BYTES = 8 << 20
@@ -142,8 +169,9 @@ def read_source(path: Path) -> str:
 AUDIT_RECURSION_LIMIT = 20_000  # an honest expression of a few thousand terms nests that deep in the tree
 
 
-def audit_files(paths: list[Path], forbidden_imports: tuple[str, ...], forbidden_ops: tuple[str, ...],
-                root: Path | None = None) -> list[Finding]:
+def audit_files(
+    paths: list[Path], forbidden_imports: tuple[str, ...], forbidden_ops: tuple[str, ...], root: Path | None = None
+) -> list[Finding]:
     findings: list[Finding] = []
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, AUDIT_RECURSION_LIMIT))
@@ -195,9 +223,13 @@ def _imported_names(tree: ast.AST) -> set[str]:
 
 
 def _statement_imports(tree: ast.AST) -> set[str]:
-    return {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-            for alias in node.names} | {node.module.split(".")[0] for node in ast.walk(tree)
-                                         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module}
+    return {
+        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    } | {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+    }
 
 
 IMPORTING_CALLS = frozenset({"import_module", "__import__", "run_module", "resolve_name", "locate", "find_spec"})
@@ -220,16 +252,25 @@ def _imported_by_call(tree: ast.AST) -> set[str]:
 
 def _dotted_strings(tree: ast.AST) -> set[str]:
     """First parts of the string constants that are dotted or colon names (`"problems.x.y"`, `"pkg:func"`)."""
-    return {re.split(r"[.:]", node.value)[0] for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str)
-            and MODULE_NAME.fullmatch(node.value) and re.search(r"[.:]", node.value)}
+    return {
+        re.split(r"[.:]", node.value)[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and MODULE_NAME.fullmatch(node.value)
+        and re.search(r"[.:]", node.value)
+    }
 
 
 def _named_files(tree: ast.AST) -> set[str]:
     """String constants that name a .py file (`runpy.run_path("x.py")`, `exec(open(here / "x.py").read())`)."""
-    return {node.value if isinstance(node.value, str) else node.value.decode(errors="replace")
-            for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
-            and (node.value.endswith(".py") if isinstance(node.value, str) else node.value.endswith(b".py"))}
+    return {
+        node.value if isinstance(node.value, str) else node.value.decode(errors="replace")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, (str, bytes))
+        and (node.value.endswith(".py") if isinstance(node.value, str) else node.value.endswith(b".py"))
+    }
 
 
 def _inside(path: Path, folder: Path) -> Path | None:
@@ -263,8 +304,13 @@ def sibling_imports(solution: Path, folder: Path) -> list[Path]:
                 module, package = folder / f"{name}.py", folder / name
                 # A folder is a package with or without __init__.py (a namespace package imports too).
                 real = _inside(package, folder)  # a link to a folder inside the solution's folder is followed
-                candidates = [module] if module.is_file() else \
-                    sorted(real.rglob("*.py")) if real is not None and real.is_dir() else []
+                candidates = (
+                    [module]
+                    if module.is_file()
+                    else sorted(real.rglob("*.py"))
+                    if real is not None and real.is_dir()
+                    else []
+                )
             for candidate in candidates:
                 try:
                     candidate = candidate.resolve()
@@ -294,6 +340,12 @@ def repository_imports(paths: list[Path], root: Path) -> list[Finding]:
         # given to the importing functions; a bare word elsewhere in a string ("scoring") is prose.
         named = _statement_imports(tree) | _dotted_strings(tree) | _imported_by_call(tree)
         for name in sorted(named & REPOSITORY_PACKAGES):
-            findings.append(Finding(shown, 0, f"imports the benchmark's own package '{name}' (a solution runs its "
-                                              "own code, not the house's or the grader's)"))
+            findings.append(
+                Finding(
+                    shown,
+                    0,
+                    f"imports the benchmark's own package '{name}' (a solution runs its "
+                    "own code, not the house's or the grader's)",
+                )
+            )
     return findings

@@ -76,20 +76,36 @@ def child_env(device: str) -> dict[str, str]:
 
 
 def _unfinished(shape: Shape, status: str, detail: str) -> dict:
-    return {"name": shape.name, "shape_set": shape.shape_set, "params": dict(shape.params),
-            "status": status, "detail": detail}
+    return {
+        "name": shape.name,
+        "shape_set": shape.shape_set,
+        "params": dict(shape.params),
+        "status": status,
+        "detail": detail,
+    }
 
 
 def outcome_without_a_worker(shapes: list[Shape], import_status: str, import_detail: str) -> SystemOutcome:
     """A system whose file the parent refused before starting a worker (scoring/solution_file.py): recorded
     as a worker's failed import is, every shape carrying the import status and detail."""
-    return SystemOutcome(shapes=[_unfinished(s, import_status, import_detail) for s in shapes],
-                         import_status=import_status, import_detail=import_detail)
+    return SystemOutcome(
+        shapes=[_unfinished(s, import_status, import_detail) for s in shapes],
+        import_status=import_status,
+        import_detail=import_detail,
+    )
 
 
-def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_timeout_s: float,
-               shape_timeout_s: float, on_progress: Callable[[int, dict], None] = lambda i, r: None,
-               max_timed_out_shapes: int = 0, prestart: bool = False) -> SystemOutcome:
+def run_system(
+    base_task: dict,
+    shapes: list[Shape],
+    log_path: Path,
+    *,
+    import_timeout_s: float,
+    shape_timeout_s: float,
+    on_progress: Callable[[int, dict], None] = lambda i, r: None,
+    max_timed_out_shapes: int = 0,
+    prestart: bool = False,
+) -> SystemOutcome:
     """Score `shapes` for the solution named in base_task; never raises for anything the solution does.
 
     After `max_timed_out_shapes` shapes ran out of time (0: no limit) the rest are not run: each timeout costs
@@ -102,18 +118,34 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
     not_run_detail = "not run"
     with open(log_path, "ab") as log:
         while next_index < len(shapes):
-            task = dict(base_task, first_index=next_index,
-                        shapes=[{"name": s.name, "shape_set": s.shape_set, "params": dict(s.params)}
-                                for s in shapes[next_index:]])
-            next_index = _run_worker_from(task, shapes, next_index, log, log_path, outcome, import_timeout_s,
-                                    shape_timeout_s, on_progress, prestart)
+            task = dict(
+                base_task,
+                first_index=next_index,
+                shapes=[
+                    {"name": s.name, "shape_set": s.shape_set, "params": dict(s.params)} for s in shapes[next_index:]
+                ],
+            )
+            next_index = _run_worker_from(
+                task,
+                shapes,
+                next_index,
+                log,
+                log_path,
+                outcome,
+                import_timeout_s,
+                shape_timeout_s,
+                on_progress,
+                prestart,
+            )
             if outcome.import_status != "ok":
                 break
             timed_out = sum(1 for s in outcome.shapes if s is not None and s["status"] == "timeout")
             if max_timed_out_shapes and timed_out >= max_timed_out_shapes and next_index < len(shapes):
                 shapes_word = "shape" if timed_out == 1 else "shapes"
-                not_run_detail = (f"not run: {timed_out} {shapes_word} had already run out of time "
-                                  f"(max_timed_out_shapes={max_timed_out_shapes}; 0 runs every shape)")
+                not_run_detail = (
+                    f"not run: {timed_out} {shapes_word} had already run out of time "
+                    f"(max_timed_out_shapes={max_timed_out_shapes}; 0 runs every shape)"
+                )
                 log.write(f"\n=== stopped: {not_run_detail} ===\n".encode())
                 break
     outcome.log_tail = _log_tail(log_path)
@@ -124,8 +156,18 @@ def run_system(base_task: dict, shapes: list[Shape], log_path: Path, *, import_t
     return outcome
 
 
-def _run_worker_from(task: dict, shapes: list[Shape], first: int, log, log_path: Path, outcome: SystemOutcome,
-               import_timeout_s: float, shape_timeout_s: float, on_progress, prestart: bool) -> int:
+def _run_worker_from(
+    task: dict,
+    shapes: list[Shape],
+    first: int,
+    log,
+    log_path: Path,
+    outcome: SystemOutcome,
+    import_timeout_s: float,
+    shape_timeout_s: float,
+    on_progress,
+    prestart: bool,
+) -> int:
     """Run one child from shape `first`; return the index the next child should start at."""
     env = child_env(task["device"])
     # Every worker reduces os.environ to these names before the solution is imported, so variables a
@@ -135,8 +177,10 @@ def _run_worker_from(task: dict, shapes: list[Shape], first: int, log, log_path:
         json.dump(task, f)
         task_path = f.name
     worker, started_ahead = STANDBY.take(env, REPO_ROOT)
-    log.write(f"\n=== worker start at shape {first} ({time.strftime('%H:%M:%S')}"
-              f"{', started ahead' if started_ahead else ''}) ===\n".encode())
+    log.write(
+        f"\n=== worker start at shape {first} ({time.strftime('%H:%M:%S')}"
+        f"{', started ahead' if started_ahead else ''}) ===\n".encode()
+    )
     log.flush()
     # Read before the order is given: a judge started ahead begins its own step clock on receiving it, and on a
     # loaded machine this process can be descheduled between giving the order and reading the clock (the
@@ -147,8 +191,13 @@ def _run_worker_from(task: dict, shapes: list[Shape], first: int, log, log_path:
     outcome.processes_started += 1
     # spawn_to_imported_s: from the order (what the run waits for); started_ahead_s: how long the process had
     # been started and imported before it (scoring/standby.py), 0 for one started for this order.
-    process = {"first_shape": first, "spawn_to_imported_s": None, "worker_startup_s": None, "lifetime_s": None,
-               "started_ahead_s": round(worker.waited_s(), 3) if started_ahead else 0.0}
+    process = {
+        "first_shape": first,
+        "spawn_to_imported_s": None,
+        "worker_startup_s": None,
+        "lifetime_s": None,
+        "started_ahead_s": round(worker.waited_s(), 3) if started_ahead else 0.0,
+    }
     outcome.processes.append(process)
     selector = selectors.DefaultSelector()
     selector.register(read_fd, selectors.EVENT_READ)
@@ -167,8 +216,9 @@ def _run_worker_from(task: dict, shapes: list[Shape], first: int, log, log_path:
                     outcome.import_status, outcome.import_detail = "timeout", f"import took over {import_timeout_s:g} s"
                     return len(shapes)
                 index = in_flight if in_flight is not None else next_index
-                outcome.shapes[index] = _unfinished(shapes[index], "timeout",
-                                                    f"no result within {shape_timeout_s:g} s; process group killed")
+                outcome.shapes[index] = _unfinished(
+                    shapes[index], "timeout", f"no result within {shape_timeout_s:g} s; process group killed"
+                )
                 on_progress(index, outcome.shapes[index])
                 return index + 1
             if not selector.select(timeout=min(remaining, 1.0)):
@@ -186,8 +236,9 @@ def _run_worker_from(task: dict, shapes: list[Shape], first: int, log, log_path:
                     kill_group(proc)
                     index = in_flight if in_flight is not None else next_index
                     if index < len(shapes):
-                        outcome.shapes[index] = _unfinished(shapes[index], "integrity",
-                                                            "X14: malformed message on the result channel")
+                        outcome.shapes[index] = _unfinished(
+                            shapes[index], "integrity", "X14: malformed message on the result channel"
+                        )
                     return index + 1
                 if event == "imported":
                     imported = True

@@ -61,14 +61,23 @@ CALLBACK_DOMAIN_DRIVER, CALLBACK_DOMAIN_RUNTIME, CALLBACK_API_ENTER = 1, 2, 0
 _CALLBACK_SITE, _CALLBACK_PARAMS, _CALLBACK_SYMBOL_NAME = 0, 16, 32
 # Graph launches (cuGraphLaunch[_ptsz], cudaGraphLaunch[_ptsz]) name no kernel; their first parameter, the
 # executable graph, tells one captured graph from another.
-GRAPH_LAUNCH_CBIDS = {(CALLBACK_DOMAIN_DRIVER, 514), (CALLBACK_DOMAIN_DRIVER, 515),
-                      (CALLBACK_DOMAIN_RUNTIME, 311), (CALLBACK_DOMAIN_RUNTIME, 312)}
+GRAPH_LAUNCH_CBIDS = {
+    (CALLBACK_DOMAIN_DRIVER, 514),
+    (CALLBACK_DOMAIN_DRIVER, 515),
+    (CALLBACK_DOMAIN_RUNTIME, 311),
+    (CALLBACK_DOMAIN_RUNTIME, 312),
+}
 
 _LAUNCH = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p)
-_REQUEST = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)), ctypes.POINTER(ctypes.c_size_t),
-                            ctypes.POINTER(ctypes.c_size_t))
-_COMPLETE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t,
-                             ctypes.c_size_t)
+_REQUEST = ctypes.CFUNCTYPE(
+    None,
+    ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)),
+    ctypes.POINTER(ctypes.c_size_t),
+    ctypes.POINTER(ctypes.c_size_t),
+)
+_COMPLETE = ctypes.CFUNCTYPE(
+    None, ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t, ctypes.c_size_t
+)
 
 
 def find_libcupti() -> str | None:
@@ -82,8 +91,11 @@ def find_libcupti() -> str | None:
         pass
     patterns = [os.path.join(p, "nvidia", "*", "lib", "libcupti.so*") for p in sys.path if p]
     patterns += [os.path.join(p, "nvidia", "cuda_cupti", "lib", "libcupti.so*") for p in sys.path if p]
-    patterns += ["/usr/local/cuda*/extras/CUPTI/lib64/libcupti.so*", "/usr/local/cuda*/lib64/libcupti.so*",
-                 "/usr/lib/x86_64-linux-gnu/libcupti.so*"]
+    patterns += [
+        "/usr/local/cuda*/extras/CUPTI/lib64/libcupti.so*",
+        "/usr/local/cuda*/lib64/libcupti.so*",
+        "/usr/lib/x86_64-linux-gnu/libcupti.so*",
+    ]
     for pattern in patterns:
         found = sorted(glob.glob(pattern))
         if found:
@@ -95,6 +107,7 @@ def find_libcupti() -> str | None:
 class CallKernels:
     """The kernels one call launched: (name, start_ns, end_ns, stream) each, on CUPTI's clock; and when the
     timer's launch pad (flush and pause, queued just before the call) finished on the GPU, if recorded."""
+
     kernels: list[tuple[str, int, int, int]] = field(default_factory=list)
     pad_end_ns: int | None = None
     # Records whose times were cut to what is physically possible (RecordBounds): CUPTI has written kernel
@@ -161,8 +174,10 @@ class KernelRecorder:
                 self._call("cuptiActivityEnableRuntimeApi", cbid, 1)
             self._launch_callback = _LAUNCH(self._on_launch)
             self._call("cuptiSubscribe", ctypes.byref(self._subscriber), self._launch_callback, None)
-            for domain, cbids in ((CALLBACK_DOMAIN_DRIVER, DRIVER_LAUNCH_CBIDS),
-                                  (CALLBACK_DOMAIN_RUNTIME, RUNTIME_LAUNCH_CBIDS)):
+            for domain, cbids in (
+                (CALLBACK_DOMAIN_DRIVER, DRIVER_LAUNCH_CBIDS),
+                (CALLBACK_DOMAIN_RUNTIME, RUNTIME_LAUNCH_CBIDS),
+            ):
                 for cbid in cbids:
                     self._call("cuptiEnableCallback", 1, self._subscriber, domain, cbid)
         except (OSError, AttributeError, RuntimeError) as exc:
@@ -175,11 +190,13 @@ class KernelRecorder:
     def describe(self) -> dict:
         if not self.available:
             return {"tool": None, "outcome": f"not verified ({self.why_not})"}
-        return {"tool": f"CUPTI ({self.path})",
-                "launch_names": "every launch call of solution code (callback interface): import, prepare, every call",
-                "kernel_activity": f"concurrent-kernel records on a random {KERNEL_ACTIVITY_SHARE:.0%} of the calls, "
-                                   "drawn before each call from the run's secret seed",
-                "enabled": "for the whole worker, before the solution is imported"}
+        return {
+            "tool": f"CUPTI ({self.path})",
+            "launch_names": "every launch call of solution code (callback interface): import, prepare, every call",
+            "kernel_activity": f"concurrent-kernel records on a random {KERNEL_ACTIVITY_SHARE:.0%} of the calls, "
+            "drawn before each call from the run's secret seed",
+            "enabled": "for the whole worker, before the solution is imported",
+        }
 
     # -- ctypes plumbing ---------------------------------------------------------------------------------
     def _declare(self) -> None:
@@ -193,10 +210,16 @@ class KernelRecorder:
         lib.cuptiActivityEnableRuntimeApi.argtypes = (ctypes.c_uint32, ctypes.c_uint8)
         lib.cuptiActivityFlushAll.argtypes = (ctypes.c_uint32,)
         lib.cuptiGetTimestamp.argtypes = (ctypes.POINTER(ctypes.c_uint64),)
-        lib.cuptiActivityGetNextRecord.argtypes = (ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t,
-                                                   ctypes.POINTER(ctypes.c_void_p))
-        lib.cuptiActivityGetNumDroppedRecords.argtypes = (ctypes.c_void_p, ctypes.c_uint32,
-                                                          ctypes.POINTER(ctypes.c_size_t))
+        lib.cuptiActivityGetNextRecord.argtypes = (
+            ctypes.POINTER(ctypes.c_uint8),
+            ctypes.c_size_t,
+            ctypes.POINTER(ctypes.c_void_p),
+        )
+        lib.cuptiActivityGetNumDroppedRecords.argtypes = (
+            ctypes.c_void_p,
+            ctypes.c_uint32,
+            ctypes.POINTER(ctypes.c_size_t),
+        )
 
     def _call(self, name: str, *args) -> None:
         code = getattr(self._lib, name)(*args)
@@ -258,15 +281,23 @@ class KernelRecorder:
             address_of_record = record.value
             kind = ctypes.c_uint32.from_address(address_of_record).value
             if kind == KIND_CONCURRENT_KERNEL:
-                self._kernels.append((ctypes.c_uint32.from_address(address_of_record + _KERNEL_CORRELATION).value,
-                                      self._name(ctypes.c_void_p.from_address(address_of_record + _KERNEL_NAME).value),
-                                      ctypes.c_uint64.from_address(address_of_record + _KERNEL_START).value,
-                                      ctypes.c_uint64.from_address(address_of_record + _KERNEL_END).value,
-                                      ctypes.c_uint32.from_address(address_of_record + _KERNEL_STREAM).value))
+                self._kernels.append(
+                    (
+                        ctypes.c_uint32.from_address(address_of_record + _KERNEL_CORRELATION).value,
+                        self._name(ctypes.c_void_p.from_address(address_of_record + _KERNEL_NAME).value),
+                        ctypes.c_uint64.from_address(address_of_record + _KERNEL_START).value,
+                        ctypes.c_uint64.from_address(address_of_record + _KERNEL_END).value,
+                        ctypes.c_uint32.from_address(address_of_record + _KERNEL_STREAM).value,
+                    )
+                )
             elif kind in (KIND_RUNTIME, KIND_DRIVER):
-                self._api.append((ctypes.c_uint64.from_address(address_of_record + _API_START).value,
-                                  ctypes.c_uint32.from_address(address_of_record + _API_CORRELATION).value,
-                                  ctypes.c_uint32.from_address(address_of_record + _API_THREAD).value))
+                self._api.append(
+                    (
+                        ctypes.c_uint64.from_address(address_of_record + _API_START).value,
+                        ctypes.c_uint32.from_address(address_of_record + _API_CORRELATION).value,
+                        ctypes.c_uint32.from_address(address_of_record + _API_THREAD).value,
+                    )
+                )
         dropped = ctypes.c_size_t(0)
         if self._lib.cuptiActivityGetNumDroppedRecords(context, stream_id, ctypes.byref(dropped)) == CUPTI_SUCCESS:
             self.dropped_records += dropped.value
@@ -316,6 +347,7 @@ class KernelRecorder:
 @dataclass(frozen=True)
 class CollectCost:
     """What reading one flush cost the grader (between calls, never inside a timed window)."""
+
     records: int = 0  # API and kernel records read
     read_s: float = 0.0  # flushing CUPTI and reading its buffers
     resolve_s: float = 0.0  # finding each window's kernels among them
@@ -331,8 +363,9 @@ class FlushedRecords:
     api: (start_ns, correlation id, thread id) per launch call; kernels: (correlation id, name, start_ns,
     end_ns, stream) per kernel, in CUPTI's order, which each call's kernels keep."""
 
-    def __init__(self, api: list[tuple[int, int, int]], kernels: list[tuple[int, str, int, int, int]],
-                 windows: list[CallWindow]):
+    def __init__(
+        self, api: list[tuple[int, int, int]], kernels: list[tuple[int, str, int, int, int]], windows: list[CallWindow]
+    ):
         self.kernels = kernels
         self.launched = {correlation: (stamp, thread) for stamp, correlation, thread in api}
         self.launched_ns = {correlation: stamp for correlation, (stamp, _) in self.launched.items()}
@@ -379,9 +412,11 @@ class FlushedRecords:
         pad_kernels = [self.kernels[position] for position in self._of(pad)]
         bounds = self.bounds(window, own, pad, pad_kernels)
         bounded = [bounds.cut(*kernel) for kernel in own]
-        return CallKernels([kernel for kernel, _ in bounded],
-                           max((end for _, _, _, end, _ in pad_kernels), default=None),
-                           sum(1 for _, corrected in bounded if corrected))
+        return CallKernels(
+            [kernel for kernel, _ in bounded],
+            max((end for _, _, _, end, _ in pad_kernels), default=None),
+            sum(1 for _, corrected in bounded if corrected),
+        )
 
     def bounds(self, window: CallWindow, own: list, pad: set[int], pad_kernels: list) -> RecordBounds:
         """The bounds for the call in `window`, whose own records are `own`, after the timer's pad (the flush
@@ -399,8 +434,11 @@ class FlushedRecords:
         bounds = RecordBounds(self.launched_ns, free_ns)
         if window.timed and window.event_ms > 0:
             for stream in timed_streams:
-                starts = [max(start, bounds.launched_ns.get(correlation, start))
-                          for correlation, _, start, _, kernel_stream in own if kernel_stream == stream]
+                starts = [
+                    max(start, bounds.launched_ns.get(correlation, start))
+                    for correlation, _, start, _, kernel_stream in own
+                    if kernel_stream == stream
+                ]
                 if starts:
                     event_end_ns = min(starts) + round(window.event_ms * 1e6)
                     free_ns[stream] = min(free_ns.get(stream, event_end_ns), event_end_ns)
@@ -424,6 +462,7 @@ class RecordBounds:
       completes once every kernel queued before it on the stream has ended.
     The end bounds apply to the timed stream only: everything there lies inside the timer's events anyway,
     while a kernel on another stream, where X10's hidden work runs, is never cut."""
+
     launched_ns: dict[int, int]
     timed_stream_free_ns: dict[int, int]  # timed stream -> the latest its call's kernels can have ended
 
@@ -447,6 +486,7 @@ class CallWindow:
     """One call as the recorder saw it: the names it launched; if its kernel activity was recorded, when
     it ran on CUPTI's clock (the timer's flush and gate from pad_start_ns, the solution's launches from
     start_ns to end_ns). Whether the call was timed, and its event time."""
+
     pad_start_ns: int
     start_ns: int
     end_ns: int
@@ -459,6 +499,7 @@ class CallWindow:
 @dataclass
 class ShapeKernelSummary:
     """What a shape's timed calls launched, as the result file records it."""
+
     calls: list[CallKernels] = field(default_factory=list)  # every call: checks, warm-up, timed
     ratios: list[float] = field(default_factory=list)  # kernel busy time / event time, per timed call
     waits_after_pad_ms: list[float] = field(default_factory=list)  # per timed call, where the pad was recorded
@@ -485,9 +526,11 @@ class ShapeKernelSummary:
             else:
                 self.add_untimed(kernels)
         cost = recorder.last_collect
-        self.collect_cost = CollectCost(self.collect_cost.records + cost.records,
-                                        self.collect_cost.read_s + cost.read_s,
-                                        self.collect_cost.resolve_s + cost.resolve_s)
+        self.collect_cost = CollectCost(
+            self.collect_cost.records + cost.records,
+            self.collect_cost.read_s + cost.read_s,
+            self.collect_cost.resolve_s + cost.resolve_s,
+        )
 
     def add(self, kernels: CallKernels | None, event_ms: float) -> None:
         """A timed call."""
@@ -524,8 +567,10 @@ class ShapeKernelSummary:
         median_event_ms = statistics.median(event_ms) if event_ms else 0.0
         excess_ms = (ratio - 1.0) * median_event_ms
         if ratio > KERNEL_OVER_EVENT_LIMIT and excess_ms > KERNEL_OVER_EVENT_MARGIN_MS:
-            return (f"X10: the calls' kernels ran {ratio:.2f}x the timed interval (median; {excess_ms * 1e3:.0f} us "
-                    "of kernel time outside the events: work on another stream before the start event)")
+            return (
+                f"X10: the calls' kernels ran {ratio:.2f}x the timed interval (median; {excess_ms * 1e3:.0f} us "
+                "of kernel time outside the events: work on another stream before the start event)"
+            )
         return None
 
     def as_dict(self) -> dict:
@@ -540,15 +585,25 @@ class ShapeKernelSummary:
             "kernels_per_call_median": statistics.median(kernels_per_call) if kernels_per_call else None,
             "kernel_names": self.names()[:20],
             "vendor_kernels": self.vendor_outcome(),
-            "kernel_over_event_time": {"median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1],
-                                       "p10": ratios[len(ratios) // 10], "p90": ratios[(9 * len(ratios)) // 10]}
-            if ratios else None,
+            "kernel_over_event_time": {
+                "median": statistics.median(ratios),
+                "min": ratios[0],
+                "max": ratios[-1],
+                "p10": ratios[len(ratios) // 10],
+                "p90": ratios[(9 * len(ratios)) // 10],
+            }
+            if ratios
+            else None,
             # What reading the records cost the grader, between calls.
             "records_read": self.collect_cost.records,
             "read_s": round(self.collect_cost.read_s, 3),
             "resolve_s": round(self.collect_cost.resolve_s, 3),
             # Host launch time beyond the timer's launch pad, charged to the call (scoring/timing.py).
-            "gpu_idle_after_launch_pad_us": {"median": statistics.median(waits_us), "p90": waits_us[(9 * len(waits_us)) // 10],
-                                             "max": waits_us[-1]} if waits_us else None,
+            "gpu_idle_after_launch_pad_us": {
+                "median": statistics.median(waits_us),
+                "p90": waits_us[(9 * len(waits_us)) // 10],
+                "max": waits_us[-1],
+            }
+            if waits_us
+            else None,
         }
-

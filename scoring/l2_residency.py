@@ -27,8 +27,13 @@ ATTRIBUTE_VALUE_BYTES = 64  # sizeof(cudaLaunchAttributeValue): reads must never
 
 
 class AccessPolicyWindow(ctypes.Structure):
-    _fields_ = [("base_ptr", ctypes.c_void_p), ("num_bytes", ctypes.c_size_t), ("hitRatio", ctypes.c_float),
-                ("hitProp", ctypes.c_int), ("missProp", ctypes.c_int)]
+    _fields_ = [
+        ("base_ptr", ctypes.c_void_p),
+        ("num_bytes", ctypes.c_size_t),
+        ("hitRatio", ctypes.c_float),
+        ("hitProp", ctypes.c_int),
+        ("missProp", ctypes.c_int),
+    ]
 
 
 class StreamAttributeValue(ctypes.Union):
@@ -62,8 +67,9 @@ def read_persisting_l2(cudart: ctypes.CDLL, stream_handle: int) -> PersistingL2R
     if code != 0:
         raise RuntimeError(f"cudaDeviceGetLimit(cudaLimitPersistingL2CacheSize) returned error {code}")
     value = StreamAttributeValue()
-    code = cudart.cudaStreamGetAttribute(ctypes.c_void_p(stream_handle), CUDA_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW,
-                                         ctypes.byref(value))
+    code = cudart.cudaStreamGetAttribute(
+        ctypes.c_void_p(stream_handle), CUDA_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW, ctypes.byref(value)
+    )
     if code != 0:
         return PersistingL2Reading(limit.value, 0, CUDA_ACCESS_PROPERTY_NORMAL, CUDA_ACCESS_PROPERTY_NORMAL, code)
     window = value.accessPolicyWindow
@@ -79,12 +85,15 @@ def residency_detail(reading: PersistingL2Reading, baseline_limit_bytes: int) ->
     """
     reasons = []
     if reading.limit_bytes > baseline_limit_bytes:
-        reasons.append(f"persisting-L2 set-aside raised to {reading.limit_bytes / 2**20:.1f} MiB "
-                       f"(was {baseline_limit_bytes / 2**20:.1f} MiB before the solution loaded)")
+        reasons.append(
+            f"persisting-L2 set-aside raised to {reading.limit_bytes / 2**20:.1f} MiB "
+            f"(was {baseline_limit_bytes / 2**20:.1f} MiB before the solution loaded)"
+        )
     persisting = CUDA_ACCESS_PROPERTY_PERSISTING in (reading.window_hit_prop, reading.window_miss_prop)
     if reading.window_bytes > 0 and persisting:
-        reasons.append(f"a persisting access-policy window of {reading.window_bytes / 2**20:.1f} MiB "
-                       "on the timed stream")
+        reasons.append(
+            f"a persisting access-policy window of {reading.window_bytes / 2**20:.1f} MiB on the timed stream"
+        )
     if not reasons:
         return None
     return "X12: L2 residency: " + "; ".join(reasons) + " (lines kept in L2 survive the flush; not scored)"

@@ -88,15 +88,23 @@ class LaunchGate:
 
     def hold(self):
         self._call_number += 1
-        return _hold_until[(self.blocks,)](self._host_counter, self._device_counter, self._call_number,
-                                           timeout_ns=self._timeout_ns, num_warps=THREADS_PER_BLOCK // 32)
+        return _hold_until[(self.blocks,)](
+            self._host_counter,
+            self._device_counter,
+            self._call_number,
+            timeout_ns=self._timeout_ns,
+            num_warps=THREADS_PER_BLOCK // 32,
+        )
 
     def open(self) -> None:
         self._host_value.value = self._call_number
 
     def describe(self) -> dict:
-        return {"launch_gate": "the GPU held until the call is queued (scoring/launch_gate.py)",
-                "launch_gate_timeout_us": self.timeout_us, "launch_gate_blocks": self.blocks,
-                "launch_gate_threads_per_block": THREADS_PER_BLOCK,
-                "launch_gate_registers_per_thread": self.registers_per_thread,
-                "launch_gate_fills_every_sm": self.fills_every_sm}
+        return {
+            "launch_gate": "the GPU held until the call is queued (scoring/launch_gate.py)",
+            "launch_gate_timeout_us": self.timeout_us,
+            "launch_gate_blocks": self.blocks,
+            "launch_gate_threads_per_block": THREADS_PER_BLOCK,
+            "launch_gate_registers_per_thread": self.registers_per_thread,
+            "launch_gate_fills_every_sm": self.fills_every_sm,
+        }

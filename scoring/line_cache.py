@@ -24,19 +24,22 @@ CHECK_KEYS = ("check_seeds", "watch")
 HARDWARE_KEYS = ("profile", "name", "sm_count", "driver", "cuda", "torch", "triton")
 
 
-def line_key(problem, role: str, file_sha256: str | None, hardware, config, shape_names: list[str],
-             policy) -> dict:
+def line_key(problem, role: str, file_sha256: str | None, hardware, config, shape_names: list[str], policy) -> dict:
     """What a reference line's measurement depends on (`hardware`: scoring.hardware.Hardware; `policy`: the
     line's scoring.timing.TimingPolicy, its own stop rule). The peaks are the ones its fractions were computed
     with; the CPU profile measures its own each run unless both are given, so there a line is reused only
     under given peaks."""
     facts = hardware.as_dict()
     return {
-        "problem": problem.name, "content_sha256": problem.spec.content_sha256, "line": role,
+        "problem": problem.name,
+        "content_sha256": problem.spec.content_sha256,
+        "line": role,
         "file_sha256": file_sha256,
         "hardware": {key: facts.get(key) for key in HARDWARE_KEYS},
-        "peak": {"tflops": hardware.peak.tflops_for(problem.spec.precision),
-                 "bandwidth_gbps": hardware.peak.bandwidth_gbps},
+        "peak": {
+            "tflops": hardware.peak.tflops_for(problem.spec.precision),
+            "bandwidth_gbps": hardware.peak.bandwidth_gbps,
+        },
         "timing": {**{key: getattr(config, key) for key in CHECK_KEYS}, **dataclasses.asdict(policy)},
         "shapes": sorted(shape_names),
     }
@@ -55,8 +58,12 @@ def find_cached_line(hardware_dir: Path, digest: str) -> tuple[Path, dict] | Non
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             continue
         for system in (data.get("systems") or [])[1:] if isinstance(data, dict) else []:
-            if (isinstance(system, dict) and system.get("line_key_sha256") == digest
-                    and not system.get("cached_from") and system.get("status") == "passed"):
+            if (
+                isinstance(system, dict)
+                and system.get("line_key_sha256") == digest
+                and not system.get("cached_from")
+                and system.get("status") == "passed"
+            ):
                 return path, system
     return None
 

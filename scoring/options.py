@@ -24,9 +24,11 @@ from scoring.spec import suggest
 
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 HELP_WORDS = ("help", "-h", "--help")
-RULES = ("Options are key=value; --key=value and --key value read the same (a bare --key of a true/false key "
-         "means true).\nA key given twice is refused. help, -h or --help anywhere prints this. Exit status 2 "
-         "on a usage error.")
+RULES = (
+    "Options are key=value; --key=value and --key value read the same (a bare --key of a true/false key "
+    "means true).\nA key given twice is refused. help, -h or --help anywhere prints this. Exit status 2 "
+    "on a usage error."
+)
 
 
 def wants_help(argv: list[str]) -> bool:
@@ -41,14 +43,18 @@ class OptionError(ValueError):
 @dataclass(frozen=True)
 class Range:
     """The values a numeric option allows: finite numbers from `low`, up to `high` where one is given."""
+
     low: float
     high: float | None = None
     low_inclusive: bool = True
     unit: str = ""
 
     def admits(self, value: float) -> bool:
-        return math.isfinite(value) and (value >= self.low if self.low_inclusive else value > self.low) and \
-            (self.high is None or value <= self.high)
+        return (
+            math.isfinite(value)
+            and (value >= self.low if self.low_inclusive else value > self.low)
+            and (self.high is None or value <= self.high)
+        )
 
     def bounds(self) -> str:
         """`> 0`, `>= 1`, `in [0, 1]`."""
@@ -73,8 +79,9 @@ def opt(default, help_text: str, choices: tuple = (), allowed: Range | None = No
     return field(default=default, metadata={"help": help_text, "choices": choices, "allowed": allowed})
 
 
-def check_range(key: str, raw: str, value, allowed: Range | None, error: type[Exception] = OptionError,
-                optional: bool = False) -> None:
+def check_range(
+    key: str, raw: str, value, allowed: Range | None, error: type[Exception] = OptionError, optional: bool = False
+) -> None:
     """Refuse a number outside `allowed`; an `optional` number may also be None (unset)."""
     if allowed is None or value is None or allowed.admits(value):
         return
@@ -101,8 +108,9 @@ def convert(key: str, raw: str, kind: str, error: type[Exception] = OptionError)
         raise error(f"{key}={raw!r}: expected {kind.replace(' | None', '')}") from None
 
 
-def key_value_pairs(argv: list[str], bool_keys: set[str], command: str,
-                    error: type[Exception] = OptionError) -> list[str]:
+def key_value_pairs(
+    argv: list[str], bool_keys: set[str], command: str, error: type[Exception] = OptionError
+) -> list[str]:
     """`argv` with `--key value` and `--key=value` written as `key=value` (RULES); a bare `--key` of a key in
     `bool_keys` is `key=true` unless a true/false word follows it. Other arguments are left as they are."""
     pairs: list[str] = []
@@ -128,6 +136,7 @@ def key_value_pairs(argv: list[str], bool_keys: set[str], command: str,
 def with_overrides(defaults: list[str], overrides: list[str]) -> list[str]:
     """A caller's default `key=value` options less those whose key `overrides` gives, then `overrides`: the way a
     command passes a user's extra options (score_args=) on to another, since a key given twice is refused."""
+
     def key(arg: str) -> str:
         return arg.split("=", 1)[0].lstrip("-").replace("-", "_")
 

@@ -98,17 +98,34 @@ def _check_formulas(spec: ProblemSpec, module: ModuleType, path: Path) -> None:
                 try:
                     value = getattr(module, function)(dict(shape.params))
                 except Exception as exc:  # the point is to report any failure with its location
-                    raise SpecError(path, function, f"fails on {profile} shape '{shape.name}' ({shape.label()}): "
-                                    f"{type(exc).__name__}: {exc}", "make the formula total over the declared shapes") from None
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                    raise SpecError(path, function, f"returns {value!r} on {profile} shape '{shape.name}'",
-                                    "return a positive, finite count")
+                    raise SpecError(
+                        path,
+                        function,
+                        f"fails on {profile} shape '{shape.name}' ({shape.label()}): {type(exc).__name__}: {exc}",
+                        "make the formula total over the declared shapes",
+                    ) from None
+                if (
+                    isinstance(value, bool)
+                    or not isinstance(value, (int, float))
+                    or not math.isfinite(value)
+                    or value <= 0
+                ):
+                    raise SpecError(
+                        path,
+                        function,
+                        f"returns {value!r} on {profile} shape '{shape.name}'",
+                        "return a positive, finite count",
+                    )
             try:
                 dims, _dtype = module.output_spec(dict(shape.params))
                 tuple(int(d) for d in dims)
             except Exception as exc:
-                raise SpecError(path, "output_spec", f"fails on {profile} shape '{shape.name}': {exc}",
-                                "return (shape tuple, torch dtype)") from None
+                raise SpecError(
+                    path,
+                    "output_spec",
+                    f"fails on {profile} shape '{shape.name}': {exc}",
+                    "return (shape tuple, torch dtype)",
+                ) from None
 
 
 def load_problem(problem_dir: Path | str) -> Problem:

@@ -29,8 +29,18 @@ from scoring.roofline import MAX_PLAUSIBLE_FRACTION, geomean, roofline_point
 SCHEMA = "ceiling.result/1"
 SCORED_SETS = ("visible", "held_out")
 # When several shapes fail differently, the system's status is the most serious one.
-STATUS_SEVERITY = ("integrity", "forbidden_op", "import_error", "timeout", "runtime_error", "incorrect",
-                   "rejected", "not_available", "not_run", "passed")
+STATUS_SEVERITY = (
+    "integrity",
+    "forbidden_op",
+    "import_error",
+    "timeout",
+    "runtime_error",
+    "incorrect",
+    "rejected",
+    "not_available",
+    "not_run",
+    "passed",
+)
 
 
 def sha256_file(path: Path) -> str:
@@ -48,8 +58,10 @@ def add_roofline(shape: dict, flops: int, bytes_moved: int, peak_tflops: float, 
     shape.update(roof.as_dict())
     if roof.fraction > MAX_PLAUSIBLE_FRACTION:
         shape["status"] = "rejected"
-        shape["detail"] = (f"X12: fraction of peak {roof.fraction:.3f} is above {MAX_PLAUSIBLE_FRACTION}: physically "
-                           "impossible (L2 residency or another exploit, or a wrong peak); not scored")
+        shape["detail"] = (
+            f"X12: fraction of peak {roof.fraction:.3f} is above {MAX_PLAUSIBLE_FRACTION}: physically "
+            "impossible (L2 residency or another exploit, or a wrong peak); not scored"
+        )
     return shape
 
 
@@ -65,6 +77,7 @@ def system_status(shapes: list[dict], audits: list[dict]) -> str:
 
 def geomean_score(shapes: list[dict], status: str) -> dict:
     """Geomean fractions: headline over visible + held-out; property shapes must pass but are not timed."""
+
     def fractions(sets: tuple[str, ...]) -> list[float]:
         chosen = [s for s in shapes if s["shape_set"] in sets]
         return [s.get("fraction", 0.0) if s["status"] == "passed" else 0.0 for s in chosen]

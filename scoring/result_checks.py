@@ -32,10 +32,14 @@ __all__ = ["Issue", "check_file", "check_result", "read_json"]
 # Recorded values are the scorer's own floats, so they agree to the last bit after a JSON round trip;
 # the tolerance only admits another JSON writer's rounding.
 REL_TOL = 1e-6
-EDITED = ("a result is written once by the scorer and never edited: restore the file as it was written, "
-          "or rescore with `python -m scoring.run`")
-IMPOSSIBLE = ("a fraction of peak above 1.0 is physically impossible (the scorer marks such a shape `rejected` "
-              "and never scores it); " + EDITED)
+EDITED = (
+    "a result is written once by the scorer and never edited: restore the file as it was written, "
+    "or rescore with `python -m scoring.run`"
+)
+IMPOSSIBLE = (
+    "a fraction of peak above 1.0 is physically impossible (the scorer marks such a shape `rejected` "
+    "and never scores it); " + EDITED
+)
 _ROOFLINE_KEYS = ("fraction", "achieved_tflops", "achieved_gbps", "roofline_ms", "bound")
 
 
@@ -44,8 +48,14 @@ def read_json(path: Path) -> tuple[Any, list[Issue]]:
     try:
         return json.loads(Path(path).read_bytes()), []
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        return None, [Issue(str(path), "(file)", f"is not readable JSON: {error}",
-                            "remove the file, or get the result again: it is truncated or not a result file")]
+        return None, [
+            Issue(
+                str(path),
+                "(file)",
+                f"is not readable JSON: {error}",
+                "remove the file, or get the result again: it is truncated or not a result file",
+            )
+        ]
     except RecursionError:
         return None, [Issue(str(path), "(file)", "is nested too deeply to read", "remove the file")]
 
@@ -71,16 +81,25 @@ def check_values(data: dict, file: str) -> list[Issue]:
             _check_roofline(c, shape, f"{where}.shapes[{j}]", peak_tflops, peak_gbps)
         status = system_status(system["shapes"], system.get("audits") or []) if system["shapes"] else "not_available"
         if system["status"] != status:
-            c.bad(f"{where}.status", f"is {system['status']!r}, but its shapes and audits give {status!r} (the most "
-                  "serious shape status; integrity when an audit failed)", EDITED)
+            c.bad(
+                f"{where}.status",
+                f"is {system['status']!r}, but its shapes and audits give {status!r} (the most "
+                "serious shape status; integrity when an audit failed)",
+                EDITED,
+            )
         _check_score(c, system["score"], geomean_score(system["shapes"], status), f"{where}.score", status)
     _check_copies(c, data)
     return c.issues
 
 
 def _check_roofline(c: Fields, shape: dict, at: str, peak_tflops: float, peak_gbps: float) -> None:
-    if "fraction" not in shape and "bound" not in shape and "roofline_ms" not in shape and \
-            "achieved_tflops" not in shape and "achieved_gbps" not in shape:
+    if (
+        "fraction" not in shape
+        and "bound" not in shape
+        and "roofline_ms" not in shape
+        and "achieved_tflops" not in shape
+        and "achieved_gbps" not in shape
+    ):
         return  # not timed: a failed or property-drawn shape (spelled out: this runs for 10,000 files x 40 shapes)
     fraction = shape.get("fraction")
     if fraction is None:
@@ -94,32 +113,51 @@ def _check_roofline(c: Fields, shape: dict, at: str, peak_tflops: float, peak_gb
         return
     roof = roofline_point(shape["flops"], shape["bytes_moved"], shape["timing"]["median_ms"], peak_tflops, peak_gbps)
     derived = (roof.fraction, roof.achieved_tflops, roof.achieved_gbps, roof.roofline_ms, roof.bound)
-    recorded = (fraction, shape.get("achieved_tflops"), shape.get("achieved_gbps"), shape.get("roofline_ms"),
-                shape.get("bound"))
+    recorded = (
+        fraction,
+        shape.get("achieved_tflops"),
+        shape.get("achieved_gbps"),
+        shape.get("roofline_ms"),
+        shape.get("bound"),
+    )
     if recorded == derived:  # the scorer's own floats after a JSON round trip: the usual case, and fast
         return
     for key, value, want in zip(_ROOFLINE_KEYS, recorded, derived):
         agree = value == want if key == "bound" else value is not None and math.isclose(value, want, rel_tol=REL_TOL)
         if not agree:
-            c.bad(f"{at}.{key}", f"is {value!r}, but the shape's flops, bytes_moved and timing.median_ms under "
-                  f"hardware.peak give {want!r}", EDITED)
+            c.bad(
+                f"{at}.{key}",
+                f"is {value!r}, but the shape's flops, bytes_moved and timing.median_ms under "
+                f"hardware.peak give {want!r}",
+                EDITED,
+            )
 
 
 def _check_score(c: Fields, recorded: dict, derived: dict, where: str, status: str) -> None:
-    for key, shapes in (("fraction", "visible and held-out"), ("visible_fraction", "visible"),
-                        ("held_out_fraction", "held-out")):
+    for key, shapes in (
+        ("fraction", "visible and held-out"),
+        ("visible_fraction", "visible"),
+        ("held_out_fraction", "held-out"),
+    ):
         value, want = recorded[key], derived[key]
         if math.isnan(want):  # written as null since 2026-11-27; NaN in older files
             if not _undefined(value):
-                c.bad(f"{where}.{key}", f"is {value}, but the system has no {shapes} shapes: expected NaN or null (no "
-                      "geomean; null since 2026-11-27)", EDITED)
+                c.bad(
+                    f"{where}.{key}",
+                    f"is {value}, but the system has no {shapes} shapes: expected NaN or null (no "
+                    "geomean; null since 2026-11-27)",
+                    EDITED,
+                )
         elif value is None:
             c.bad(f"{where}.{key}", f"is null, but the system has {shapes} shapes: expected {want!r}", EDITED)
         elif not _in_range(value):
             c.bad(f"{where}.{key}", _range_problem(value), IMPOSSIBLE if value > 1 else EDITED)
         elif not math.isclose(value, want, rel_tol=REL_TOL):
-            why = (f"the geomean of its {shapes} shapes' fractions is {want!r}" if key != "fraction" or
-                   status == "passed" else f"a system whose shapes and audits give {status!r} scores 0.0")
+            why = (
+                f"the geomean of its {shapes} shapes' fractions is {want!r}"
+                if key != "fraction" or status == "passed"
+                else f"a system whose shapes and audits give {status!r} scores 0.0"
+            )
             c.bad(f"{where}.{key}", f"is {value!r}, but {why}", EDITED)
     gap, want = recorded.get("generalisation_gap"), derived["generalisation_gap"]
     if not _same(gap, want):
@@ -136,8 +174,11 @@ def _check_copies(c: Fields, data: dict) -> None:
         c.bad("status", f"is {data['status']!r}, but systems[0].status is {solution['status']!r} (a copy)", EDITED)
     for key, value in solution["score"].items():
         if not _same(data["score"].get(key), value):
-            c.bad(f"score.{key}", f"is {data['score'].get(key)!r}, but systems[0].score.{key} is {value!r} (a copy)",
-                  EDITED)
+            c.bad(
+                f"score.{key}",
+                f"is {data['score'].get(key)!r}, but systems[0].score.{key} is {value!r} (a copy)",
+                EDITED,
+            )
 
 
 def _in_range(value: float) -> bool:

@@ -24,8 +24,24 @@ from typing import Any, Literal
 from scoring.dataclass_schema import json_key, model_fields, plain_type
 from scoring.result import SCHEMA
 from scoring.result_model import (
-    GIT_COMMIT_PATTERN, GITHUB_REPOSITORY_PATTERN, MAX_COUNT, MAX_TEXT, REPOSITORY_PATH_PATTERN, SHA256_HEX_PATTERN,
-    Audit, Failure, GpuState, Hardware, Peak, Problem, Result, Score, Shape, Spread, System, Timing,
+    GIT_COMMIT_PATTERN,
+    GITHUB_REPOSITORY_PATTERN,
+    MAX_COUNT,
+    MAX_TEXT,
+    REPOSITORY_PATH_PATTERN,
+    SHA256_HEX_PATTERN,
+    Audit,
+    Failure,
+    GpuState,
+    Hardware,
+    Peak,
+    Problem,
+    Result,
+    Score,
+    Shape,
+    Spread,
+    System,
+    Timing,
 )
 
 NUMBER = (int, float)
@@ -91,8 +107,9 @@ def field_types(model: type) -> dict[str, FieldType]:
         else:
             kind = dict if dataclasses.is_dataclass(base) else None
         positive = keywords.get("exclusiveMinimum") == 0
-        types[json_key(model_field)] = FieldType(json_key(model_field), kind, choices,
-                                                 model_field.metadata["required"], nullable, positive)
+        types[json_key(model_field)] = FieldType(
+            json_key(model_field), kind, choices, model_field.metadata["required"], nullable, positive
+        )
     return types
 
 
@@ -162,8 +179,11 @@ def check_fields(data: Any, file: str) -> list[Issue]:
         return c.issues
     schema = data.get("schema")
     if schema != SCHEMA:
-        c.bad("schema", f"is {short(schema)}, expected {SCHEMA!r}",
-              "move files of other tools out of the results folder, or rescore with this version of the scorer")
+        c.bad(
+            "schema",
+            f"is {short(schema)}, expected {SCHEMA!r}",
+            "move files of other tools out of the results folder, or rescore with this version of the scorer",
+        )
         return c.issues
     run_id = c.typed(data, "", Result, "run_id")
     if run_id is not None and (not run_id or "/" in run_id or run_id.startswith(".")):
@@ -227,14 +247,20 @@ def _check_agent(c: Fields, data: dict) -> None:
         _check_rescored(c, agent)
 
 
-RESCORED_FIX = ("re-import the run with `python -m harnesses.import_kernelbench path=CLONE score=true` from a git clone "
-                "of the source repository (it records the provenance and the published verdict), and rescore it")
+RESCORED_FIX = (
+    "re-import the run with `python -m harnesses.import_kernelbench path=CLONE score=true` from a git clone "
+    "of the source repository (it records the provenance and the published verdict), and rescore it"
+)
 
 
 def repository_path_ok(path: Any) -> bool:
     """A relative path inside a repository: no leading '/', no '.' or '..' part, only link-safe characters."""
-    return (isinstance(path, str) and len(path) <= 400 and REPOSITORY_PATH.fullmatch(path) is not None
-            and not any(part in (".", "..") for part in path.split("/")))
+    return (
+        isinstance(path, str)
+        and len(path) <= 400
+        and REPOSITORY_PATH.fullmatch(path) is not None
+        and not any(part in (".", "..") for part in path.split("/"))
+    )
 
 
 def _check_rescored(c: Fields, agent: dict) -> None:
@@ -243,63 +269,103 @@ def _check_rescored(c: Fields, agent: dict) -> None:
     fix = RESCORED_FIX
     origin = agent.get("rescored_from")
     if not isinstance(origin, str) or not origin.strip() or len(origin) > 100:
-        c.bad("agent.rescored_from", f"is {type(origin).__name__} {short(origin)}, expected the name of the site the "
-              "run was published on (a non-empty string), given with agent.source and agent.published", fix)
+        c.bad(
+            "agent.rescored_from",
+            f"is {type(origin).__name__} {short(origin)}, expected the name of the site the "
+            "run was published on (a non-empty string), given with agent.source and agent.published",
+            fix,
+        )
     source = agent.get("source")
     if not isinstance(source, dict):
-        c.bad("agent.source", f"is {type(source).__name__} {short(source)}, expected an object (repository, commit, "
-              "path of the published file)", fix)
+        c.bad(
+            "agent.source",
+            f"is {type(source).__name__} {short(source)}, expected an object (repository, commit, "
+            "path of the published file)",
+            fix,
+        )
     else:
-        checks = (("repository", GITHUB_REPOSITORY.fullmatch, "a GitHub repository as github.com/OWNER/NAME"),
-                  ("commit", GIT_COMMIT.fullmatch, "the 40-hex-digit commit of the clone the file was read from"),
-                  ("path", repository_path_ok, "the file's path relative to the repository root, with no '..'"))
+        checks = (
+            ("repository", GITHUB_REPOSITORY.fullmatch, "a GitHub repository as github.com/OWNER/NAME"),
+            ("commit", GIT_COMMIT.fullmatch, "the 40-hex-digit commit of the clone the file was read from"),
+            ("path", repository_path_ok, "the file's path relative to the repository root, with no '..'"),
+        )
         for key, ok, expected in checks:
             value = source.get(key)
             if not isinstance(value, str) or not ok(value):
                 c.bad(f"agent.source.{key}", f"is {type(value).__name__} {short(value)}, expected {expected}", fix)
-        if source.get("sha256") is not None and not (isinstance(source["sha256"], str)
-                                                     and SHA256_HEX.fullmatch(source["sha256"])):
+        if source.get("sha256") is not None and not (
+            isinstance(source["sha256"], str) and SHA256_HEX.fullmatch(source["sha256"])
+        ):
             c.bad("agent.source.sha256", f"is {short(source['sha256'])}, expected 64 lowercase hex digits", fix)
         for key in ("run_id", "problem", "deck", "license"):
             _optional_text(c, source, "agent.source", key, fix)
     published = agent.get("published")
     if not isinstance(published, dict):
-        c.bad("agent.published", f"is {type(published).__name__} {short(published)}, expected an object (their "
-              "verdict: correct, peak_fraction, hardware, ...)", fix)
+        c.bad(
+            "agent.published",
+            f"is {type(published).__name__} {short(published)}, expected an object (their "
+            "verdict: correct, peak_fraction, hardware, ...)",
+            fix,
+        )
         return
     fraction = published.get("peak_fraction")
     if fraction is not None and not (is_number(fraction) and math.isfinite(fraction) and 0 <= fraction <= 1):
-        c.bad("agent.published.peak_fraction", f"is {type(fraction).__name__} {short(fraction)}, expected null or "
-              "a finite number in 0..1 (the fraction of peak they published)", fix)
+        c.bad(
+            "agent.published.peak_fraction",
+            f"is {type(fraction).__name__} {short(fraction)}, expected null or "
+            "a finite number in 0..1 (the fraction of peak they published)",
+            fix,
+        )
     if published.get("correct") is not None and not isinstance(published["correct"], bool):
         c.bad("agent.published.correct", f"is {short(published['correct'])}, expected true, false or null", fix)
     hardware = published.get("hardware")
     if not isinstance(hardware, str) or not hardware.strip() or len(hardware) > 100:
-        c.bad("agent.published.hardware", f"is {type(hardware).__name__} {short(hardware)}, expected the name of the "
-              "GPU they measured on (their fraction is read against it)", fix)
+        c.bad(
+            "agent.published.hardware",
+            f"is {type(hardware).__name__} {short(hardware)}, expected the name of the "
+            "GPU they measured on (their fraction is read against it)",
+            fix,
+        )
     for key in ("annotation_verdict", "board_label", "failure_reason"):
         _optional_text(c, published, "agent.published", key, fix)
     seconds = published.get("elapsed_seconds")
     if seconds is not None and not (is_number(seconds) and math.isfinite(seconds) and seconds >= 0):
         c.bad("agent.published.elapsed_seconds", f"is {short(seconds)}, expected null or a finite number >= 0", fix)
     if published.get("output_tokens") is not None and not is_count(published["output_tokens"]):
-        c.bad("agent.published.output_tokens", f"is {short(published['output_tokens'])}, expected null or a whole "
-              "number", fix)
+        c.bad(
+            "agent.published.output_tokens",
+            f"is {short(published['output_tokens'])}, expected null or a whole number",
+            fix,
+        )
 
 
 def _optional_text(c: Fields, data: dict, where: str, key: str, fix: str) -> None:
     value = data.get(key)
     if value is not None and not (isinstance(value, str) and len(value) <= MAX_TEXT):
-        c.bad(f"{where}.{key}", f"is {type(value).__name__} {short(value)}, expected null or a string of at most "
-              f"{MAX_TEXT} characters", fix)
+        c.bad(
+            f"{where}.{key}",
+            f"is {type(value).__name__} {short(value)}, expected null or a string of at most {MAX_TEXT} characters",
+            fix,
+        )
 
 
 def _check_score(c: Fields, data: dict, where: str, model: type) -> None:
     score = c.typed(data, where, model, "score")
     if score is not None:
         at = f"{where}.score" if where else "score"
-        c.typed_all(score, at, Score, ("fraction", "visible_fraction", "held_out_fraction", "generalisation_gap",
-                                       "shapes_passed", "shapes_total"))
+        c.typed_all(
+            score,
+            at,
+            Score,
+            (
+                "fraction",
+                "visible_fraction",
+                "held_out_fraction",
+                "generalisation_gap",
+                "shapes_passed",
+                "shapes_total",
+            ),
+        )
 
 
 def _check_system(c: Fields, system: Any, where: str, solution: bool) -> None:
@@ -339,8 +405,12 @@ def _check_shape(c: Fields, shape: Any, at: str) -> None:
         c.bad(at, f"is {type(shape).__name__}, expected an object")
         return
     # The roofline numbers are absent on an untimed shape; when present, numbers (the score reads them).
-    c.typed_all(shape, at, Shape, ("name", "status", "shape_set", "params", "flops", "bytes_moved", *_SHAPE_NUMBERS,
-                                   "bound", "check"))
+    c.typed_all(
+        shape,
+        at,
+        Shape,
+        ("name", "status", "shape_set", "params", "flops", "bytes_moved", *_SHAPE_NUMBERS, "bound", "check"),
+    )
     _check_gpu_state(c, shape, at)
     timing = c.typed(shape, at, Shape, "timing")
     if timing is not None:

@@ -39,7 +39,7 @@ PROFILES = ("gpu", "cpu")
 FAILURE_CLASSES = tuple(FAILURE_CLASS_LABELS)
 # Counts (flops, bytes, shapes) above this are no measurement, and as Python ints they would overflow the float
 # arithmetic of the roofline check.
-MAX_COUNT = 2 ** 63
+MAX_COUNT = 2**63
 MAX_TEXT = 2000  # a published label, verdict or failure reason longer than this is not one
 # A re-scored run's provenance (agent.source) becomes a link, https://github.com/<repository minus its host>/blob/
 # <commit>/<path>, so each part is held to the characters such a link may contain: no scheme, no other host,
@@ -57,8 +57,9 @@ Fraction = Annotated[float, Rule(minimum=0, maximum=1)]
 NonBlank = Annotated[str, Rule(pattern=r"\S")]
 Text = Annotated[str, Rule(maxLength=MAX_TEXT)]
 Sha256 = Annotated[str, Rule(pattern=f"^{SHA256_HEX_PATTERN}$")]
-Status = Annotated[Literal[STATUS_SEVERITY], Rule(name="status",
-                                                  description="most serious first (scoring/result.py STATUS_SEVERITY)")]
+Status = Annotated[
+    Literal[STATUS_SEVERITY], Rule(name="status", description="most serious first (scoring/result.py STATUS_SEVERITY)")
+]
 ShapeSet = Annotated[Literal[SHAPE_SETS], Rule(name="shape_set")]
 Model = dataclass(frozen=True, kw_only=True)
 
@@ -79,8 +80,7 @@ class Problem:
     name: NonBlank = documented("the problem's folder name under problems/", required=True)
     title: str = documented("its title")
     precision: NonBlank = documented("the peak column its fractions use (`hardware.peak.tflops` key)", required=True)
-    content_sha256: Sha256 = documented(
-        "sha256 of problem.toml + problem.py + prompt.md + scoring/call_checks.py")
+    content_sha256: Sha256 = documented("sha256 of problem.toml + problem.py + prompt.md + scoring/call_checks.py")
     tolerance: dict = documented("the problem's tolerances")
     forbidden_ops: list = documented("the operators the solution may not call")
 
@@ -89,12 +89,14 @@ class Problem:
 class Peak:
     """The peak-table row the fractions are of (scoring/peaks.toml, an override, or measured on the CPU)."""
 
-    key: str = documented("the row's key (`h100_sxm`, `override`, `cpu-measured`); names the results folder",
-                          required=True)
+    key: str = documented(
+        "the row's key (`h100_sxm`, `override`, `cpu-measured`); names the results folder", required=True
+    )
     label: str = documented("the row's name for people")
     source: str = documented("where the numbers come from")
     tflops: Annotated[dict[str, Positive], Rule(minProperties=1)] = documented(
-        "dense peak TFLOPS per precision", required=True)
+        "dense peak TFLOPS per precision", required=True
+    )
     bandwidth_gbps: Positive = documented("peak memory bandwidth, GB/s", required=True)
     verified: bool = documented("whether the row was checked against a measurement")
 
@@ -135,12 +137,14 @@ class Source:
     """Where a re-scored solution was published: the site links to the exact file."""
 
     repository: Annotated[str, Rule(pattern=f"^{GITHUB_REPOSITORY_PATTERN}$")] = documented(
-        "`github.com/OWNER/NAME`", required=True)
+        "`github.com/OWNER/NAME`", required=True
+    )
     commit: Annotated[str, Rule(pattern=f"^{GIT_COMMIT_PATTERN}$")] = documented(
-        "the 40-hex-digit commit of the clone the file was read from", required=True)
-    path: Annotated[str, Rule(maxLength=400, pattern=f"^{REPOSITORY_PATH_PATTERN}$",
-                              **{"not": {"pattern": r"(^|/)\.\.?(/|$)"}})] = documented(
-        "the file's path relative to the repository root, with no `.` or `..` part", required=True)
+        "the 40-hex-digit commit of the clone the file was read from", required=True
+    )
+    path: Annotated[
+        str, Rule(maxLength=400, pattern=f"^{REPOSITORY_PATH_PATTERN}$", **{"not": {"pattern": r"(^|/)\.\.?(/|$)"}})
+    ] = documented("the file's path relative to the repository root, with no `.` or `..` part", required=True)
     sha256: Sha256 | None = documented("sha256 of the agent's file")
     run_id: Text | None = documented("their run id")
     problem: Text | None = documented("their problem's name")
@@ -155,7 +159,8 @@ class Published:
     peak_fraction: Fraction | None = documented("the fraction of peak they published")
     correct: bool | None = documented("whether they found it correct")
     hardware: Annotated[str, Rule(pattern=r"\S", maxLength=100)] = documented(
-        "the GPU they measured on (their fraction is of its peak)", required=True)
+        "the GPU they measured on (their fraction is of its peak)", required=True
+    )
     annotation_verdict: Text | None = documented("their annotation's verdict")
     board_label: Text | None = documented("their board's label for the run")
     failure_reason: Text | None = documented("their reason for a failure")
@@ -167,9 +172,13 @@ class Published:
 class Agent:
     """Who wrote the solution: null for a house kernel, else the harness's metadata (docs/kernelbench.md)."""
 
-    SCHEMA_RULES: ClassVar[dict] = {"dependentRequired": {"rescored_from": ["source", "published"],
-                                                          "source": ["rescored_from", "published"],
-                                                          "published": ["rescored_from", "source"]}}
+    SCHEMA_RULES: ClassVar[dict] = {
+        "dependentRequired": {
+            "rescored_from": ["source", "published"],
+            "source": ["rescored_from", "published"],
+            "published": ["rescored_from", "source"],
+        }
+    }
 
     harness: NonBlank = documented("the agent CLI's harness (harnesses/)", required=True)
     model: NonBlank = documented("the model", required=True)
@@ -181,7 +190,8 @@ class Agent:
     wall_s: NonNegative | None = documented("the agent's wall time, seconds")
     run_date: str | None = documented("a re-scored run: when it was published")
     rescored_from: Annotated[str, Rule(pattern=r"\S", maxLength=100)] = documented(
-        "a re-scored run: the site it was published on (`kernelbench.com`); comes with `source` and `published`")
+        "a re-scored run: the site it was published on (`kernelbench.com`); comes with `source` and `published`"
+    )
     source: Source = documented("a re-scored run: the published file")
     published: Published = documented("a re-scored run: their verdict")
     adapter: dict | None = documented("a re-scored run: the adapter (`path`, `sha256`, `per_call_glue`)")
@@ -192,8 +202,9 @@ class ShapeDefinition:
     """A shape the run drew, before any system ran on it."""
 
     name: str = documented("the shape's name", required=True)
-    shape_set: ShapeSet = documented("`visible`, `held_out` (never shown to the solver) or `property` (drawn, "
-                                     "checked, not timed)", required=True)
+    shape_set: ShapeSet = documented(
+        "`visible`, `held_out` (never shown to the solver) or `property` (drawn, checked, not timed)", required=True
+    )
     params: dict = documented("the shape's parameters", required=True)
     flops: Count = documented("the problem's FLOP formula at these parameters", required=True)
     bytes_moved: Count = documented("the problem's byte formula at these parameters", required=True)
@@ -205,11 +216,13 @@ class Score:
 
     fraction: Fraction | None = documented(
         "the headline: geomean over visible + held-out shapes, 0.0 unless every shape passed and no audit failed",
-        required=True)
+        required=True,
+    )
     visible_fraction: Fraction | None = documented("geomean over the visible shapes", required=True)
     held_out_fraction: Fraction | None = documented("geomean over the held-out shapes", required=True)
     generalisation_gap: Annotated[float, Rule(minimum=-1, maximum=1)] | None = documented(
-        "visible minus held-out; null when either is")
+        "visible minus held-out; null when either is"
+    )
     shapes_passed: Count = documented("shapes that passed", required=True)
     shapes_total: Count = documented("shapes run", required=True)
 
@@ -235,8 +248,9 @@ class Failure:
 
     class_: Literal[FAILURE_CLASSES] = documented("the class, most serious first", required=True, key="class")
     label: str = documented("the class for people", required=True)
-    unseen_only: bool = documented("every failing shape is held-out or property while the visible ones pass",
-                                   required=True)
+    unseen_only: bool = documented(
+        "every failing shape is held-out or property while the visible ones pass", required=True
+    )
     detail: str | None = documented("the first failing shape's detail")
     shapes: list[str] = documented("the failing shapes of that class")
     classes: dict = documented("every class met, with its shapes")
@@ -272,7 +286,8 @@ class Timing:
     host_median_ms: float | None = documented("median host time per call, ms")
     tail_median_ms: float | None = documented("median of the calls' tails, ms")
     launch_median_ms: float | None = documented(
-        "median host time from the start event's record to the solution's return, ms")
+        "median host time from the start event's record to the solution's return, ms"
+    )
     launch_p90_ms: float | None = documented("its 90th percentile, ms")
     stop_reason: str = documented("why timing stopped (error target, budget, call limit)")
 
@@ -311,7 +326,9 @@ class JudgeClock:
     calibrated_gap_us: float | None = documented("the same gap on trusted calls before the import, us")
     excess_us: float | None = documented("the median GPU gap beyond the calibrated one, us")
     detection_limit_us: float | None = documented("the most `excess_us` may be: max(150 us, 5% of the call), us")
-    back_to_the_judge_us_median: float | None = documented("the judge's host: DONE seen to its stream seen after it, us")
+    back_to_the_judge_us_median: float | None = documented(
+        "the judge's host: DONE seen to its stream seen after it, us"
+    )
     gpu_gap_us_median: float | None = documented("the judge's GPU clock: span minus the reported time, median, us")
     gpu_gap_us_p90: float | None = documented("its 90th percentile, us")
     gpu_gaps_us: list | None = documented("that gap for every timed call, us (the verdict can be replayed)")
@@ -376,8 +393,7 @@ class System:
     path: str = documented("the file, relative to the repository")
     sha256: str | None = documented("sha256 of the file; null where it could not be read")
     library_version: str | None = documented("what the file's `library_version()` reports")
-    status: Status = documented("the most serious shape status, or `integrity` when an audit failed",
-                                required=True)
+    status: Status = documented("the most serious shape status, or `integrity` when an audit failed", required=True)
     score: Score = documented("the system's geomean scores", required=True)
     detail: str = documented("why a system has no shapes (its file was absent)")
     wall_s: NonNegative | None = documented("the system's wall time, s")
@@ -403,7 +419,8 @@ class Result:
 
     schema: Annotated[Any, Rule(const=SCHEMA)] = documented(f"`{SCHEMA}`", required=True)
     run_id: Annotated[str, Rule(pattern="^[^./][^/]*$")] = documented(
-        "`<UTC time>-<problem>-<solution stem>-<6 hex of the secret seed>`; a file name", required=True)
+        "`<UTC time>-<problem>-<solution stem>-<6 hex of the secret seed>`; a file name", required=True
+    )
     created_utc: Annotated[str, Rule(minLength=1)] = documented("when the run started, ISO 8601", required=True)
     command: str = documented("the exact command line", required=True)
     ceiling: Ceiling = documented("the scorer's version, commit and dirty flag", required=True)
@@ -413,9 +430,10 @@ class Result:
     seeds: Seeds = documented("the seeds, to replay the run", required=True)
     agent: Agent | None = documented("null for a house kernel; else the harness's metadata", required=True)
     shapes: list[ShapeDefinition] = documented("every shape scored", required=True)
-    systems: Annotated[list[System], Rule(minItems=1, prefixItems=[
-        {"$ref": "#/$defs/system", "properties": {"role": {"const": "solution"}}}])] = documented(
-        "[0] is the scored solution (`role: solution`), then the reference lines", required=True)
+    systems: Annotated[
+        list[System],
+        Rule(minItems=1, prefixItems=[{"$ref": "#/$defs/system", "properties": {"role": {"const": "solution"}}}]),
+    ] = documented("[0] is the scored solution (`role: solution`), then the reference lines", required=True)
     score: Score = documented("a copy of systems[0].score", required=True)
     status: Status = documented("a copy of systems[0].status", required=True)
 
@@ -425,11 +443,11 @@ HEADER = {
     "$id": "urn:ceiling:schema:ceiling.result-1",
     "title": f"Ceiling result file ({SCHEMA})",
     "description": "One scoring run of one solution: docs/results.md documents every field; generated from "
-                   "scoring/result_model.py. Strict JSON: a number that is not finite is null (files written before "
-                   "2026-11-27 held NaN/Infinity tokens; scripts/migrate_results_to_strict_json.py rewrites them). "
-                   "Fields not named here are allowed (later versions of the scorer add fields within "
-                   "ceiling.result/1); the relations between values (a shape's fraction from its timing, a score "
-                   "from its shapes) are checked by `python -m scoring.verify`, not here.",
+    "scoring/result_model.py. Strict JSON: a number that is not finite is null (files written before "
+    "2026-11-27 held NaN/Infinity tokens; scripts/migrate_results_to_strict_json.py rewrites them). "
+    "Fields not named here are allowed (later versions of the scorer add fields within "
+    "ceiling.result/1); the relations between values (a shape's fraction from its timing, a score "
+    "from its shapes) are checked by `python -m scoring.verify`, not here.",
 }
 
 
@@ -451,8 +469,10 @@ def docs_with_table(docs: str) -> str:
     head, begin, rest = docs.partition(TABLE_BEGIN)
     _, end, tail = rest.partition(TABLE_END)
     if not begin or not end:
-        raise ValueError(f"{DOCS_PATH}: the markers {TABLE_BEGIN!r} and {TABLE_END!r} are missing; put them "
-                         "where the field table goes")
+        raise ValueError(
+            f"{DOCS_PATH}: the markers {TABLE_BEGIN!r} and {TABLE_END!r} are missing; put them "
+            "where the field table goes"
+        )
     return f"{head}{TABLE_BEGIN}\n{table_text()}{TABLE_END}{tail}"
 
 
@@ -471,8 +491,9 @@ def main(argv: list[str]) -> int:
         DOCS_PATH.write_text(docs_with_table(DOCS_PATH.read_text()))
         print(f"wrote {SCHEMA_PATH} and the field table of {DOCS_PATH}")
     else:
-        print(f"error: expected one of schema, table, write or help (got {' '.join(argv) or 'nothing'})",
-              file=sys.stderr)
+        print(
+            f"error: expected one of schema, table, write or help (got {' '.join(argv) or 'nothing'})", file=sys.stderr
+        )
         return 2
     return 0
 

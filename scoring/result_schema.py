@@ -49,7 +49,7 @@ def _issue(file: str, error) -> Issue:
     if error.validator == "not":
         problem = f"is {short(error.instance)}, which the schema forbids here ({json.dumps(error.validator_value)})"
     elif text.startswith(shown + " "):
-        problem = f"is {short(error.instance)}: {text[len(shown) + 1:].removeprefix('is ')}"
+        problem = f"is {short(error.instance)}: {text[len(shown) + 1 :].removeprefix('is ')}"
     else:
         problem = text if len(text) <= 200 else text[:197] + "..."
     return Issue(file, field_path(where), problem, _fix(error))

@@ -34,11 +34,14 @@ def roofline_ms(flops: float, bytes_moved: float, peak_tflops: float, peak_gbps:
     return (compute_ms, "compute") if compute_ms >= memory_ms else (memory_ms, "memory")
 
 
-def roofline_point(flops: int, bytes_moved: int, measured_ms: float, peak_tflops: float, peak_gbps: float) -> RooflinePoint:
+def roofline_point(
+    flops: int, bytes_moved: int, measured_ms: float, peak_tflops: float, peak_gbps: float
+) -> RooflinePoint:
     floor_ms, bound = roofline_ms(flops, bytes_moved, peak_tflops, peak_gbps)
     seconds = measured_ms / 1e3
-    return RooflinePoint(flops, bytes_moved, floor_ms, bound, flops / seconds / 1e12, bytes_moved / seconds / 1e9,
-                         floor_ms / measured_ms)
+    return RooflinePoint(
+        flops, bytes_moved, floor_ms, bound, flops / seconds / 1e12, bytes_moved / seconds / 1e9, floor_ms / measured_ms
+    )
 
 
 def geomean(values: list[float]) -> float:

@@ -56,10 +56,13 @@ VERSION = "0.1.0"
 def git_state() -> dict:
     def git(*args: str) -> str | None:
         try:
-            return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
-                                  timeout=10).stdout.strip() or None
+            return (
+                subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+                or None
+            )
         except (OSError, subprocess.TimeoutExpired):
             return None
+
     commit = git("rev-parse", "HEAD")
     return {"commit": commit, "dirty": bool(git("status", "--porcelain")) if commit else None}
 
@@ -89,35 +92,70 @@ def timing_policy(role: str, config: RunConfig) -> TimingPolicy:
     from scoring.timing import TimingPolicy  # imports torch: here, so that help and list answer without it
 
     solution = role == "solution"
-    return TimingPolicy(warmup_s=config.warmup_s, min_calls=config.min_calls,
-                        min_timed_s=config.min_timed_s if solution else 0.0, max_calls=config.max_calls,
-                        target_rse=config.target_rse,
-                        budget_s=config.budget_s if solution else min(config.line_budget_s, config.budget_s))
+    return TimingPolicy(
+        warmup_s=config.warmup_s,
+        min_calls=config.min_calls,
+        min_timed_s=config.min_timed_s if solution else 0.0,
+        max_calls=config.max_calls,
+        target_rse=config.target_rse,
+        budget_s=config.budget_s if solution else min(config.line_budget_s, config.budget_s),
+    )
 
 
-def worker_task(role: str, path: Path, problem: Problem, hardware: Hardware, config: RunConfig,
-                mixed_seed: int, audited: tuple | None = None) -> dict:
+def worker_task(
+    role: str,
+    path: Path,
+    problem: Problem,
+    hardware: Hardware,
+    config: RunConfig,
+    mixed_seed: int,
+    audited: tuple | None = None,
+) -> dict:
     """What a scoring worker is told (scoring/worker.py); `audited` (shape, the draw seed of its timed calls'
     AuditReservoir) says where the solution's worker reads counters for the counter audit."""
     policy = timing_policy(role, config)
-    return {"problem_dir": str(problem.spec.directory), "solution_path": str(path.resolve()), "device": hardware.device,
-            "l2_bytes": hardware.l2_bytes, "seed": mixed_seed, "check_seeds": config.check_seeds,
-            "timed_check_rate": config.timed_check_rate, "timed_sets": list(TIMED_SETS),
-            "enforce_forbidden": role == "solution", "watch": config.watch, "timing": policy.__dict__,
-            "audit": {"shape": audited[0].name, "draw_seed": audited[1]} if audited else None}
+    return {
+        "problem_dir": str(problem.spec.directory),
+        "solution_path": str(path.resolve()),
+        "device": hardware.device,
+        "l2_bytes": hardware.l2_bytes,
+        "seed": mixed_seed,
+        "check_seeds": config.check_seeds,
+        "timed_check_rate": config.timed_check_rate,
+        "timed_sets": list(TIMED_SETS),
+        "enforce_forbidden": role == "solution",
+        "watch": config.watch,
+        "timing": policy.__dict__,
+        "audit": {"shape": audited[0].name, "draw_seed": audited[1]} if audited else None,
+    }
 
 
-def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], hardware: Hardware,
-                 config: RunConfig, mixed_seed: int, log_dir: Path, audited: tuple | None = None,
-                 prestart: bool = False, gpu_state: GpuStateSampler = NOT_SAMPLED) -> dict:
+def score_system(
+    role: str,
+    path: Path,
+    problem: Problem,
+    shapes: list[Shape],
+    hardware: Hardware,
+    config: RunConfig,
+    mixed_seed: int,
+    log_dir: Path,
+    audited: tuple | None = None,
+    prestart: bool = False,
+    gpu_state: GpuStateSampler = NOT_SAMPLED,
+) -> dict:
     """One system's result entry; with `prestart`, a worker for the next system is started while this one runs
     (scoring/standby.py), so a run starts one only where a later system will take it. Each timed shape gets
     the GPU's clocks during its timed calls from `gpu_state` (scoring/gpu_state.py)."""
     name = path.stem if role == "solution" else role
     entry = {"role": role, "name": name, "path": _display_path(path), "label": "", "audits": []}
     if not path.is_file():
-        entry.update(status="not_available", detail=f"{path} does not exist", shapes=[], sha256=None,
-                     score=geomean_score([], "not_available"))
+        entry.update(
+            status="not_available",
+            detail=f"{path} does not exist",
+            shapes=[],
+            sha256=None,
+            score=geomean_score([], "not_available"),
+        )
         return entry
     try:
         entry["sha256"] = sha256_file(path)
@@ -133,34 +171,58 @@ def score_system(role: str, path: Path, problem: Problem, shapes: list[Shape], h
 
     def progress(index: int, shape: dict) -> None:
         if config.progress:
-            shape = add_roofline(shape, problem.flops(shape["params"]), problem.bytes_moved(shape["params"]),
-                                 peak_tflops, hardware.peak.bandwidth_gbps)
+            shape = add_roofline(
+                shape,
+                problem.flops(shape["params"]),
+                problem.bytes_moved(shape["params"]),
+                peak_tflops,
+                hardware.peak.bandwidth_gbps,
+            )
             print_progress(name, index, len(shapes), shape)
 
     started = time.perf_counter()
     if unreadable:
         outcome = outcome_without_a_worker(shapes, "import_error", unreadable)
     else:
-        outcome = run_system(task, shapes, log_dir / f"{name}.log", import_timeout_s=config.import_timeout_s,
-                             shape_timeout_s=config.shape_timeout_s, on_progress=progress,
-                             max_timed_out_shapes=config.max_timed_out_shapes, prestart=prestart)
+        outcome = run_system(
+            task,
+            shapes,
+            log_dir / f"{name}.log",
+            import_timeout_s=config.import_timeout_s,
+            shape_timeout_s=config.shape_timeout_s,
+            on_progress=progress,
+            max_timed_out_shapes=config.max_timed_out_shapes,
+            prestart=prestart,
+        )
     if role != "solution" and outcome.import_status == "import_error":
         # A reference line whose library is absent from this machine is not available, not broken.
         outcome.import_status = "not_available"
         outcome.shapes = [dict(s, status="not_available") for s in outcome.shapes]
-    entry["shapes"] = [add_roofline(s, problem.flops(s["params"]), problem.bytes_moved(s["params"]), peak_tflops,
-                                    hardware.peak.bandwidth_gbps) for s in gpu_state.attach(outcome.shapes)]
-    entry.update(library_version=outcome.library_version, import_status=outcome.import_status,
-                 import_detail=outcome.import_detail,
-                 import_ms=outcome.import_ms, timer=outcome.timer, kernel_record=outcome.kernel_record,
-                 processes_started=outcome.processes_started, processes=outcome.processes,
-                 wall_s=time.perf_counter() - started, log_tail=outcome.log_tail)
+    entry["shapes"] = [
+        add_roofline(
+            s, problem.flops(s["params"]), problem.bytes_moved(s["params"]), peak_tflops, hardware.peak.bandwidth_gbps
+        )
+        for s in gpu_state.attach(outcome.shapes)
+    ]
+    entry.update(
+        library_version=outcome.library_version,
+        import_status=outcome.import_status,
+        import_detail=outcome.import_detail,
+        import_ms=outcome.import_ms,
+        timer=outcome.timer,
+        kernel_record=outcome.kernel_record,
+        processes_started=outcome.processes_started,
+        processes=outcome.processes,
+        wall_s=time.perf_counter() - started,
+        log_tail=outcome.log_tail,
+    )
     return entry
 
 
 @dataclass(frozen=True)
 class PlannedLine:
     """A reference line before the run: its file, its cache key, and the result to reuse if one measured it."""
+
     role: str
     path: Path
     key: dict
@@ -172,8 +234,9 @@ class PlannedLine:
         return self.cached is None and self.path.is_file()
 
 
-def plan_line(role: str, problem: Problem, shapes: list[Shape], hardware: Hardware, config: RunConfig,
-              out_dir: Path) -> PlannedLine:
+def plan_line(
+    role: str, problem: Problem, shapes: list[Shape], hardware: Hardware, config: RunConfig, out_dir: Path
+) -> PlannedLine:
     path = problem.spec.directory / "solutions" / "baselines" / f"{role}.py"
     file_sha256 = sha256_file(path) if path.is_file() else None
     key = line_key(problem, role, file_sha256, hardware, config, [s.name for s in shapes], timing_policy(role, config))
@@ -182,13 +245,32 @@ def plan_line(role: str, problem: Problem, shapes: list[Shape], hardware: Hardwa
     return PlannedLine(role, path, key, digest, cached)
 
 
-def reference_line(line: PlannedLine, problem: Problem, shapes: list[Shape], hardware: Hardware, config: RunConfig,
-                   mixed_seed: int, log_dir: Path, prestart: bool, gpu_state: GpuStateSampler) -> dict:
+def reference_line(
+    line: PlannedLine,
+    problem: Problem,
+    shapes: list[Shape],
+    hardware: Hardware,
+    config: RunConfig,
+    mixed_seed: int,
+    log_dir: Path,
+    prestart: bool,
+    gpu_state: GpuStateSampler,
+) -> dict:
     """A reference line: copied from the newest result that measured it under the same key, else measured."""
     if line.cached:
         return reuse(line.cached[1], line.cached[0], Path(config.out))
-    entry = score_system(line.role, line.path, problem, shapes, hardware, config, mixed_seed, log_dir,
-                         prestart=prestart, gpu_state=gpu_state)
+    entry = score_system(
+        line.role,
+        line.path,
+        problem,
+        shapes,
+        hardware,
+        config,
+        mixed_seed,
+        log_dir,
+        prestart=prestart,
+        gpu_state=gpu_state,
+    )
     entry.update(line_key=line.key, line_key_sha256=line.digest)
     return entry
 
@@ -210,8 +292,10 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
     shapes = list(problem.spec.shapes_for(hardware.profile).select(config.shapes, mixed_seed))
     solution_path = Path(config.solution) if config.solution else problem.spec.directory / "solutions" / "house.py"
     if not solution_path.is_file():
-        raise ConfigError(f"solution={solution_path}: no such file (give a path to a .py file, or leave it empty "
-                          "for the house kernel)")
+        raise ConfigError(
+            f"solution={solution_path}: no such file (give a path to a .py file, or leave it empty "
+            "for the house kernel)"
+        )
     created = datetime.now(timezone.utc)
     run_id = f"{created:%Y%m%dT%H%M%SZ}-{problem.name}-{solution_path.stem}-{secret[:6]}"
     out_dir = Path(config.out) / hardware.slug()
@@ -233,44 +317,83 @@ def run(config: RunConfig, argv: list[str]) -> tuple[dict, Path]:
     else:
         sampler = GpuStateSampler(None, "not read (gpu_state=false)")
     with sampler as gpu_state:
-        systems = [score_system("solution", solution_path, problem, shapes, hardware, config, mixed_seed, log_dir,
-                                audited, prestart=a_later_system_needs_a_worker(0), gpu_state=gpu_state)]
+        systems = [
+            score_system(
+                "solution",
+                solution_path,
+                problem,
+                shapes,
+                hardware,
+                config,
+                mixed_seed,
+                log_dir,
+                audited,
+                prestart=a_later_system_needs_a_worker(0),
+                gpu_state=gpu_state,
+            )
+        ]
         if config.audits and systems[0]["shapes"] and all(s["status"] == "passed" for s in systems[0]["shapes"]):
             systems[0]["audits"] = run_audits(problem, systems[0]["shapes"], hardware.profile, audited)
         for index, line in enumerate(lines):
-            systems.append(reference_line(line, problem, line_shapes, hardware, config, mixed_seed, log_dir,
-                                          prestart=a_later_system_needs_a_worker(index + 1), gpu_state=gpu_state))
+            systems.append(
+                reference_line(
+                    line,
+                    problem,
+                    line_shapes,
+                    hardware,
+                    config,
+                    mixed_seed,
+                    log_dir,
+                    prestart=a_later_system_needs_a_worker(index + 1),
+                    gpu_state=gpu_state,
+                )
+            )
     systems = [finish_system(s, problem.spec.tolerance.normwise) for s in systems]
 
     # Built through the typed models (scoring/result_model.py), so the file's keys and their order are the models'.
     # The systems (from the judge), the agent (the harness's file) and the scores are passed as the dicts they are.
-    result = to_json(model.Result(
-        schema=SCHEMA,
-        run_id=run_id,
-        created_utc=created.isoformat(),
-        command="python -m scoring.run " + " ".join(argv),
-        ceiling=model.Ceiling(version=VERSION, **git_state()),
-        config=config.snapshot(),
-        problem=model.Problem(name=problem.name, title=problem.spec.title, precision=problem.spec.precision,
-                              content_sha256=problem.spec.content_sha256, tolerance=problem.spec.tolerance.__dict__,
-                              forbidden_ops=list(problem.spec.forbidden_ops)),
-        hardware=_hardware_model(hardware),
-        seeds=model.Seeds(public=config.seed, secret=secret, mixed=mixed_seed),
-        agent=agent,
-        shapes=[model.ShapeDefinition(name=s.name, shape_set=s.shape_set, params=dict(s.params),
-                                      flops=problem.flops(s.params), bytes_moved=problem.bytes_moved(s.params))
-                for s in shapes],
-        systems=systems,
-        score=systems[0]["score"],
-        status=systems[0]["status"],
-    ))
+    result = to_json(
+        model.Result(
+            schema=SCHEMA,
+            run_id=run_id,
+            created_utc=created.isoformat(),
+            command="python -m scoring.run " + " ".join(argv),
+            ceiling=model.Ceiling(version=VERSION, **git_state()),
+            config=config.snapshot(),
+            problem=model.Problem(
+                name=problem.name,
+                title=problem.spec.title,
+                precision=problem.spec.precision,
+                content_sha256=problem.spec.content_sha256,
+                tolerance=problem.spec.tolerance.__dict__,
+                forbidden_ops=list(problem.spec.forbidden_ops),
+            ),
+            hardware=_hardware_model(hardware),
+            seeds=model.Seeds(public=config.seed, secret=secret, mixed=mixed_seed),
+            agent=agent,
+            shapes=[
+                model.ShapeDefinition(
+                    name=s.name,
+                    shape_set=s.shape_set,
+                    params=dict(s.params),
+                    flops=problem.flops(s.params),
+                    bytes_moved=problem.bytes_moved(s.params),
+                )
+                for s in shapes
+            ],
+            systems=systems,
+            score=systems[0]["score"],
+            status=systems[0]["status"],
+        )
+    )
     return result, write_result(result, out_dir)
 
 
 def _hardware_model(hardware: Hardware) -> model.Hardware:
     facts = hardware.as_dict()
-    return model.Hardware(**dict(facts, peak=model.Peak(**facts["peak"]), notes=list(hardware.notes),
-                                 host=platform.node()))
+    return model.Hardware(
+        **dict(facts, peak=model.Peak(**facts["peak"]), notes=list(hardware.notes), host=platform.node())
+    )
 
 
 def list_problems() -> str:
@@ -290,8 +413,10 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[0] == LIST_WORD:
         if argv[1:]:
-            print(f"error: list takes no options (got {' '.join(argv[1:])}); run `python -m scoring.run list`",
-                  file=sys.stderr)
+            print(
+                f"error: list takes no options (got {' '.join(argv[1:])}); run `python -m scoring.run list`",
+                file=sys.stderr,
+            )
             return 2
         print(list_problems())
         return 0
@@ -301,8 +426,10 @@ def main(argv: list[str]) -> int:
             raise ConfigError("no problem given: python -m scoring.run problem=NAME (`list` shows the problems)")
         find_problem(config.problem)  # a misspelt problem or a missing solution file: said before torch loads
         if config.solution and not Path(config.solution).is_file():
-            raise ConfigError(f"solution={config.solution}: no such file (give a path to a .py file, or leave it "
-                              "empty for the house kernel)")
+            raise ConfigError(
+                f"solution={config.solution}: no such file (give a path to a .py file, or leave it "
+                "empty for the house kernel)"
+            )
         result, path = run(config, argv)
     except (ConfigError, SpecError, HardwareError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -67,8 +67,9 @@ def why_not_available() -> str | None:
         return f"{', '.join(missing)} not found (util-linux)"
     if os.geteuid() != 0:
         return "not root: the namespaces and mounts need root (run the scorer as root, as on the GPU machines)"
-    probe = subprocess.run(["unshare", "--pid", "--fork", "--mount", "--net", "true"], capture_output=True,
-                           text=True, timeout=30)
+    probe = subprocess.run(
+        ["unshare", "--pid", "--fork", "--mount", "--net", "true"], capture_output=True, text=True, timeout=30
+    )
     if probe.returncode != 0:
         return f"unshare refused: {probe.stderr.strip()[:200]}"
     return None
@@ -82,13 +83,31 @@ def worker_interpreter() -> list[str]:
 
 
 def worker_command(worker_args: list[str], scratch: Path, cache: Path) -> list[str]:
-    return ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--mount",
-            "--propagation", "private", "--", "sh", "-c", LOCKDOWN_SCRIPT, "sh", str(scratch), str(cache),
-            *worker_interpreter(), *worker_args]
+    return [
+        "unshare",
+        "--pid",
+        "--fork",
+        "--kill-child",
+        "--mount-proc",
+        "--net",
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        "sh",
+        "-c",
+        LOCKDOWN_SCRIPT,
+        "sh",
+        str(scratch),
+        str(cache),
+        *worker_interpreter(),
+        *worker_args,
+    ]
 
 
 def lockdown_report(repo_root: Path) -> dict:
     """Run in the worker before the solution is imported: what the sandbox does hold, tested, not assumed."""
+
     def writable(folder: Path) -> bool:
         try:
             probe = folder / f".ceiling-write-probe-{os.getpid()}"
@@ -100,8 +119,12 @@ def lockdown_report(repo_root: Path) -> dict:
 
     with open("/proc/self/status") as status:
         fields = dict(line.split(":", 1) for line in status if ":" in line)
-    return {"pid_in_namespace": os.getpid(), "processes_visible": len([p for p in os.listdir("/proc") if p.isdigit()]),
-            "repository_writable": writable(repo_root), "capabilities_effective": fields.get("CapEff", "").strip(),
-            "no_new_privs": fields.get("NoNewPrivs", "").strip() == "1",
-            "own_session": os.getsid(0) == os.getpid(),
-            "network_interfaces": sorted(name for _, name in socket.if_nameindex())}
+    return {
+        "pid_in_namespace": os.getpid(),
+        "processes_visible": len([p for p in os.listdir("/proc") if p.isdigit()]),
+        "repository_writable": writable(repo_root),
+        "capabilities_effective": fields.get("CapEff", "").strip(),
+        "no_new_privs": fields.get("NoNewPrivs", "").strip() == "1",
+        "own_session": os.getsid(0) == os.getpid(),
+        "network_interfaces": sorted(name for _, name in socket.if_nameindex()),
+    }

@@ -34,9 +34,23 @@ from pathlib import Path
 
 import torch
 
-DTYPES = {str(d): d for d in (torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.float8_e4m3fn,
-                               torch.float8_e5m2, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8,
-                               torch.bool)}
+DTYPES = {
+    str(d): d
+    for d in (
+        torch.float64,
+        torch.float32,
+        torch.float16,
+        torch.bfloat16,
+        torch.float8_e4m3fn,
+        torch.float8_e5m2,
+        torch.int64,
+        torch.int32,
+        torch.int16,
+        torch.int8,
+        torch.uint8,
+        torch.bool,
+    )
+}
 
 
 REF_COUNTER_NAME = re.compile(rb"/torch_[0-9]+_[0-9]+_[0-9]+")  # at::NewProcessWideShmHandle's names
@@ -70,8 +84,11 @@ class SharedFile:
         data = os.pread(self.fd, nbytes, 0) if nbytes else b""
         if len(data) < nbytes:
             return None
-        return torch.frombuffer(bytearray(data), dtype=torch.uint8).view(dtype).reshape(shape) if nbytes else \
-            torch.empty(shape, dtype=dtype)
+        return (
+            torch.frombuffer(bytearray(data), dtype=torch.uint8).view(dtype).reshape(shape)
+            if nbytes
+            else torch.empty(shape, dtype=dtype)
+        )
 
     def close(self) -> None:
         os.close(self.fd)
@@ -110,7 +127,7 @@ class InputSlots:
             if buffer is None or buffer.dtype != value.dtype or buffer.numel() < value.numel():
                 capacity = value.numel() if buffer is None else 2 * value.numel()
                 self.buffers[key] = new[key] = self._allocate(key, capacity, value.dtype)
-            self.slots[key] = self.buffers[key][:value.numel()].view(value.shape)
+            self.slots[key] = self.buffers[key][: value.numel()].view(value.shape)
             shapes[key] = list(value.shape)
         for key in [k for k in self.slots if k not in shapes]:
             del self.slots[key], self.buffers[key]
@@ -165,8 +182,12 @@ class InputSlots:
 
             importlib.import_module("torch.multiprocessing")  # registers the CUDA IPC reductions
             return {"cuda_ipc": base64.b64encode(bytes(ForkingPickler.dumps(new))).decode()}
-        return {"files": {key: {"path": str(self.files[key].path), "dtype": str(t.dtype), "shape": list(t.shape)}
-                          for key, t in new.items()}}
+        return {
+            "files": {
+                key: {"path": str(self.files[key].path), "dtype": str(t.dtype), "shape": list(t.shape)}
+                for key, t in new.items()
+            }
+        }
 
 
 def _same_values(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -187,12 +208,13 @@ def map_inputs(payload: dict, buffers: dict) -> dict:
     for key, spec in (tensors.get("files") or {}).items():
         dtype = DTYPES[spec["dtype"]]
         numel = math.prod(spec["shape"])
-        storage = torch.UntypedStorage.from_file(spec["path"], shared=True,
-                                                 nbytes=numel * torch.empty((), dtype=dtype).element_size())
+        storage = torch.UntypedStorage.from_file(
+            spec["path"], shared=True, nbytes=numel * torch.empty((), dtype=dtype).element_size()
+        )
         buffers[key] = torch.empty(0, dtype=dtype).set_(storage, 0, (numel,))
     for key in [k for k in buffers if k not in payload["shapes"]]:
         del buffers[key]
-    view = {key: buffers[key][:math.prod(shape)].view(shape) for key, shape in payload["shapes"].items()}
+    view = {key: buffers[key][: math.prod(shape)].view(shape) for key, shape in payload["shapes"].items()}
     view.update(payload.get("values") or {})
     return {key: view[key] for key in payload["keys"]}
 
@@ -228,14 +250,22 @@ def describe_output(out, mailbox: dict | None) -> dict:
     """Worker side: what the judge needs to read `out` (the worker holds `out` until the judge has read it)."""
     if type(out) is not torch.Tensor:
         return {"type": f"{type(out).__module__}.{type(out).__qualname__}"}
-    desc = {"type": "torch.Tensor", "dtype": str(out.dtype), "shape": list(out.shape), "device": out.device.type,
-            "layout": str(out.layout)}
+    desc = {
+        "type": "torch.Tensor",
+        "dtype": str(out.dtype),
+        "shape": list(out.shape),
+        "device": out.device.type,
+        "layout": str(out.layout),
+    }
     if out.layout != torch.strided:
         return desc
     if out.device.type == "cuda":
         shared = out.untyped_storage()._share_cuda_()
-        desc.update(stride=list(out.stride()), offset=out.storage_offset(),
-                    cuda_ipc=[base64.b64encode(x).decode() if isinstance(x, bytes) else x for x in shared])
+        desc.update(
+            stride=list(out.stride()),
+            offset=out.storage_offset(),
+            cuda_ipc=[base64.b64encode(x).decode() if isinstance(x, bytes) else x for x in shared],
+        )
     elif mailbox is not None and list(out.shape) == mailbox["shape"] and str(out.dtype) == mailbox["dtype"]:
         nbytes = max(1, out.numel() * out.element_size())
         storage = torch.UntypedStorage.from_file(mailbox["path"], shared=True, nbytes=nbytes)
@@ -270,12 +300,21 @@ class OutputOpener:
         shape, stride, offset = desc["shape"], desc.get("stride"), desc.get("offset")
         if mailbox is not None:  # CPU profile: the judge's own mapping; the worker only says it copied there
             if desc.get("mailbox") != str(mailbox.path):
-                raise DescriptorError("the output was not copied into the judge's mailbox (the descriptor names "
-                                      f"{str(desc.get('mailbox'))[:120]!r})")
+                raise DescriptorError(
+                    "the output was not copied into the judge's mailbox (the descriptor names "
+                    f"{str(desc.get('mailbox'))[:120]!r})"
+                )
             return mailbox.output()
         shared = desc.get("cuda_ipc")
-        if not (isinstance(shared, list) and len(shared) == 8 and _ints(shape) and _ints(stride)
-                and len(stride) == len(shape) and isinstance(offset, int) and offset >= 0):
+        if not (
+            isinstance(shared, list)
+            and len(shared) == 8
+            and _ints(shape)
+            and _ints(stride)
+            and len(stride) == len(shape)
+            and isinstance(offset, int)
+            and offset >= 0
+        ):
             raise DescriptorError("the output's descriptor is malformed")
         try:
             args = [base64.b64decode(x) if i in (1, 4, 6) and x is not None else x for i, x in enumerate(shared)]
@@ -289,9 +328,13 @@ class OutputOpener:
         # torch opens the reference-counter file the descriptor names (in /dev/shm, which the sandbox shares)
         # and writes a count at the named index when the storage is freed: only a name of the form torch
         # gives its own files, and an index inside such a file, ever reach it (red team round 2).
-        if not (isinstance(args[4], bytes) and REF_COUNTER_NAME.fullmatch(args[4])
-                and isinstance(args[5], int) and not isinstance(args[5], bool)
-                and 0 <= args[5] < REF_COUNTER_FILE_ENTRIES):
+        if not (
+            isinstance(args[4], bytes)
+            and REF_COUNTER_NAME.fullmatch(args[4])
+            and isinstance(args[5], int)
+            and not isinstance(args[5], bool)
+            and 0 <= args[5] < REF_COUNTER_FILE_ENTRIES
+        ):
             raise DescriptorError("the output's reference counter is not one torch makes")
         # The judge has waited for DONE itself: it never waits on an event the worker records after it.
         args[7] = False
@@ -311,5 +354,4 @@ class OutputOpener:
 
 
 def _ints(values) -> bool:
-    return isinstance(values, list) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
-                                            for v in values)
+    return isinstance(values, list) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values)

@@ -47,6 +47,7 @@ def _mib(size_bytes: int) -> str:
 def read_solution(path: Path) -> SolutionSource:
     """The file's syntax tree, once it is known to be UTF-8 Python source that compiles; raises
     UnreadableSolution otherwise."""
+
     def refuse(why: str) -> UnreadableSolution:
         return UnreadableSolution(f"{path}: {why}")
 
@@ -75,7 +76,9 @@ def read_solution(path: Path) -> SolutionSource:
         with warnings.catch_warnings():  # an invalid escape's warning belongs in the worker's log, not here
             warnings.simplefilter("ignore")
             tree = ast.parse(raw, filename=str(path))
-            compile(tree, str(path), "exec", dont_inherit=True)  # errors the parser lets by: 'return' outside a function
+            compile(
+                tree, str(path), "exec", dont_inherit=True
+            )  # errors the parser lets by: 'return' outside a function
     except SyntaxError as exc:
         raise refuse(f"{type(exc).__name__} line {exc.lineno}: {exc.msg}") from None
     except (RecursionError, MemoryError) as exc:  # CPython's parser gives up on deep nesting with either

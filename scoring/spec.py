@@ -143,6 +143,7 @@ class ShapeDeck:
 @dataclass(frozen=True)
 class Audit:
     """A counter audit of one call drawn at random from the run's timed calls (scoring/audit.py)."""
+
     kind: str
     expect: str  # for tensor_precision: the precision the tensor pipe must report
 
@@ -203,13 +204,18 @@ def _parse_range(path: Path, where: str, table: Any) -> ParamRange:
     if isinstance(table, int) and not isinstance(table, bool):
         return ParamRange(min=table, max=table)
     if not isinstance(table, dict):
-        raise SpecError(path, where, f"{table!r} is neither an integer nor a range table",
-                        "write { min = 1, max = 8192, log = true } or a fixed integer")
+        raise SpecError(
+            path,
+            where,
+            f"{table!r} is neither an integer nor a range table",
+            "write { min = 1, max = 8192, log = true } or a fixed integer",
+        )
     unknown = set(table) - _RANGE_KEYS
     if unknown:
         key = sorted(unknown)[0]
-        raise SpecError(path, f"{where}.{key}", "unknown key" + suggest(key, _RANGE_KEYS),
-                        f"use only {sorted(_RANGE_KEYS)}")
+        raise SpecError(
+            path, f"{where}.{key}", "unknown key" + suggest(key, _RANGE_KEYS), f"use only {sorted(_RANGE_KEYS)}"
+        )
     if "choices" in table:
         choices = table["choices"]
         if not isinstance(choices, list) or not choices:
@@ -222,8 +228,12 @@ def _parse_range(path: Path, where: str, table: Any) -> ParamRange:
     high = _require_int(path, f"{where}.max", table["max"])
     multiple = _require_int(path, f"{where}.multiple_of", table.get("multiple_of", 1))
     if low < 1 or high < low or multiple < 1 or high < multiple:
-        raise SpecError(path, where, f"range min={low} max={high} multiple_of={multiple} is empty or non-positive",
-                        "use 1 <= min <= max and multiple_of <= max")
+        raise SpecError(
+            path,
+            where,
+            f"range min={low} max={high} multiple_of={multiple} is empty or non-positive",
+            "use 1 <= min <= max and multiple_of <= max",
+        )
     log = table.get("log", False)
     if not isinstance(log, bool):
         raise SpecError(path, f"{where}.log", f"{log!r} is not true or false", "write log = true")
@@ -236,14 +246,16 @@ def _parse_deck(path: Path, where: str, table: Any) -> ShapeDeck:
     unknown = set(table) - set(SHAPE_SETS)
     if unknown:
         key = sorted(unknown)[0]
-        raise SpecError(path, f"{where}.{key}", "unknown shape set" + suggest(key, SHAPE_SETS),
-                        f"use only {SHAPE_SETS}")
+        raise SpecError(
+            path, f"{where}.{key}", "unknown shape set" + suggest(key, SHAPE_SETS), f"use only {SHAPE_SETS}"
+        )
     sets: dict[str, tuple[Shape, ...]] = {}
     for shape_set in ("visible", "held_out"):
         entries = table.get(shape_set)
         if not isinstance(entries, list) or not entries:
-            raise SpecError(path, f"{where}.{shape_set}", "is missing or empty",
-                            f"add at least one [[{where}.{shape_set}]] table")
+            raise SpecError(
+                path, f"{where}.{shape_set}", "is missing or empty", f"add at least one [[{where}.{shape_set}]] table"
+            )
         sets[shape_set] = tuple(
             _parse_shape(path, f"{where}.{shape_set}[{i}]", shape_set, entry, i) for i, entry in enumerate(entries)
         )
@@ -269,8 +281,12 @@ def _parse_deck(path: Path, where: str, table: Any) -> ShapeDeck:
         visible_keys = set(sets["visible"][0].params)
         drawn_keys = set(ranges) | set(fixed)
         if drawn_keys != visible_keys:
-            raise SpecError(path, f"{where}.property", f"draws {sorted(drawn_keys)} but shapes have {sorted(visible_keys)}",
-                            "give a range (or a fixed integer) for exactly the shape parameters")
+            raise SpecError(
+                path,
+                f"{where}.property",
+                f"draws {sorted(drawn_keys)} but shapes have {sorted(visible_keys)}",
+                "give a range (or a fixed integer) for exactly the shape parameters",
+            )
         property_shapes = PropertyShapes(count, ranges, fixed)
     return ShapeDeck(sets["visible"], sets["held_out"], property_shapes)
 
@@ -285,11 +301,20 @@ def _parse_audits(path: Path, entries: Any) -> tuple[Audit, ...]:
             raise SpecError(path, where, "is not a table", "write [[audits]] with kind and expect")
         kind = entry.get("kind")
         if kind not in _AUDIT_KINDS:
-            raise SpecError(path, f"{where}.kind", f"{kind!r} is not a known audit" + suggest(str(kind), _AUDIT_KINDS),
-                            f"use one of {sorted(_AUDIT_KINDS)}")
+            raise SpecError(
+                path,
+                f"{where}.kind",
+                f"{kind!r} is not a known audit" + suggest(str(kind), _AUDIT_KINDS),
+                f"use one of {sorted(_AUDIT_KINDS)}",
+            )
         if "shape" in entry:
-            raise SpecError(path, f"{where}.shape", "is no longer used (the audited call is drawn at random from "
-                            "the run's timed calls, in a scoring worker)", "remove the shape")
+            raise SpecError(
+                path,
+                f"{where}.shape",
+                "is no longer used (the audited call is drawn at random from "
+                "the run's timed calls, in a scoring worker)",
+                "remove the shape",
+            )
         expect = entry.get("expect")
         if expect not in PRECISIONS:
             raise SpecError(path, f"{where}.expect", f"{expect!r} is not a precision", f"use one of {PRECISIONS}")
@@ -313,12 +338,18 @@ def load_spec(problem_dir: Path | str) -> ProblemSpec:
     try:
         data = tomllib.loads(raw_bytes.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SpecError(path, "(syntax)", f"is not valid TOML: {exc}", "fix the TOML syntax at the position given") from None
+        raise SpecError(
+            path, "(syntax)", f"is not valid TOML: {exc}", "fix the TOML syntax at the position given"
+        ) from None
 
     for key in data:
         if key not in _TOP_LEVEL_KEYS:
-            raise SpecError(path, key, "unknown key" + suggest(key, _TOP_LEVEL_KEYS),
-                            f"remove it or use one of {sorted(_TOP_LEVEL_KEYS)}")
+            raise SpecError(
+                path,
+                key,
+                "unknown key" + suggest(key, _TOP_LEVEL_KEYS),
+                f"remove it or use one of {sorted(_TOP_LEVEL_KEYS)}",
+            )
     for key in _REQUIRED_TOP_LEVEL:
         if key not in data:
             raise SpecError(path, key, "is missing", f"add {key}: {_TOP_LEVEL_KEYS[key]}")
@@ -327,16 +358,21 @@ def load_spec(problem_dir: Path | str) -> ProblemSpec:
             raise SpecError(path, key, "is not a non-empty string", f'write {key} = "..."')
     precision = data["precision"]
     if precision not in PRECISIONS:
-        raise SpecError(path, "precision", f"{precision!r} is not a known precision" + suggest(str(precision), PRECISIONS),
-                        f"use one of {PRECISIONS}")
+        raise SpecError(
+            path,
+            "precision",
+            f"{precision!r} is not a known precision" + suggest(str(precision), PRECISIONS),
+            f"use one of {PRECISIONS}",
+        )
 
     tolerance_table = data["tolerance"]
     if not isinstance(tolerance_table, dict):
         raise SpecError(path, "tolerance", "is not a table", "write [tolerance] with rtol, atol, normwise")
     for key in tolerance_table:
         if key not in _TOLERANCE_KEYS:
-            raise SpecError(path, f"tolerance.{key}", "unknown key" + suggest(key, _TOLERANCE_KEYS),
-                            f"use only {_TOLERANCE_KEYS}")
+            raise SpecError(
+                path, f"tolerance.{key}", "unknown key" + suggest(key, _TOLERANCE_KEYS), f"use only {_TOLERANCE_KEYS}"
+            )
     for key in _TOLERANCE_KEYS:
         if key not in tolerance_table:
             raise SpecError(path, f"tolerance.{key}", "is missing", f"add {key} = <number>")
@@ -396,6 +432,10 @@ def discover_problems(root: Path | None = None) -> dict[str, Path]:
 def find_problem(name: str, root: Path | None = None) -> Path:
     found = discover_problems(root)
     if name not in found:
-        raise SpecError(root or problems_root(), "problem", f"no problem named '{name}'" + suggest(name, found),
-                        f"use one of {sorted(found)}")
+        raise SpecError(
+            root or problems_root(),
+            "problem",
+            f"no problem named '{name}'" + suggest(name, found),
+            f"use one of {sorted(found)}",
+        )
     return found[name]

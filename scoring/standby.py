@@ -43,11 +43,17 @@ class WorkerProcess:
         read_fd, write_fd = os.pipe()
         # What the interpreter prints before the order (import warnings, a failed import) is kept here; the
         # worker moves it into the system's log when the order comes, the supervisor if it ended before.
-        self._early_output = tempfile.NamedTemporaryFile("w+b", prefix="ceiling-worker-", suffix=".log",
-                                                         delete=False)
-        self.proc = subprocess.Popen([sys.executable, "-m", "scoring.judge", str(write_fd)], pass_fds=(write_fd,),
-                                     stdin=subprocess.PIPE, stdout=self._early_output, stderr=subprocess.STDOUT,
-                                     cwd=cwd, env=env, start_new_session=True)
+        self._early_output = tempfile.NamedTemporaryFile("w+b", prefix="ceiling-worker-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "scoring.judge", str(write_fd)],
+            pass_fds=(write_fd,),
+            stdin=subprocess.PIPE,
+            stdout=self._early_output,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
         os.close(write_fd)
         self.read_fd = read_fd
         self.started = time.monotonic()
@@ -58,8 +64,10 @@ class WorkerProcess:
 
     def give(self, task_path: str, log_path: Path) -> None:
         """Hand over the system's order; the worker moves what it printed before it into the log itself."""
-        order = json.dumps({"task": task_path, "log": str(log_path.resolve()),
-                            "early_output": self._early_output.name}) + "\n"
+        order = (
+            json.dumps({"task": task_path, "log": str(log_path.resolve()), "early_output": self._early_output.name})
+            + "\n"
+        )
         self.ordered = time.monotonic()
         try:
             self.proc.stdin.write(order.encode())

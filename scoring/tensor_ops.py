@@ -39,8 +39,9 @@ def parse_args(argv: list[str]) -> TensorOpsOptions:
     if not options.problem or not options.shape:
         raise OptionError(f"problem=NAME and shape=SHAPE_NAME are required; run `{COMMAND} help` for the keys")
     if options.solution and not Path(options.solution).is_file():
-        raise OptionError(f"solution={options.solution}: no such file; give a .py file, or leave it empty for the "
-                          "house kernel")
+        raise OptionError(
+            f"solution={options.solution}: no such file; give a .py file, or leave it empty for the house kernel"
+        )
     return options
 
 
@@ -64,23 +65,34 @@ def main(argv: list[str]) -> int:
         print("not measured: needs a GPU (ncu reads its counters)", file=sys.stderr)
         return 1
     log_path = Path(args.out or "tensor_ops.json").with_suffix(".ncu.log")
-    kernels, ncu, why_not = profile_one_call(problem, solution, shape, hardware.device, args.seed, log_path,
-                                             TENSOR_AUDIT_METRICS)
+    kernels, ncu, why_not = profile_one_call(
+        problem, solution, shape, hardware.device, args.seed, log_path, TENSOR_AUDIT_METRICS
+    )
     if kernels is None:
         print(f"not measured: {why_not}", file=sys.stderr)
         return 1
     formula = problem.flops(shape)
     by_precision = {p: sum(_number(k.get(m, "")) for k in kernels) for p, m in PRECISION_METRICS.items()}
-    record = {"schema": "ceiling.tensor_ops/1", "problem": args.problem, "shape_name": args.shape, "shape": shape,
-              "solution": str(solution.relative_to(REPO_ROOT)) if solution.is_relative_to(REPO_ROOT) else str(solution),
-              "hardware": hardware.as_dict(), "ncu": ncu, "formula_flops": formula,
-              "executed_flops_by_source_precision": by_precision,
-              "executed_over_formula": {p: v / formula for p, v in by_precision.items()},
-              "kernels": kernels, "command": "python -m scoring.tensor_ops " + " ".join(argv)}
+    record = {
+        "schema": "ceiling.tensor_ops/1",
+        "problem": args.problem,
+        "shape_name": args.shape,
+        "shape": shape,
+        "solution": str(solution.relative_to(REPO_ROOT)) if solution.is_relative_to(REPO_ROOT) else str(solution),
+        "hardware": hardware.as_dict(),
+        "ncu": ncu,
+        "formula_flops": formula,
+        "executed_flops_by_source_precision": by_precision,
+        "executed_over_formula": {p: v / formula for p, v in by_precision.items()},
+        "kernels": kernels,
+        "command": "python -m scoring.tensor_ops " + " ".join(argv),
+    }
     if args.out:
         Path(args.out).write_text(json.dumps(record, indent=1))
-    print(f"{args.problem} {args.shape}: formula {formula:.4g} FLOPs; executed " +
-          ", ".join(f"{p} {v:.4g} ({v / formula:.3f}x)" for p, v in by_precision.items() if v))
+    print(
+        f"{args.problem} {args.shape}: formula {formula:.4g} FLOPs; executed "
+        + ", ".join(f"{p} {v:.4g} ({v / formula:.3f}x)" for p, v in by_precision.items() if v)
+    )
     return 0
 
 
@@ -94,8 +106,10 @@ def _problem_and_shape(args: TensorOpsOptions):
     spec = load_spec(directory)
     shapes = {s.name: s for s in spec.gpu_shapes.visible + spec.gpu_shapes.held_out}
     if args.shape not in shapes:
-        raise OptionError(f"no GPU shape '{args.shape}' in problems/{args.problem}/problem.toml"
-                          f"{suggest(args.shape, shapes)}; give shape= one of {', '.join(shapes)}")
+        raise OptionError(
+            f"no GPU shape '{args.shape}' in problems/{args.problem}/problem.toml"
+            f"{suggest(args.shape, shapes)}; give shape= one of {', '.join(shapes)}"
+        )
     return load_problem(directory), dict(shapes[args.shape].params)
 
 

@@ -92,9 +92,11 @@ class TimingStats:
         """Why the timing cannot be trusted because work outlived the timed stream (X10), or None."""
         limit_ms = max(OUTLIVED_IDLE_FACTOR * idle_tail_ms, OUTLIVED_LIMIT_MS, OUTLIVED_LIMIT_SHARE * self.median_ms)
         if self.tail_median_ms > limit_ms:
-            return (f"X10: work on other streams outlived the timed stream by {self.tail_median_ms * 1e3:.0f} us "
-                    f"per call (median; idle tail p90 {idle_tail_ms * 1e3:.0f} us), against "
-                    f"{self.median_ms * 1e3:.0f} us timed")
+            return (
+                f"X10: work on other streams outlived the timed stream by {self.tail_median_ms * 1e3:.0f} us "
+                f"per call (median; idle tail p90 {idle_tail_ms * 1e3:.0f} us), against "
+                f"{self.median_ms * 1e3:.0f} us timed"
+            )
         return None
 
 
@@ -109,21 +111,29 @@ def median_rse(samples: list[float]) -> float:
     return 1.2533 * sigma / math.sqrt(n) / med if med > 0 else math.inf
 
 
-
 def summarise(calls: list[CallTiming], stop_reason: str) -> TimingStats:
     device_ms = [c.device_ms for c in calls]
     # Inclusive deciles stay within the samples: the default (exclusive) method extrapolates below the
     # smallest and above the largest when there are fewer than 9 calls, and gave a negative p10 (-3.4 ms) for
     # three spread CPU calls, a value a result file may not hold (the site then skipped the file).
-    deciles = (statistics.quantiles(device_ms, n=10, method="inclusive") if len(device_ms) >= 2
-               else [device_ms[0]] * 9)
+    deciles = statistics.quantiles(device_ms, n=10, method="inclusive") if len(device_ms) >= 2 else [device_ms[0]] * 9
     launch_ms = [c.launch_ms for c in calls]
-    launch_p90_ms = (statistics.quantiles(launch_ms, n=10, method="inclusive")[-1] if len(launch_ms) >= 2
-                     else launch_ms[0])
-    return TimingStats(statistics.median(device_ms), deciles[0], deciles[-1], statistics.fmean(device_ms),
-                       len(device_ms), median_rse(device_ms), statistics.median(c.host_ms for c in calls),
-                       statistics.median(c.tail_ms for c in calls), statistics.median(launch_ms), launch_p90_ms,
-                       stop_reason)
+    launch_p90_ms = (
+        statistics.quantiles(launch_ms, n=10, method="inclusive")[-1] if len(launch_ms) >= 2 else launch_ms[0]
+    )
+    return TimingStats(
+        statistics.median(device_ms),
+        deciles[0],
+        deciles[-1],
+        statistics.fmean(device_ms),
+        len(device_ms),
+        median_rse(device_ms),
+        statistics.median(c.host_ms for c in calls),
+        statistics.median(c.tail_ms for c in calls),
+        statistics.median(launch_ms),
+        launch_p90_ms,
+        stop_reason,
+    )
 
 
 def _loaded_cudart() -> ctypes.CDLL | None:
@@ -201,14 +211,24 @@ class GpuTimer:
         return statistics.quantiles(tails, n=10)[-1]
 
     def describe(self) -> dict[str, Any]:
-        return {"timer": self.name, "l2_flush_bytes": self.flush_bytes, "l2_flush": "write, then read (clean lines)",
-                **(self._gate.describe() if self._gate else
-                   {"launch_gate": f"not used ({self._gate_why_not})", "launch_pad_us": self.launch_pad_us}),
-                "idle_sync_tail_p90_us": self.idle_tail_ms * 1e3,
-                "persisting_l2_reset": "cudaCtxResetPersistingL2Cache" if self._reset_persisting
-                else "not verified (CUDA runtime symbol not found)",
-                "persisting_l2_check": "cudaDeviceGetLimit + cudaStreamGetAttribute before every timed call"
-                + self._l2_window_note if not self._l2_check_unavailable else f"not verified ({self._l2_check_unavailable})"}
+        return {
+            "timer": self.name,
+            "l2_flush_bytes": self.flush_bytes,
+            "l2_flush": "write, then read (clean lines)",
+            **(
+                self._gate.describe()
+                if self._gate
+                else {"launch_gate": f"not used ({self._gate_why_not})", "launch_pad_us": self.launch_pad_us}
+            ),
+            "idle_sync_tail_p90_us": self.idle_tail_ms * 1e3,
+            "persisting_l2_reset": "cudaCtxResetPersistingL2Cache"
+            if self._reset_persisting
+            else "not verified (CUDA runtime symbol not found)",
+            "persisting_l2_check": "cudaDeviceGetLimit + cudaStreamGetAttribute before every timed call"
+            + self._l2_window_note
+            if not self._l2_check_unavailable
+            else f"not verified ({self._l2_check_unavailable})",
+        }
 
     def before_call(self) -> None:
         if self._reset_persisting is not None:
@@ -239,8 +259,12 @@ class GpuTimer:
         tail_start = self._perf_counter()
         self._synchronize()
         host_end = self._perf_counter()
-        return out, CallTiming(start.elapsed_time(end), (host_end - host_start) * 1e3, (host_end - tail_start) * 1e3,
-                               (returned - host_start) * 1e3)
+        return out, CallTiming(
+            start.elapsed_time(end),
+            (host_end - host_start) * 1e3,
+            (host_end - tail_start) * 1e3,
+            (returned - host_start) * 1e3,
+        )
 
 
 def _launch_gate(device: torch.device, timeout_us: float):
@@ -261,8 +285,12 @@ class CpuTimer:
         self._perf_counter = time.perf_counter
 
     def describe(self) -> dict[str, Any]:
-        return {"timer": self.name, "l2_flush_bytes": 0, "persisting_l2_reset": "not applicable (CPU profile)",
-                "persisting_l2_check": "not applicable (CPU profile)"}
+        return {
+            "timer": self.name,
+            "l2_flush_bytes": 0,
+            "persisting_l2_reset": "not applicable (CPU profile)",
+            "persisting_l2_check": "not applicable (CPU profile)",
+        }
 
     def residency_detail(self) -> str | None:
         return None  # no L2 to keep anything in

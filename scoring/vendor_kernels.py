@@ -19,9 +19,26 @@ import re
 # library instantiations, cuDNN, flash-attention (fmha, flash_fwd), FlashInfer, Marlin, and
 # flash-linear-attention (fla's chunked and fused-recurrent delta-rule kernels).
 VENDOR_KERNEL_PATTERNS = (
-    r"^nvjet", r"xmma", r"cutlass", r"cublas", r"cusparse", r"^sm\d+_.*gemm", r"gemv2[NT]_kernel", r"gemvNSP",
-    r"gemmSN", r"gemmk1_kernel", r"splitKreduce", r"cudnn", r"^flash_fwd", r"flash::", r"flashinfer", r"fmha",
-    r"marlin", r"^ampere_.*gemm", r"^hopper_.*gemm", r"(^|_)chunk_(kda|gated_delta_rule|delta_rule)_",
+    r"^nvjet",
+    r"xmma",
+    r"cutlass",
+    r"cublas",
+    r"cusparse",
+    r"^sm\d+_.*gemm",
+    r"gemv2[NT]_kernel",
+    r"gemvNSP",
+    r"gemmSN",
+    r"gemmk1_kernel",
+    r"splitKreduce",
+    r"cudnn",
+    r"^flash_fwd",
+    r"flash::",
+    r"flashinfer",
+    r"fmha",
+    r"marlin",
+    r"^ampere_.*gemm",
+    r"^hopper_.*gemm",
+    r"(^|_)chunk_(kda|gated_delta_rule|delta_rule)_",
     r"fused_recurrent_(kda|gated_delta_rule)",
 )
 _COMPILED = tuple(re.compile(p, re.IGNORECASE) for p in VENDOR_KERNEL_PATTERNS)
@@ -35,8 +52,12 @@ def _cxa_demangle():
         return None
     function = library.__cxa_demangle
     function.restype = ctypes.c_void_p  # a malloc'd char*, freed below
-    function.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t),
-                         ctypes.POINTER(ctypes.c_int))
+    function.argtypes = (
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+        ctypes.POINTER(ctypes.c_size_t),
+        ctypes.POINTER(ctypes.c_int),
+    )
     return function
 
 

@@ -46,8 +46,11 @@ def _is_other_file(data) -> bool:
 
 
 def _json_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*.json")
-                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    return sorted(
+        p
+        for p in folder.rglob("*.json")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
 
 
 def _schema_issues(data, file: str) -> list[Issue]:
@@ -58,8 +61,10 @@ def _schema_issues(data, file: str) -> list[Issue]:
     try:
         return schema_issues(data, file)
     except ModuleNotFoundError as missing:  # e.g. a GPU image that cannot fetch packages: say so, claim nothing
-        raise UsageError(f"the schema check needs {missing.name}, which is not installed here: install it "
-                         "(pip install jsonschema, or bash scripts/setup.sh); no file was judged") from None
+        raise UsageError(
+            f"the schema check needs {missing.name}, which is not installed here: install it "
+            "(pip install jsonschema, or bash scripts/setup.sh); no file was judged"
+        ) from None
 
 
 def verify(paths: list[str]) -> tuple[int, int, list[Issue], int]:
@@ -69,12 +74,14 @@ def verify(paths: list[str]) -> tuple[int, int, list[Issue], int]:
     checked, invalid, left_out, issues = 0, 0, 0, []
     for name in paths:
         if name.startswith("-"):  # the one rule of every command (scoring/options.py): no unknown option passes
-            raise UsageError(f"{name}: not an option of scoring.verify, which takes only result files and folders "
-                             "(python -m scoring.verify help)")
+            raise UsageError(
+                f"{name}: not an option of scoring.verify, which takes only result files and folders "
+                "(python -m scoring.verify help)"
+            )
         path = Path(name)
         if not path.exists():
             raise UsageError(f"{name} does not exist; give a result file or a folder of them (e.g. results/)")
-        for file in ([path] if path.is_file() else _json_files(path)):
+        for file in [path] if path.is_file() else _json_files(path):
             data, problems = read_json(file)
             if not problems and path.is_dir() and _is_other_file(data):
                 left_out += 1
@@ -84,8 +91,10 @@ def verify(paths: list[str]) -> tuple[int, int, list[Issue], int]:
             invalid += bool(problems)
             issues += problems
     if checked == 0:
-        raise UsageError(f"no result files under {', '.join(paths)}" + (
-            f" ({left_out} other JSON file(s) left out)" if left_out else ""))
+        raise UsageError(
+            f"no result files under {', '.join(paths)}"
+            + (f" ({left_out} other JSON file(s) left out)" if left_out else "")
+        )
     return checked, invalid, issues, left_out
 
 
@@ -102,8 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     for issue in issues:
         print(issue)
     other = f"; {left_out} other JSON file(s) left out" if left_out else ""
-    print(f"checked {checked} result file(s): {checked - invalid} valid, {invalid} invalid "
-          f"({len(issues)} problem(s)){other}")
+    print(
+        f"checked {checked} result file(s): {checked - invalid} valid, {invalid} invalid "
+        f"({len(issues)} problem(s)){other}"
+    )
     return 1 if invalid else 0
 
 

@@ -28,7 +28,7 @@ class WireError(Exception):
 def send(fd: int, event: str, **payload) -> None:
     data = (json.dumps({"event": event, **payload}, default=str) + "\n").encode()
     while data:
-        data = data[os.write(fd, data):]
+        data = data[os.write(fd, data) :]
 
 
 class Reader:
@@ -45,7 +45,7 @@ class Reader:
             end = self._buffer.find(b"\n")
             if end >= 0:
                 line = bytes(self._buffer[:end])
-                del self._buffer[:end + 1]
+                del self._buffer[: end + 1]
                 return _parse(line)
             if len(self._buffer) > self.max_line_bytes:
                 raise WireError(f"a message longer than {self.max_line_bytes} bytes", "malformed")
@@ -54,10 +54,8 @@ class Reader:
                 raise WireError(f"no message within {timeout_s:g} s", "timeout")
             chunk = os.read(self.fd, 1 << 20)
             if not chunk:
-                raise WireError("the pipe closed" + (" in the middle of a message" if self._buffer else ""),
-                                "closed")
+                raise WireError("the pipe closed" + (" in the middle of a message" if self._buffer else ""), "closed")
             self._buffer += chunk
-
 
     def pending_event(self) -> str | None:
         """The event of the next message if it has fully arrived (read without waiting and kept for `get`),

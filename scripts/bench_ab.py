@@ -43,16 +43,26 @@ def compare_sides(runs_a: list[dict], runs_b: list[dict]) -> dict:
         if not side_b or statistics.median(side_a) < AGREEMENT_MIN_MS:
             continue
         centre_a, centre_b = statistics.median(side_a), statistics.median(side_b)
-        shapes[name] = {"a_ms": centre_a, "b_ms": centre_b, "b_vs_a": centre_b / centre_a - 1,
-                        "a_spread": max(abs(x / centre_a - 1) for x in side_a),
-                        "b_spread": max(abs(x / centre_b - 1) for x in side_b)}
+        shapes[name] = {
+            "a_ms": centre_a,
+            "b_ms": centre_b,
+            "b_vs_a": centre_b / centre_a - 1,
+            "a_spread": max(abs(x / centre_a - 1) for x in side_a),
+            "b_spread": max(abs(x / centre_b - 1) for x in side_b),
+        }
     diffs = [row["b_vs_a"] for row in shapes.values()]
-    scores = {name: [(system_of(run, 0).get("score") or {}).get("fraction") for run in side]
-              for name, side in (("a", runs_a), ("b", runs_b))}
-    return {"scores": scores, "shapes": shapes, "median_b_vs_a": statistics.median(diffs) if diffs else None,
-            "b_slower_on": sum(d > 0 for d in diffs), "b_faster_on": sum(d < 0 for d in diffs),
-            "clear_of_spread": sum(abs(row["b_vs_a"]) > max(row["a_spread"], row["b_spread"])
-                                   for row in shapes.values())}
+    scores = {
+        name: [(system_of(run, 0).get("score") or {}).get("fraction") for run in side]
+        for name, side in (("a", runs_a), ("b", runs_b))
+    }
+    return {
+        "scores": scores,
+        "shapes": shapes,
+        "median_b_vs_a": statistics.median(diffs) if diffs else None,
+        "b_slower_on": sum(d > 0 for d in diffs),
+        "b_faster_on": sum(d < 0 for d in diffs),
+        "clear_of_spread": sum(abs(row["b_vs_a"]) > max(row["a_spread"], row["b_spread"]) for row in shapes.values()),
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -84,31 +94,49 @@ def main(argv: list[str]) -> int:
                     # fresh_lines=true: every run measures what it is asked to, none reuses another's line.
                     run = score(problem, results, device, [*common, *sides[side]], fresh=True, repo=trees[side])
                     runs[problem][side].append(run)
-                    print(f"round {round_index + 1} {side} {problem:16} {run['wall_s']:6.1f} s  exit {run['exit']}"
-                          + (f"  {run['error']}" if "error" in run else ""), flush=True)
-    hardware = next((run["hardware"] for sides_ in runs.values() for side in sides_.values() for run in side
-                     if "hardware" in run), None)
+                    print(
+                        f"round {round_index + 1} {side} {problem:16} {run['wall_s']:6.1f} s  exit {run['exit']}"
+                        + (f"  {run['error']}" if "error" in run else ""),
+                        flush=True,
+                    )
+    hardware = next(
+        (run["hardware"] for sides_ in runs.values() for side in sides_.values() for run in side if "hardware" in run),
+        None,
+    )
     summary = {
         "schema": "ceiling.ab-bench/1",
         "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": shlex.join([sys.executable, *sys.argv]), "ceiling": git_state(), "hardware": hardware,
-        "a": options["a"], "b": options["b"], "trees": {side: str(tree) for side, tree in trees.items()},
-        "rounds": rounds, "score_args": options.get("score_args", ""),
-        "problems": {problem: {**compare_sides(side["a"], side["b"]),
-                               "runs": {name: [without_bulk(run) for run in side[name]] for name in ("a", "b")}}
-                     for problem, side in runs.items()},
+        "command": shlex.join([sys.executable, *sys.argv]),
+        "ceiling": git_state(),
+        "hardware": hardware,
+        "a": options["a"],
+        "b": options["b"],
+        "trees": {side: str(tree) for side, tree in trees.items()},
+        "rounds": rounds,
+        "score_args": options.get("score_args", ""),
+        "problems": {
+            problem: {
+                **compare_sides(side["a"], side["b"]),
+                "runs": {name: [without_bulk(run) for run in side[name]] for name in ("a", "b")},
+            }
+            for problem, side in runs.items()
+        },
     }
     path = write_summary(summary, hardware, options.get("out", REPO / "results" / "speed"), "ab")
     print(f"\nb ({options['b']}) against a ({options['a']}), shapes >= 50 us:")
-    print(f"{'problem':16} {'median b/a':>11} {'b slower':>9} {'b faster':>9} {'clear of spread':>16} "
-          f"{'scores a':>16} {'scores b':>16} {'wall a s':>9} {'wall b s':>9}")
+    print(
+        f"{'problem':16} {'median b/a':>11} {'b slower':>9} {'b faster':>9} {'clear of spread':>16} "
+        f"{'scores a':>16} {'scores b':>16} {'wall a s':>9} {'wall b s':>9}"
+    )
     for problem, row in summary["problems"].items():
         diff = row["median_b_vs_a"]
         scores = {side: " ".join("-" if x is None else f"{x:.3f}" for x in row["scores"][side]) for side in "ab"}
         walls = {side: statistics.median(run["wall_s"] for run in runs[problem][side]) for side in "ab"}
-        print(f"{problem:16} {'-' if diff is None else f'{diff:+.2%}':>11} {row['b_slower_on']:9} "
-              f"{row['b_faster_on']:9} {row['clear_of_spread']:>10}/{len(row['shapes'])} "
-              f"{scores['a']:>16} {scores['b']:>16} {walls['a']:9.1f} {walls['b']:9.1f}")
+        print(
+            f"{problem:16} {'-' if diff is None else f'{diff:+.2%}':>11} {row['b_slower_on']:9} "
+            f"{row['b_faster_on']:9} {row['clear_of_spread']:>10}/{len(row['shapes'])} "
+            f"{scores['a']:>16} {scores['b']:>16} {walls['a']:9.1f} {walls['b']:9.1f}"
+        )
     print(f"written: {path}")
     failed = [run for side in runs.values() for name in side for run in side[name] if "error" in run]
     return 1 if failed else 0

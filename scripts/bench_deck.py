@@ -45,20 +45,38 @@ TARGETS_S = {"deck_warm": 300, "deck_cold": 600, "one_solution_warm": 30}
 
 def score(problem: str, results: Path, device: str, extra: list[str], fresh: bool, repo: Path = REPO) -> dict:
     """One `python -m scoring.run` of the house kernel (of the scorer in `repo`); its wall time and result."""
-    argv = [sys.executable, "-m", "scoring.run", *with_overrides(
-        [f"problem={problem}", f"device={device}", f"out={results}", f"fresh_lines={'true' if fresh else 'false'}",
-         "progress=false"], extra)]
+    argv = [
+        sys.executable,
+        "-m",
+        "scoring.run",
+        *with_overrides(
+            [
+                f"problem={problem}",
+                f"device={device}",
+                f"out={results}",
+                f"fresh_lines={'true' if fresh else 'false'}",
+                "progress=false",
+            ],
+            extra,
+        ),
+    ]
     started = time.perf_counter()
     done = subprocess.run(argv, cwd=repo, capture_output=True, text=True)
     wall_s = time.perf_counter() - started
-    paths = [line[len("result: "):].strip() for line in done.stdout.splitlines() if line.startswith("result: ")]
+    paths = [line[len("result: ") :].strip() for line in done.stdout.splitlines() if line.startswith("result: ")]
     if not paths:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return {"wall_s": wall_s, "exit": done.returncode, "error": tail, "command": shlex.join(argv[1:])}
     result = json.loads(Path(paths[-1]).read_text())
-    return {"wall_s": wall_s, "exit": done.returncode, "result": str(Path(paths[-1]).relative_to(results)),
-            "command": shlex.join(argv[1:]), "hardware": result["hardware"], "systems": result["systems"],
-            "seconds": where_the_seconds_went(result["systems"])}
+    return {
+        "wall_s": wall_s,
+        "exit": done.returncode,
+        "result": str(Path(paths[-1]).relative_to(results)),
+        "command": shlex.join(argv[1:]),
+        "hardware": result["hardware"],
+        "systems": result["systems"],
+        "seconds": where_the_seconds_went(result["systems"]),
+    }
 
 
 def where_the_seconds_went(systems: list[dict]) -> dict:
@@ -66,8 +84,12 @@ def where_the_seconds_went(systems: list[dict]) -> dict:
     each worker's order until its solution was imported (its start too, unless it was started ahead while the
     previous system ran: scoring/standby.py), each shape phase (`phases_s`), the rest."""
     measured = [system for system in systems if not system.get("cached_from")]
-    seconds = {"systems_s": sum(system.get("wall_s") or 0.0 for system in measured), "worker_starts": 0,
-               "workers_started_ahead": 0, "spawn_to_imported_s": 0.0}
+    seconds = {
+        "systems_s": sum(system.get("wall_s") or 0.0 for system in measured),
+        "worker_starts": 0,
+        "workers_started_ahead": 0,
+        "spawn_to_imported_s": 0.0,
+    }
     for system in measured:
         for process in system.get("processes") or []:
             seconds["worker_starts"] += 1
@@ -76,8 +98,9 @@ def where_the_seconds_went(systems: list[dict]) -> dict:
         for shape in system.get("shapes", []):
             for phase, phase_s in (shape.get("phases_s") or {}).items():
                 seconds[f"{phase}_s"] = seconds.get(f"{phase}_s", 0.0) + phase_s
-    seconds["other_s"] = seconds["systems_s"] - sum(v for k, v in seconds.items()
-                                                    if k.endswith("_s") and k != "systems_s")
+    seconds["other_s"] = seconds["systems_s"] - sum(
+        v for k, v in seconds.items() if k.endswith("_s") and k != "systems_s"
+    )
     return seconds
 
 
@@ -95,30 +118,42 @@ def system_of(run: dict, index: int) -> dict:
 def medians_ms(run: dict, system_index: int = 0) -> dict[str, float]:
     """Per passed shape, the median of one system of a run's result."""
     system = system_of(run, system_index)
-    return {shape["name"]: shape["timing"]["median_ms"] for shape in system.get("shapes", [])
-            if shape.get("status") == "passed" and shape.get("timing")}
+    return {
+        shape["name"]: shape["timing"]["median_ms"]
+        for shape in system.get("shapes", [])
+        if shape.get("status") == "passed" and shape.get("timing")
+    }
 
 
 def relative_diffs(baseline: dict, run: dict, system_index: int = 0) -> dict[str, float]:
     """Per shape of at least 50 us in `baseline`, one system's median in `run` relative to it, signed."""
     before, after = medians_ms(baseline, system_index), medians_ms(run, system_index)
-    return {name: (after[name] - before[name]) / before[name] for name in before
-            if name in after and before[name] >= AGREEMENT_MIN_MS}
+    return {
+        name: (after[name] - before[name]) / before[name]
+        for name in before
+        if name in after and before[name] >= AGREEMENT_MIN_MS
+    }
 
 
 def agreement(baseline: dict, run: dict, system_index: int = 0) -> dict:
     """Relative difference of one system's per-shape medians (shapes >= 50 us), `run` against `baseline`."""
     diffs = {name: abs(diff) for name, diff in relative_diffs(baseline, run, system_index).items()}
-    return {"shapes": len(diffs), "max_rel_diff": max(diffs.values(), default=None),
-            "worst_shape": max(diffs, key=diffs.get) if diffs else None,
-            "within_1pct": sum(diff <= 0.01 for diff in diffs.values())}
+    return {
+        "shapes": len(diffs),
+        "max_rel_diff": max(diffs.values(), default=None),
+        "worst_shape": max(diffs, key=diffs.get) if diffs else None,
+        "within_1pct": sum(diff <= 0.01 for diff in diffs.values()),
+    }
 
 
 def lines_agreement(baseline: dict, run: dict) -> dict:
     """Each measured reference line's agreement between two runs that both measured it (fresh lines)."""
     names = [system.get("name") for system in baseline.get("systems") or []]
-    return {names[index]: agreement(baseline, run, index) for index in range(1, len(names))
-            if not system_of(baseline, index).get("cached_from") and not system_of(run, index).get("cached_from")}
+    return {
+        names[index]: agreement(baseline, run, index)
+        for index in range(1, len(names))
+        if not system_of(baseline, index).get("cached_from") and not system_of(run, index).get("cached_from")
+    }
 
 
 def write_summary(summary: dict, hardware: dict | None, out_root: str | Path, name: str) -> Path:
@@ -139,8 +174,15 @@ def lines_reused(run: dict) -> str:
 
 def main(argv: list[str]) -> int:
     options = dict(arg.split("=", 1) for arg in argv if "=" in arg)
-    if any("=" not in arg for arg in argv) or set(options) - {"problems", "device", "out", "results", "score_args",
-                                                             "cold_runs", "compare"}:
+    if any("=" not in arg for arg in argv) or set(options) - {
+        "problems",
+        "device",
+        "out",
+        "results",
+        "score_args",
+        "cold_runs",
+        "compare",
+    }:
         print(__doc__)
         return 2
     if "compare" in options:
@@ -161,40 +203,60 @@ def main(argv: list[str]) -> int:
             for problem in problems:
                 runs.setdefault(problem, {})[phase] = score(problem, results, device, extra, fresh)
                 run = runs[problem][phase]
-                print(f"{phase:5} {problem:16} {run['wall_s']:7.1f} s  exit {run['exit']}"
-                      + (f"  {run['error']}" if "error" in run else f"  lines reused {lines_reused(run)}"),
-                      flush=True)
-    hardware = next((run[phase]["hardware"] for run in runs.values() for phase in run if "hardware" in run[phase]),
-                    None)
+                print(
+                    f"{phase:5} {problem:16} {run['wall_s']:7.1f} s  exit {run['exit']}"
+                    + (f"  {run['error']}" if "error" in run else f"  lines reused {lines_reused(run)}"),
+                    flush=True,
+                )
+    hardware = next(
+        (run[phase]["hardware"] for run in runs.values() for phase in run if "hardware" in run[phase]), None
+    )
     summary = {
         "schema": "ceiling.deck-bench/1",
         "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": shlex.join([sys.executable, *sys.argv]), "ceiling": git_state(), "hardware": hardware,
+        "command": shlex.join([sys.executable, *sys.argv]),
+        "ceiling": git_state(),
+        "hardware": hardware,
         "targets_s": TARGETS_S,
         "deck_cold_s": sum(run["cold"]["wall_s"] for run in runs.values()),
         "deck_warm_s": sum(run["warm"]["wall_s"] for run in runs.values()),
-        "problems": {problem: {"cold_s": run["cold"]["wall_s"], "warm_s": run["warm"]["wall_s"],
-                               "warm_lines_reused": lines_reused(run["warm"]),
-                               "repeat_agreement": agreement(run["cold"], run["warm"]),
-                               # Cold runs measure every line afresh: how far a line's medians move between
-                               # two measurements (the timing policy may get cheaper only where they agree).
-                               "cold_repeats": {phase: {"wall_s": run[phase]["wall_s"],
-                                                        "house_agreement": agreement(run["cold"], run[phase]),
-                                                        "lines_agreement": lines_agreement(run["cold"], run[phase]),
-                                                        **without_bulk(run[phase])}
-                                                for phase in run if phase.startswith("cold") and phase != "cold"},
-                               "cold": without_bulk(run["cold"]), "warm": without_bulk(run["warm"])}
-                     for problem, run in runs.items()},
+        "problems": {
+            problem: {
+                "cold_s": run["cold"]["wall_s"],
+                "warm_s": run["warm"]["wall_s"],
+                "warm_lines_reused": lines_reused(run["warm"]),
+                "repeat_agreement": agreement(run["cold"], run["warm"]),
+                # Cold runs measure every line afresh: how far a line's medians move between
+                # two measurements (the timing policy may get cheaper only where they agree).
+                "cold_repeats": {
+                    phase: {
+                        "wall_s": run[phase]["wall_s"],
+                        "house_agreement": agreement(run["cold"], run[phase]),
+                        "lines_agreement": lines_agreement(run["cold"], run[phase]),
+                        **without_bulk(run[phase]),
+                    }
+                    for phase in run
+                    if phase.startswith("cold") and phase != "cold"
+                },
+                "cold": without_bulk(run["cold"]),
+                "warm": without_bulk(run["warm"]),
+            }
+            for problem, run in runs.items()
+        },
     }
     path = write_summary(summary, hardware, options.get("out", REPO / "results" / "speed"), "deck")
     print(f"\n{'problem':16} {'cold s':>8} {'warm s':>8} {'reused':>7} {'max rel diff':>13} {'cold starts s':>14}")
     for problem, row in summary["problems"].items():
         diff = row["repeat_agreement"]["max_rel_diff"]
         starts = row["cold"].get("seconds", {}).get("spawn_to_imported_s")
-        print(f"{problem:16} {row['cold_s']:8.1f} {row['warm_s']:8.1f} {row['warm_lines_reused']:>7} "
-              f"{'-' if diff is None else f'{diff:.2%}':>13} {'-' if starts is None else f'{starts:.1f}':>14}")
-    print(f"{'deck':16} {summary['deck_cold_s']:8.1f} {summary['deck_warm_s']:8.1f}   (targets: cold < "
-          f"{TARGETS_S['deck_cold']} s, warm < {TARGETS_S['deck_warm']} s)\nwritten: {path}")
+        print(
+            f"{problem:16} {row['cold_s']:8.1f} {row['warm_s']:8.1f} {row['warm_lines_reused']:>7} "
+            f"{'-' if diff is None else f'{diff:.2%}':>13} {'-' if starts is None else f'{starts:.1f}':>14}"
+        )
+    print(
+        f"{'deck':16} {summary['deck_cold_s']:8.1f} {summary['deck_warm_s']:8.1f}   (targets: cold < "
+        f"{TARGETS_S['deck_cold']} s, warm < {TARGETS_S['deck_warm']} s)\nwritten: {path}"
+    )
     return 0 if all("error" not in run[phase] for run in runs.values() for phase in run) else 1
 
 
@@ -217,8 +279,10 @@ def compare(paths: list[str]) -> int:
             continue
         row = agreement(runs[0], runs[1], index)
         diff = row["max_rel_diff"]
-        print(f"{system.get('name', '?'):12} shapes {row['shapes']:3}  within 1% {row['within_1pct']:3}  max "
-              f"{'-' if diff is None else f'{diff:.2%}':>8}  ({row['worst_shape']})")
+        print(
+            f"{system.get('name', '?'):12} shapes {row['shapes']:3}  within 1% {row['within_1pct']:3}  max "
+            f"{'-' if diff is None else f'{diff:.2%}':>8}  ({row['worst_shape']})"
+        )
     return 0
 
 

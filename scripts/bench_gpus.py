@@ -42,17 +42,29 @@ KEYS = {"problem", "solution", "gpus", "device", "out", "score_args"}
 
 
 def start(problem: str, solution: str, gpu: str, results: Path, extra: list[str]) -> subprocess.Popen:
-    argv = [sys.executable, "-m", "scoring.run", *with_overrides(
-        [f"problem={problem}", f"out={results}", "progress=false", *([f"solution={solution}"] if solution else [])],
-        extra)]
-    return subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu))
+    argv = [
+        sys.executable,
+        "-m",
+        "scoring.run",
+        *with_overrides(
+            [f"problem={problem}", f"out={results}", "progress=false", *([f"solution={solution}"] if solution else [])],
+            extra,
+        ),
+    ]
+    return subprocess.Popen(
+        argv,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu),
+    )
 
 
 def finish(proc: subprocess.Popen, started: float) -> dict:
     output, _ = proc.communicate()
     run = {"wall_s": time.perf_counter() - started, "exit": proc.returncode, "command": shlex.join(proc.args[1:])}
-    paths = [line[len("result: "):].strip() for line in output.splitlines() if line.startswith("result: ")]
+    paths = [line[len("result: ") :].strip() for line in output.splitlines() if line.startswith("result: ")]
     if not paths:
         return {**run, "error": (output.strip().splitlines() or ["no output"])[-1]}
     result = json.loads(Path(paths[-1]).read_text())
@@ -69,8 +81,12 @@ def spread(baseline: dict, run: dict) -> dict:
     """How far a run's per-shape medians are from the baseline's: the largest and the median relative difference."""
     diffs = relative_diffs(baseline, run)
     worst = max(diffs, key=lambda name: abs(diffs[name])) if diffs else None
-    return {"shapes": len(diffs), "max_abs_rel_diff": abs(diffs[worst]) if worst else None, "worst_shape": worst,
-            "median_rel_diff": sorted(diffs.values())[len(diffs) // 2] if diffs else None}
+    return {
+        "shapes": len(diffs),
+        "max_abs_rel_diff": abs(diffs[worst]) if worst else None,
+        "worst_shape": worst,
+        "median_rel_diff": sorted(diffs.values())[len(diffs) // 2] if diffs else None,
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -80,8 +96,10 @@ def main(argv: list[str]) -> int:
         return 2
     problem, solution = options.get("problem", "softmax"), options.get("solution", "")
     gpus = local_gpus(options.get("gpus", "auto"))
-    extra = [f"device={options.get('device', 'cuda')}",
-             *shlex.split(options.get("score_args", "lines=none audits=false"))]
+    extra = [
+        f"device={options.get('device', 'cuda')}",
+        *shlex.split(options.get("score_args", "lines=none audits=false")),
+    ]
     if not gpus:
         print("no GPU listed by nvidia-smi (or gpus=none): nothing to compare", file=sys.stderr)
         return 2
@@ -95,13 +113,20 @@ def main(argv: list[str]) -> int:
     summary = {
         "schema": "ceiling.gpus-bench/1",
         "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": shlex.join([sys.executable, *sys.argv]), "ceiling": git_state(), "hardware": hardware,
-        "problem": problem, "solution": solution or "house", "gpus": gpus,
+        "command": shlex.join([sys.executable, *sys.argv]),
+        "ceiling": git_state(),
+        "hardware": hardware,
+        "problem": problem,
+        "solution": solution or "house",
+        "gpus": gpus,
         "agreement_min_ms": AGREEMENT_MIN_MS,
         "repeat_alone": spread(alone, alone_again),
         "together": {gpu: spread(alone, run) for gpu, run in zip(gpus, together)},
-        "runs": {"alone": _kept(alone), "together": {gpu: _kept(run) for gpu, run in zip(gpus, together)},
-                 "alone_again": _kept(alone_again)},
+        "runs": {
+            "alone": _kept(alone),
+            "together": {gpu: _kept(run) for gpu, run in zip(gpus, together)},
+            "alone_again": _kept(alone_again),
+        },
     }
     path = write_summary(summary, hardware, options.get("out", REPO / "results" / "speed"), "gpus")
     print(f"\n{'run':22} {'wall s':>7} {'shapes':>6} {'max |diff|':>10} {'median diff':>11}  worst shape")
@@ -109,17 +134,20 @@ def main(argv: list[str]) -> int:
     rows += [(f"together, GPU {gpu}", run, summary["together"][gpu]) for gpu, run in zip(gpus, together)]
     for label, run, diff in rows:
         worst, middle = diff["max_abs_rel_diff"], diff["median_rel_diff"]
-        print(f"{label:22} {run['wall_s']:7.1f} {diff['shapes']:6} {'-' if worst is None else f'{worst:.2%}':>10} "
-              f"{'-' if middle is None else f'{middle:+.2%}':>11}  {diff['worst_shape'] or run.get('error', '')}")
-    print(f"(against the first lone run on GPU {gpus[0]}, {alone['wall_s']:.1f} s; shapes >= "
-          f"{AGREEMENT_MIN_MS * 1000:.0f} us)\nwritten: {path}")
+        print(
+            f"{label:22} {run['wall_s']:7.1f} {diff['shapes']:6} {'-' if worst is None else f'{worst:.2%}':>10} "
+            f"{'-' if middle is None else f'{middle:+.2%}':>11}  {diff['worst_shape'] or run.get('error', '')}"
+        )
+    print(
+        f"(against the first lone run on GPU {gpus[0]}, {alone['wall_s']:.1f} s; shapes >= "
+        f"{AGREEMENT_MIN_MS * 1000:.0f} us)\nwritten: {path}"
+    )
     return 0 if all("error" not in run for run in runs) else 1
 
 
 def _kept(run: dict) -> dict:
     """A run's record without its bulky result (the per-shape medians the diffs came from stay)."""
-    return {**without_bulk(run),
-            "medians_ms": medians_ms(run) if "systems" in run else {}}
+    return {**without_bulk(run), "medians_ms": medians_ms(run) if "systems" in run else {}}
 
 
 if __name__ == "__main__":

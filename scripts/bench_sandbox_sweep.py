@@ -26,9 +26,11 @@ from harnesses.fake.cli import DEFAULT_SOLUTION  # noqa: E402
 from tests.harnesses import probe_cli  # noqa: E402
 
 FAST_SCORE = "shapes=visible min_calls=2 max_calls=2 warmup_s=0 check_seeds=1 audits=false progress=false"
-BENCH_PROBES = [{"name": "whoami", "shell": "id; grep -E 'Cap(Eff|Bnd)|Seccomp:' /proc/self/status"},
-                {"name": "shadow", "shell": "cat /etc/shadow"},
-                {"name": "write_tmp", "shell": "head -c 10000000 /dev/zero > /tmp/ten_mb && ls -l /tmp/ten_mb"}]
+BENCH_PROBES = [
+    {"name": "whoami", "shell": "id; grep -E 'Cap(Eff|Bnd)|Seccomp:' /proc/self/status"},
+    {"name": "shadow", "shell": "cat /etc/shadow"},
+    {"name": "write_tmp", "shell": "head -c 10000000 /dev/zero > /tmp/ten_mb && ls -l /tmp/ten_mb"},
+]
 
 
 def main(argv: list[str]) -> int:
@@ -62,10 +64,17 @@ cli_dir = "{probe_dir}"
     cells = {}
     for run_json in sorted((root / "results").glob("*/runs/*/run.json")):
         record = json.loads(run_json.read_text())
-        cells[record["run_id"]] = {"complete": record["complete"], "score": record["score"]["status"],
-                                   "wall_s": record["wall_s"]}
-    print(json.dumps({"command": " ".join(command), "exit": done.returncode, "sweep_wall_s": round(wall_s, 1),
-                      "cells": cells}, indent=1))
+        cells[record["run_id"]] = {
+            "complete": record["complete"],
+            "score": record["score"]["status"],
+            "wall_s": record["wall_s"],
+        }
+    print(
+        json.dumps(
+            {"command": " ".join(command), "exit": done.returncode, "sweep_wall_s": round(wall_s, 1), "cells": cells},
+            indent=1,
+        )
+    )
     return done.returncode
 
 

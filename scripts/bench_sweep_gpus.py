@@ -40,10 +40,12 @@ PROGRESS = re.compile(r"\] (\S+) on (?:GPU (\S+)|this host): ")
 
 def sweep_file(folder: Path, problem: str, trials: int, device: str, score_args: str, clis: Path) -> Path:
     path = folder / "sweep.toml"
-    path.write_text(f'problems = ["{problem}"]\ntrials = {trials}\n[run]\nout = "{folder / "results"}"\n'
-                    f'device = "{device}"\nnetwork = "none"\nsandbox = "none"\nrender = false\n'
-                    f'cli_dir = "{clis}"\nscore_args = "{score_args}"\n'
-                    '[[agents]]\nharness = "claude"\nmodel = "fake-house"\n')
+    path.write_text(
+        f'problems = ["{problem}"]\ntrials = {trials}\n[run]\nout = "{folder / "results"}"\n'
+        f'device = "{device}"\nnetwork = "none"\nsandbox = "none"\nrender = false\n'
+        f'cli_dir = "{clis}"\nscore_args = "{score_args}"\n'
+        '[[agents]]\nharness = "claude"\nmodel = "fake-house"\n'
+    )
     return path
 
 
@@ -59,18 +61,30 @@ def run_sweep(folder: Path, gpus: list[str], **cells) -> dict:
     for result in sorted((folder / "results").glob("*/runs/*/result.json")):
         data = json.loads(result.read_text())
         hardware = hardware or data.get("hardware")
-        results[result.parent.name] = {"gpu": where.get(result.parent.name), "status": data.get("status"),
-                                       "medians_ms": medians_ms(data)}
-    return {"wall_s": wall_s, "exit": done.returncode, "command": shlex.join(argv[1:]), "cells": results,
-            "hardware": hardware, "output_tail": done.stdout[-2000:] + done.stderr[-2000:]}
+        results[result.parent.name] = {
+            "gpu": where.get(result.parent.name),
+            "status": data.get("status"),
+            "medians_ms": medians_ms(data),
+        }
+    return {
+        "wall_s": wall_s,
+        "exit": done.returncode,
+        "command": shlex.join(argv[1:]),
+        "cells": results,
+        "hardware": hardware,
+        "output_tail": done.stdout[-2000:] + done.stderr[-2000:],
+    }
 
 
 def agreement(cells: dict, reference: dict[str, float]) -> dict:
     """Each cell's largest per-shape difference from the reference medians (shapes >= 50 us)."""
     per_cell = {}
     for run_id, cell in cells.items():
-        diffs = [abs(cell["medians_ms"][name] - ms) / ms for name, ms in reference.items()
-                 if ms >= AGREEMENT_MIN_MS and name in cell["medians_ms"]]
+        diffs = [
+            abs(cell["medians_ms"][name] - ms) / ms
+            for name, ms in reference.items()
+            if ms >= AGREEMENT_MIN_MS and name in cell["medians_ms"]
+        ]
         per_cell[run_id] = max(diffs, default=None)
     return per_cell
 
@@ -84,9 +98,12 @@ def main(argv: list[str]) -> int:
     if not gpus:
         print("no GPU listed by nvidia-smi (or gpus=none): nothing to compare", file=sys.stderr)
         return 2
-    cells = {"problem": problem, "trials": int(options.get("cells_per_gpu", 2)) * len(gpus),
-             "device": options.get("device", "cuda"),
-             "score_args": options.get("score_args", "lines=none audits=false")}
+    cells = {
+        "problem": problem,
+        "trials": int(options.get("cells_per_gpu", 2)) * len(gpus),
+        "device": options.get("device", "cuda"),
+        "score_args": options.get("score_args", "lines=none audits=false"),
+    }
     house = (REPO / "problems" / problem / "solutions" / "house.py").read_text()
     with tempfile.TemporaryDirectory(prefix="sweep-gpus-") as tmp:
         clis = fake.install(Path(tmp) / "clis", solution_text=house)
@@ -95,26 +112,39 @@ def main(argv: list[str]) -> int:
         one = run_sweep(Path(tmp) / "one", gpus[:1], clis=clis, **cells)
         every = run_sweep(Path(tmp) / "all", gpus, clis=clis, **cells)
     shapes = {name for cell in one["cells"].values() for name in cell["medians_ms"]}
-    reference = {name: statistics.median(cell["medians_ms"][name] for cell in one["cells"].values()
-                                         if name in cell["medians_ms"]) for name in shapes}
+    reference = {
+        name: statistics.median(
+            cell["medians_ms"][name] for cell in one["cells"].values() if name in cell["medians_ms"]
+        )
+        for name in shapes
+    }
     first, second = (run.pop("hardware") for run in (one, every))
     hardware = first or second
     summary = {
         "schema": "ceiling.sweep-gpus-bench/1",
         "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": shlex.join([sys.executable, *sys.argv]), "ceiling": git_state(), "hardware": hardware,
-        "gpus": gpus, **cells,
-        "one_gpu": one, "every_gpu": every, "speed_up": one["wall_s"] / every["wall_s"] if every["wall_s"] else None,
-        "reference_medians_ms": reference, "agreement_min_ms": AGREEMENT_MIN_MS,
+        "command": shlex.join([sys.executable, *sys.argv]),
+        "ceiling": git_state(),
+        "hardware": hardware,
+        "gpus": gpus,
+        **cells,
+        "one_gpu": one,
+        "every_gpu": every,
+        "speed_up": one["wall_s"] / every["wall_s"] if every["wall_s"] else None,
+        "reference_medians_ms": reference,
+        "agreement_min_ms": AGREEMENT_MIN_MS,
         "max_rel_diff_one_gpu": agreement(one["cells"], reference),
         "max_rel_diff_every_gpu": agreement(every["cells"], reference),
     }
     path = write_summary(summary, hardware, options.get("out", REPO / "results" / "speed"), "sweep-gpus")
     print(f"{'sweep':12} {'cells':>5} {'wall s':>8}  per-cell max |diff| (GPU)")
-    for label, run, diffs in (("one GPU", one, summary["max_rel_diff_one_gpu"]),
-                              ("every GPU", every, summary["max_rel_diff_every_gpu"])):
-        cells_text = ", ".join(f"{'-' if d is None else f'{d:.2%}'} ({run['cells'][r]['gpu'] or 'host'})"
-                               for r, d in sorted(diffs.items()))
+    for label, run, diffs in (
+        ("one GPU", one, summary["max_rel_diff_one_gpu"]),
+        ("every GPU", every, summary["max_rel_diff_every_gpu"]),
+    ):
+        cells_text = ", ".join(
+            f"{'-' if d is None else f'{d:.2%}'} ({run['cells'][r]['gpu'] or 'host'})" for r, d in sorted(diffs.items())
+        )
         print(f"{label:12} {len(run['cells']):5} {run['wall_s']:8.1f}  {cells_text}")
     print(f"speed-up {summary['speed_up']:.2f} on {len(gpus)} GPUs\nwritten: {path}")
     return 0 if one["exit"] == 0 and every["exit"] == 0 else 1

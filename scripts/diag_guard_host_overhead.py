@@ -43,10 +43,12 @@ def measure(name: str) -> dict:
     device = torch.device("cuda", 0)
     problem = load_problem(REPO / "problems" / name)
     guard = ForbiddenOps(problem.spec.forbidden_ops)
-    module = import_file(problem.spec.directory / "solutions" / "house.py", f"guard_diag_{name}",
-                         folder_importable=True)
-    shape = min(problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out,
-                key=lambda s: problem.flops(s.params))
+    module = import_file(
+        problem.spec.directory / "solutions" / "house.py", f"guard_diag_{name}", folder_importable=True
+    )
+    shape = min(
+        problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out, key=lambda s: problem.flops(s.params)
+    )
     params = dict(shape.params)
     gen = torch.Generator(device=device).manual_seed(0)
     weights = problem.module.make_weights(params, gen, device)
@@ -73,10 +75,15 @@ def measure(name: str) -> dict:
         guarded.append(medians[True])
         bare.append(medians[False])
         differences.append(medians[True] - medians[False])
-    return {"problem": name, "shape": shape.name, "forbidden_ops": len(problem.spec.forbidden_ops),
-            "host_us_without": statistics.median(bare), "host_us_with": statistics.median(guarded),
-            "paired_difference_us": statistics.median(differences),
-            "difference_p10_p90_us": statistics.quantiles(differences, n=10)[::8]}
+    return {
+        "problem": name,
+        "shape": shape.name,
+        "forbidden_ops": len(problem.spec.forbidden_ops),
+        "host_us_without": statistics.median(bare),
+        "host_us_with": statistics.median(guarded),
+        "paired_difference_us": statistics.median(differences),
+        "difference_p10_p90_us": statistics.quantiles(differences, n=10)[::8],
+    }
 
 
 def main() -> None:
@@ -86,8 +93,11 @@ def main() -> None:
     for name in names:
         row = measure(name)
         low, high = row["difference_p10_p90_us"]
-        print(f"{row['problem']:<16} {row['shape']:<26} {row['forbidden_ops']:>4} {row['host_us_without']:>9.1f} "
-              f"{row['host_us_with']:>9.1f} {row['paired_difference_us']:>+10.2f} ({low:+.2f}, {high:+.2f})", flush=True)
+        print(
+            f"{row['problem']:<16} {row['shape']:<26} {row['forbidden_ops']:>4} {row['host_us_without']:>9.1f} "
+            f"{row['host_us_with']:>9.1f} {row['paired_difference_us']:>+10.2f} ({low:+.2f}, {high:+.2f})",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -62,8 +62,11 @@ def main(argv: list[str]) -> int:
     dump.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "sitecustomize.py").write_text(SITECUSTOMIZE)
-        env = dict(os.environ, CEILING_KERNEL_RECORD_DUMP=str(dump),
-                   PYTHONPATH=os.pathsep.join(filter(None, [folder, str(REPO), os.environ.get("PYTHONPATH")])))
+        env = dict(
+            os.environ,
+            CEILING_KERNEL_RECORD_DUMP=str(dump),
+            PYTHONPATH=os.pathsep.join(filter(None, [folder, str(REPO), os.environ.get("PYTHONPATH")])),
+        )
         return subprocess.run([sys.executable, "-m", "scoring.run", *argv[1:]], cwd=REPO, env=env).returncode
 
 

@@ -48,7 +48,9 @@ def measure(variant: str, names: list[str]) -> list[dict]:
     recorder = KernelRecorder() if variant in ("names", "activity", "watch", "watch_pad") else None
     # Kept alive for the process, as in the worker (its libraries and profiler initialisation are the variant).
     counters = CounterReader() if variant in ("counters", "watch", "watch_pad") else None  # noqa: F841
-    activity_share = {"activity": 1.0, "watch": KERNEL_ACTIVITY_SHARE, "watch_pad": KERNEL_ACTIVITY_SHARE}.get(variant, 0)
+    activity_share = {"activity": 1.0, "watch": KERNEL_ACTIVITY_SHARE, "watch_pad": KERNEL_ACTIVITY_SHARE}.get(
+        variant, 0
+    )
     draw = random.Random(0)
     import torch
 
@@ -66,11 +68,13 @@ def measure(variant: str, names: list[str]) -> list[dict]:
         problem = load_problem(REPO / "problems" / name)
         guard = ForbiddenOps(problem.spec.forbidden_ops if not variant.startswith("plain") else ())
         with guard.suspended():
-            module = import_file(problem.spec.directory / "solutions" / "house.py", f"diag_{name}",
-                                 folder_importable=True)
+            module = import_file(
+                problem.spec.directory / "solutions" / "house.py", f"diag_{name}", folder_importable=True
+            )
         guard.install()
-        shapes = sorted(problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out,
-                        key=lambda s: problem.flops(s.params))[:2]
+        shapes = sorted(
+            problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out, key=lambda s: problem.flops(s.params)
+        )[:2]
         for shape in shapes:
             params = dict(shape.params)
             gen = torch.Generator(device=device).manual_seed(0)
@@ -97,20 +101,29 @@ def measure(variant: str, names: list[str]) -> list[dict]:
                 device_us.append(timing.device_ms * 1e3)
                 if recorded:
                     windows.append(CallWindow(pad_start, window_start, recorder.now_ns()))
-            idle_us = [k.wait_after_pad_ms() * 1e3 for k in recorder.collect(windows)
-                       if k.wait_after_pad_ms() is not None] if windows else []
+            idle_us = (
+                [k.wait_after_pad_ms() * 1e3 for k in recorder.collect(windows) if k.wait_after_pad_ms() is not None]
+                if windows
+                else []
+            )
             bare_us = []  # the same call with the device synchronised before it and no pad or events
             for _ in range(CALLS):
                 torch.cuda.synchronize()
                 started = time.perf_counter()
                 module.run(state, **inputs)
                 bare_us.append((time.perf_counter() - started) * 1e6)
-            rows.append({"variant": variant, "problem": name, "shape": shape.name,
-                         "bare_us": statistics.median(bare_us),
-                         "launch_us": statistics.median(launch_us),
-                         "launch_p90_us": statistics.quantiles(launch_us, n=10)[-1],
-                         "idle_us": statistics.median(idle_us) if idle_us else None,
-                         "device_us": statistics.median(device_us)})
+            rows.append(
+                {
+                    "variant": variant,
+                    "problem": name,
+                    "shape": shape.name,
+                    "bare_us": statistics.median(bare_us),
+                    "launch_us": statistics.median(launch_us),
+                    "launch_p90_us": statistics.quantiles(launch_us, n=10)[-1],
+                    "idle_us": statistics.median(idle_us) if idle_us else None,
+                    "device_us": statistics.median(device_us),
+                }
+            )
         guard.uninstall()
     return rows
 
@@ -123,8 +136,9 @@ def main() -> None:
     names = args or problem_names()
     table: dict[tuple, dict] = {}
     for variant in VARIANTS:
-        done = subprocess.run([sys.executable, __file__, "--variant", variant, *names], capture_output=True, text=True,
-                              check=False)
+        done = subprocess.run(
+            [sys.executable, __file__, "--variant", variant, *names], capture_output=True, text=True, check=False
+        )
         if done.returncode != 0:
             print(f"{variant}: failed\n{done.stderr[-3000:]}", file=sys.stderr)
             continue

@@ -35,8 +35,9 @@ def main() -> None:
         name, shape_name = spec.split(":")
         problem = load_problem(REPO / "problems" / name)
         house = import_file(problem.spec.directory / "solutions" / "house.py", f"diag_{name}", folder_importable=True)
-        shape = next(s for s in problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out
-                     if s.name == shape_name)
+        shape = next(
+            s for s in problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out if s.name == shape_name
+        )
         params = dict(shape.params)
         gen = torch.Generator(device=device).manual_seed(0)
         weights = problem.module.make_weights(params, gen, device)

@@ -119,9 +119,15 @@ def json_files(paths: list[str]) -> list[Path]:
         path = Path(name)
         if not path.exists():
             raise UsageError(f"{name} does not exist")
-        files += [path] if path.is_file() else sorted(
-            p for p in path.rglob("*.json")
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        files += (
+            [path]
+            if path.is_file()
+            else sorted(
+                p
+                for p in path.rglob("*.json")
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        )
     return files
 
 
@@ -165,8 +171,10 @@ def main(argv: list[str]) -> int:
             more = f" and {len(fields) - _SHOWN_FIELDS} more" if len(fields) > _SHOWN_FIELDS else ""
             print(f"{path}: {len(fields)} non-finite number(s) -> null: {', '.join(fields[:_SHOWN_FIELDS])}{more}")
     verb = "would rewrite" if dry_run else "rewrote"
-    print(f"{verb} {changed} of {len(files)} JSON file(s) ({tokens} token(s) -> null)"
-          + (f"; {failed} could not be read or rewritten (above)" if failed else ""))
+    print(
+        f"{verb} {changed} of {len(files)} JSON file(s) ({tokens} token(s) -> null)"
+        + (f"; {failed} could not be read or rewritten (above)" if failed else "")
+    )
     return 1 if failed else 0
 
 

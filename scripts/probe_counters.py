@@ -52,6 +52,7 @@ def child(with_activity: bool) -> int:
     recorder = None
     if with_activity:
         from scoring.kernel_record import KernelRecorder
+
         recorder = KernelRecorder()  # before CUDA is initialised, as in scoring.worker
         summary["activity"] = "on" if recorder.available else f"unavailable: {recorder.why_not}"
         say(f"activity record: {summary['activity']}")
@@ -60,6 +61,7 @@ def child(with_activity: bool) -> int:
 
     from scoring.audit import PRECISION_METRICS
     from scoring.counters import AUDIT_METRICS, CounterReader
+
     started = time.perf_counter()
     reader = CounterReader(AUDIT_METRICS)
     build_s = time.perf_counter() - started
@@ -69,6 +71,7 @@ def child(with_activity: bool) -> int:
     say(f"  device support: {reader.device_support}  counter availability: {reader.counter_availability}")
 
     import torch
+
     try:
         torch.cuda.init()
         torch.ones(1, device="cuda").add_(1)
@@ -81,17 +84,33 @@ def child(with_activity: bool) -> int:
     say(f"torch {torch.__version__} cuda {torch.version.cuda} on {torch.cuda.get_device_name()}")
 
     labels = {metric: precision for precision, metric in PRECISION_METRICS.items()}
-    labels.update({"gpu__time_duration.sum": "time_us", "dram__bytes_read.sum": "dram_rd_MB",
-                   "dram__bytes_write.sum": "dram_wr_MB"})
-    cases = [("bf16_matmul", _bf16_matmul, "bf16", TORCH_BOUNDS),
-             ("fp8_scaled_mm", _fp8_scaled_mm, "fp8", TORCH_BOUNDS),
-             ("house_fp8_gemm", _house_fp8_gemm, "fp8", HOUSE_BOUNDS)]
+    labels.update(
+        {
+            "gpu__time_duration.sum": "time_us",
+            "dram__bytes_read.sum": "dram_rd_MB",
+            "dram__bytes_write.sum": "dram_wr_MB",
+        }
+    )
+    cases = [
+        ("bf16_matmul", _bf16_matmul, "bf16", TORCH_BOUNDS),
+        ("fp8_scaled_mm", _fp8_scaled_mm, "fp8", TORCH_BOUNDS),
+        ("house_fp8_gemm", _house_fp8_gemm, "fp8", HOUSE_BOUNDS),
+    ]
     for name, make, expect, bounds in cases:
         say(f"\n== {mode}: {name} (expect {expect}) ==")
         try:
             fn, flops = make(torch)
-            summary["cases"][name] = run_case(torch, reader, recorder, fn, PRECISION_METRICS[expect], flops, bounds,
-                                              [PRECISION_METRICS[p] for p in PRECISION_METRICS if p != expect], labels)
+            summary["cases"][name] = run_case(
+                torch,
+                reader,
+                recorder,
+                fn,
+                PRECISION_METRICS[expect],
+                flops,
+                bounds,
+                [PRECISION_METRICS[p] for p in PRECISION_METRICS if p != expect],
+                labels,
+            )
         except Exception as exc:  # noqa: BLE001 -- one case's failure must not hide the others
             traceback.print_exc()
             sys.stdout.flush()
@@ -105,18 +124,19 @@ def child(with_activity: bool) -> int:
 def _bf16_matmul(torch):
     a = torch.randn(GEMM_N, GEMM_N, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(GEMM_N, GEMM_N, device="cuda", dtype=torch.bfloat16)
-    return (lambda: a @ b), 2 * GEMM_N ** 3
+    return (lambda: a @ b), 2 * GEMM_N**3
 
 
 def _fp8_scaled_mm(torch):
     a = torch.randn(GEMM_N, GEMM_N, device="cuda").to(torch.float8_e4m3fn)
     b = torch.randn(GEMM_N, GEMM_N, device="cuda").to(torch.float8_e4m3fn).t()  # column-major, as required
     one = torch.tensor(1.0, device="cuda")
-    return (lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)), 2 * GEMM_N ** 3
+    return (lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)), 2 * GEMM_N**3
 
 
 def _house_fp8_gemm(torch):
     from scoring.problem import import_file, load_problem
+
     problem = load_problem(REPO / "problems" / "fp8_gemm")
     house = import_file(REPO / "problems" / "fp8_gemm" / "solutions" / "house.py", "house", folder_importable=True)
     gen = torch.Generator(device="cuda")
@@ -173,34 +193,55 @@ def run_case(torch, reader, recorder, fn, expected_metric, flops, bounds, other_
     in_bounds = ratio >= low and (high is None or ratio <= high)
     ok = bool(ranges) and in_bounds and other_share <= MAX_OTHER_PATH_SHARE and identical
     counter_ms = sums.get("gpu__time_duration.sum", 0.0) / 1e6
-    say(f"  ranges {len(ranges)}  {labels.get(expected_metric)} ops / formula {ratio:.6f} "
-        f"(want >= {low}{'' if high is None else f', <= {high}'})  other paths / formula {other_share:.6f}")
-    say(f"  time: profiled call {wall_s:.3f} s wall; unprofiled {unprofiled_ms:.3f} ms before, {after_ms:.3f} ms "
-        f"after (events); counter gpu__time_duration sum {counter_ms:.3f} ms")
+    say(
+        f"  ranges {len(ranges)}  {labels.get(expected_metric)} ops / formula {ratio:.6f} "
+        f"(want >= {low}{'' if high is None else f', <= {high}'})  other paths / formula {other_share:.6f}"
+    )
+    say(
+        f"  time: profiled call {wall_s:.3f} s wall; unprofiled {unprofiled_ms:.3f} ms before, {after_ms:.3f} ms "
+        f"after (events); counter gpu__time_duration sum {counter_ms:.3f} ms"
+    )
     say(f"  output of the profiled call identical to an unprofiled call: {identical}")
     if recorder:
-        say(f"  activity record: {unprofiled_kernels} kernels for the unprofiled call, {profiled_kernels} for "
-            "the profiled call")
+        say(
+            f"  activity record: {unprofiled_kernels} kernels for the unprofiled call, {profiled_kernels} for "
+            "the profiled call"
+        )
     say(f"  reader.why_not: {why_not}")
     say(f"  -> {'OK' if ok else 'NOT OK'}")
-    return {"ok": ok, "ranges": len(ranges), "ratio": ratio, "other_share": other_share, "identical": identical,
-            "profiled_wall_s": round(wall_s, 4), "unprofiled_ms": round(unprofiled_ms, 4),
-            "unprofiled_after_ms": round(after_ms, 4), "counter_time_ms": round(counter_ms, 4),
-            "activity_kernels": [unprofiled_kernels, profiled_kernels] if recorder else None, "why_not": why_not}
+    return {
+        "ok": ok,
+        "ranges": len(ranges),
+        "ratio": ratio,
+        "other_share": other_share,
+        "identical": identical,
+        "profiled_wall_s": round(wall_s, 4),
+        "unprofiled_ms": round(unprofiled_ms, 4),
+        "unprofiled_after_ms": round(after_ms, 4),
+        "counter_time_ms": round(counter_ms, 4),
+        "activity_kernels": [unprofiled_kernels, profiled_kernels] if recorder else None,
+        "why_not": why_not,
+    }
 
 
 # -- parent: both modes, then a summary ------------------------------------------------------------------------------
 def run_child(extra: list[str]) -> tuple[dict | None, int | None]:
     command = [sys.executable, "-u", str(Path(__file__).resolve()), "--child", *extra]
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    process = subprocess.Popen(
+        command,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
     timer = threading.Timer(CHILD_TIMEOUT_S, process.kill)  # this child only, by its own handle
     timer.start()
     summary = None
     try:
         for line in process.stdout:
             if line.startswith(SUMMARY_TAG):
-                summary = json.loads(line[len(SUMMARY_TAG):])
+                summary = json.loads(line[len(SUMMARY_TAG) :])
             else:
                 print(line, end="", flush=True)
         returncode = process.wait()
@@ -241,8 +282,10 @@ def main() -> int:
             if "error" in case:
                 cells.append(f"ERROR {case['error'][:28]}")
             else:
-                cells.append(f"{'ok' if case['ok'] else 'NOT OK'} x{case['ratio']:.4f} n={case['ranges']} "
-                             f"{'same' if case['identical'] else 'DIFFERS'} {case['profiled_wall_s']:.2f}s")
+                cells.append(
+                    f"{'ok' if case['ok'] else 'NOT OK'} x{case['ratio']:.4f} n={case['ranges']} "
+                    f"{'same' if case['identical'] else 'DIFFERS'} {case['profiled_wall_s']:.2f}s"
+                )
         say(f"{label:<14} {reader:<10} " + " ".join(f"{c:<34}" for c in cells))
         if not summary["reader"]["available"]:
             say(f"{'':<14} reader why_not: {summary['reader']['why_not']}")
@@ -250,8 +293,14 @@ def main() -> int:
             why = summary["cases"].get(name, {}).get("why_not")
             if why:
                 say(f"{'':<14} {name} why_not: {why}")
-    say("\nRESULT: " + ("in-process counters work in both modes" if all_ok else
-                        "NOT all cases passed (see the table and the per-case output above)"))
+    say(
+        "\nRESULT: "
+        + (
+            "in-process counters work in both modes"
+            if all_ok
+            else "NOT all cases passed (see the table and the per-case output above)"
+        )
+    )
     return 0 if all_ok else 1
 
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 def send(fd, obj) -> None:
     data = json.dumps(obj).encode() + b"\n"
     while data:
-        data = data[os.write(fd, data):]
+        data = data[os.write(fd, data) :]
 
 
 class Lines:
@@ -53,7 +53,7 @@ class Lines:
             self.buf += chunk
         end = self.buf.index(b"\n")
         line = bytes(self.buf[:end])
-        del self.buf[:end + 1]
+        del self.buf[: end + 1]
         return json.loads(line)
 
 
@@ -68,8 +68,14 @@ def worker_main(read_fd: int, write_fd: int, forge: float) -> None:
     tensors = pickle.loads(base64.b64decode(setup["tensors"]))
     go = torch.cuda.Event.from_ipc_handle(0, base64.b64decode(setup["go"]))
     done = torch.cuda.Event(interprocess=True, enable_timing=False)
-    send(outbox, {"done_handle": base64.b64encode(done.ipc_handle()).decode(), "pid": os.getpid(),
-                  "pid_ns": os.readlink("/proc/self/ns/pid")})
+    send(
+        outbox,
+        {
+            "done_handle": base64.b64encode(done.ipc_handle()).decode(),
+            "pid": os.getpid(),
+            "pid_ns": os.readlink("/proc/self/ns/pid"),
+        },
+    )
     a, b = tensors["a"], tensors["b"]
     stream = torch.cuda.current_stream()
     while True:
@@ -89,8 +95,12 @@ def worker_main(read_fd: int, write_fd: int, forge: float) -> None:
         done.record()
         storage = out.untyped_storage()
         shared = storage._share_cuda_()
-        desc = {"shared": [base64.b64encode(x).decode() if isinstance(x, bytes) else x for x in shared],
-                "shape": list(out.shape), "stride": list(out.stride()), "offset": out.storage_offset()}
+        desc = {
+            "shared": [base64.b64encode(x).decode() if isinstance(x, bytes) else x for x in shared],
+            "shape": list(out.shape),
+            "stride": list(out.stride()),
+            "offset": out.storage_offset(),
+        }
         send(outbox, {"queued": True, "desc": desc})
         end.synchronize()
         launch_ms = (time.perf_counter() - t_host) * 1e3
@@ -139,8 +149,13 @@ def judge_run(worker_prefix: list[str], label: str, sizes: list[int], calls: int
         t = time.perf_counter()
         from multiprocessing.reduction import ForkingPickler
 
-        send(j_w, {"tensors": base64.b64encode(bytes(ForkingPickler.dumps({"a": a, "b": b}))).decode(),
-                   "go": base64.b64encode(go.ipc_handle()).decode()})
+        send(
+            j_w,
+            {
+                "tensors": base64.b64encode(bytes(ForkingPickler.dumps({"a": a, "b": b}))).decode(),
+                "go": base64.b64encode(go.ipc_handle()).decode(),
+            },
+        )
         hello = inbox.get()
         result["setup_ms"] = (time.perf_counter() - t) * 1e3
         print(f"{label}: worker ready in {result['setup_ms']:.0f} ms", flush=True)
@@ -172,7 +187,8 @@ def judge_run(worker_prefix: list[str], label: str, sizes: list[int], calls: int
                 torch.cuda.current_stream().wait_event(done)
                 probe[(1,)](stamps, 1)
                 out = torch.empty(0, dtype=torch.bfloat16, device=dev).set_(
-                    opened[key], desc["offset"], desc["shape"], desc["stride"])
+                    opened[key], desc["offset"], desc["shape"], desc["stride"]
+                )
                 snap = out.clone()
                 j_end = torch.cuda.Event()
                 j_end.record()
@@ -185,9 +201,17 @@ def judge_run(worker_prefix: list[str], label: str, sizes: list[int], calls: int
                 ok = bool(torch.isfinite(snap.float()).all()) if snap.numel() else True
                 send(j_w, {"op": "checked"})
                 if i >= 3:
-                    rows.append({"event_ms": report["device_ms"], "span_ms": span_ms, "host_ms": (h2 - h0) * 1e3,
-                                 "post_done_ms": (h2 - h1) * 1e3, "open_ms": open_ms, "finite": ok,
-                                 "worker_launch_ms": report["launch_ms"]})
+                    rows.append(
+                        {
+                            "event_ms": report["device_ms"],
+                            "span_ms": span_ms,
+                            "host_ms": (h2 - h0) * 1e3,
+                            "post_done_ms": (h2 - h1) * 1e3,
+                            "open_ms": open_ms,
+                            "finite": ok,
+                            "worker_launch_ms": report["launch_ms"],
+                        }
+                    )
             gaps = [r["span_ms"] - r["event_ms"] for r in rows]
             per_size[str(n)] = {
                 "event_ms_median": statistics.median(r["event_ms"] for r in rows),
@@ -198,8 +222,11 @@ def judge_run(worker_prefix: list[str], label: str, sizes: list[int], calls: int
                 "gap_us_max": max(gaps) * 1e3,
                 "post_done_us_median": statistics.median(r["post_done_ms"] for r in rows) * 1e3,
                 "host_ms_median": statistics.median(r["host_ms"] for r in rows),
-                "open_ms_first": rows[0]["open_ms"], "open_ms_median": statistics.median(r["open_ms"] for r in rows),
-                "outputs_opened": len(opened), "finite": all(r["finite"] for r in rows)}
+                "open_ms_first": rows[0]["open_ms"],
+                "open_ms_median": statistics.median(r["open_ms"] for r in rows),
+                "outputs_opened": len(opened),
+                "finite": all(r["finite"] for r in rows),
+            }
         result["sizes"] = per_size
         send(j_w, {"op": "exit"})
         proc.wait(timeout=30)
@@ -220,33 +247,57 @@ def main() -> None:
     import torch
 
     sizes = [0, 256, 1024, 2048, 4096]
-    report = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
-              "bwrap": shutil.which("bwrap"), "unshare": shutil.which("unshare"), "uid": os.getuid(),
-              "runs": []}
-    prefixes = [("plain", []),
-                ("unshare_pid_mount_net", ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc",
-                                           "--net", "--mount"]),
-                ("unshare_pid_only", ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc"]),
-                # measured: with its own IPC namespace the worker's DONE event no longer orders the judge's
-                # stream (span shorter than the call): CUDA's IPC events need the host's IPC namespace
-                ("unshare_pid_ipc", ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--ipc"])]
+    report = {
+        "torch": torch.__version__,
+        "device": torch.cuda.get_device_name(0),
+        "bwrap": shutil.which("bwrap"),
+        "unshare": shutil.which("unshare"),
+        "uid": os.getuid(),
+        "runs": [],
+    }
+    prefixes = [
+        ("plain", []),
+        ("unshare_pid_mount_net", ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--mount"]),
+        ("unshare_pid_only", ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc"]),
+        # measured: with its own IPC namespace the worker's DONE event no longer orders the judge's
+        # stream (span shorter than the call): CUDA's IPC events need the host's IPC namespace
+        ("unshare_pid_ipc", ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--ipc"]),
+    ]
     if report["bwrap"]:
-        prefixes.append(("bwrap", ["bwrap", "--dev-bind", "/", "/", "--unshare-pid", "--unshare-net",
-                                   "--proc", "/proc", "--die-with-parent"]))
+        prefixes.append(
+            (
+                "bwrap",
+                [
+                    "bwrap",
+                    "--dev-bind",
+                    "/",
+                    "/",
+                    "--unshare-pid",
+                    "--unshare-net",
+                    "--proc",
+                    "/proc",
+                    "--die-with-parent",
+                ],
+            )
+        )
     for label, prefix in prefixes:
         report["runs"].append(judge_run(prefix, label, sizes if label == "plain" else [0, 1024, 4096], 40))
         print(json.dumps(report["runs"][-1])[:600], flush=True)
     report["runs"].append(judge_run([], "forged_0.8", [1024, 2048, 4096], 40, forge=0.8))
     (out_dir / "probe_judge_ipc.json").write_text(json.dumps(report, indent=1))
-    print(f"{'run':24s} {'n':>5s} {'event_ms':>9s} {'span_ms':>9s} {'gap_us':>8s} {'p90':>7s} {'post_us':>8s} {'open_ms':>8s}")
+    print(
+        f"{'run':24s} {'n':>5s} {'event_ms':>9s} {'span_ms':>9s} {'gap_us':>8s} {'p90':>7s} {'post_us':>8s} {'open_ms':>8s}"
+    )
     for run in report["runs"]:
         if not run.get("ok"):
             print(f"{run['label']:24s} FAILED {run.get('error')}")
             continue
         for n, s in run["sizes"].items():
-            print(f"{run['label']:24s} {n:>5s} {s['event_ms_median']:9.4f} {s['span_ms_median']:9.4f} "
-                  f"{s['gap_us_median']:8.1f} {s['gap_us_p90']:7.1f} {s['post_done_us_median']:8.1f} "
-                  f"{s['open_ms_first']:8.3f}")
+            print(
+                f"{run['label']:24s} {n:>5s} {s['event_ms_median']:9.4f} {s['span_ms_median']:9.4f} "
+                f"{s['gap_us_median']:8.1f} {s['gap_us_p90']:7.1f} {s['post_done_us_median']:8.1f} "
+                f"{s['open_ms_first']:8.3f}"
+            )
 
 
 if __name__ == "__main__":

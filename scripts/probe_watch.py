@@ -40,14 +40,18 @@ def main() -> None:
     torch.cuda.set_device(device)
     timer = GpuTimer(device, torch.cuda.get_device_properties(device).L2_cache_size)
     problem = load_problem(REPO / "problems" / "fp8_gemm")
-    house = import_file(REPO / "problems" / "fp8_gemm" / "solutions" / "house.py", "probe_house", folder_importable=True)
+    house = import_file(
+        REPO / "problems" / "fp8_gemm" / "solutions" / "house.py", "probe_house", folder_importable=True
+    )
     gen = torch.Generator(device=device).manual_seed(0)
     cases = {}
     for M, N, K in ((16, 8192, 8192), (4096, 4096, 4096)):
         shape = {"M": M, "N": N, "K": K}
         weights = problem.module.make_weights(shape, gen, device)
         inputs = problem.module.make_inputs(shape, weights, gen, device)
-        cases[f"house_fp8_{M}x{N}x{K}"] = lambda w=weights, x=inputs: house.fp8_gemm(x["a"], w["b"], x["a_scale"], w["b_scale"])
+        cases[f"house_fp8_{M}x{N}x{K}"] = lambda w=weights, x=inputs: house.fp8_gemm(
+            x["a"], w["b"], x["a_scale"], w["b_scale"]
+        )
     small = torch.randn(1 << 16, device=device)
     cases["elementwise_64k"] = lambda: small * 2.0
     a16 = torch.randn(4096, 4096, device=device, dtype=torch.bfloat16)
@@ -76,15 +80,25 @@ def main() -> None:
                 kernels: CallKernels = recorder.take((start_ns, recorder.now_ns()))
                 names.update(k[0][:60] for k in kernels.kernels)
                 ratios.append(kernels.busy_ms() / timing.device_ms)
-        print(json.dumps({"label": args.label, "case": name, "record": bool(recorder),
-                          "record_available": recorder.available if recorder else None,
-                          "why_not": recorder.why_not if recorder else None,
-                          "median_us": statistics.median(device_ms) * 1e3,
-                          "p10_us": statistics.quantiles(device_ms, n=10)[0] * 1e3,
-                          "host_median_us": statistics.median(host_ms) * 1e3,
-                          "kernel_over_event_median": statistics.median(ratios) if ratios else None,
-                          "kernel_names": sorted(names)[:4], "dropped": recorder.dropped_records if recorder else None,
-                          "loop_wall_s": time.perf_counter() - wall}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "label": args.label,
+                    "case": name,
+                    "record": bool(recorder),
+                    "record_available": recorder.available if recorder else None,
+                    "why_not": recorder.why_not if recorder else None,
+                    "median_us": statistics.median(device_ms) * 1e3,
+                    "p10_us": statistics.quantiles(device_ms, n=10)[0] * 1e3,
+                    "host_median_us": statistics.median(host_ms) * 1e3,
+                    "kernel_over_event_median": statistics.median(ratios) if ratios else None,
+                    "kernel_names": sorted(names)[:4],
+                    "dropped": recorder.dropped_records if recorder else None,
+                    "loop_wall_s": time.perf_counter() - wall,
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

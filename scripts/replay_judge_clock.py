@@ -34,8 +34,13 @@ def shape_rows(path: Path):
             calibrated = clock.get("calibrated_gpu_gap_us")
             if gap is None or calibrated is None or not timing.get("median_ms"):
                 continue
-            yield (system.get("name", "?"), f"{path.name[:60]}:{shape['name']}", timing["median_ms"] * 1e3,
-                   gap - calibrated, detection_limit_us(timing["median_ms"]))
+            yield (
+                system.get("name", "?"),
+                f"{path.name[:60]}:{shape['name']}",
+                timing["median_ms"] * 1e3,
+                gap - calibrated,
+                detection_limit_us(timing["median_ms"]),
+            )
 
 
 def main(argv: list[str]) -> int:
@@ -50,8 +55,10 @@ def main(argv: list[str]) -> int:
         print(f"{title}: {len(chosen)} shapes")
         for _, name, median_us, excess_us, limit_us in sorted(chosen, key=lambda r: -r[3] / r[4]):
             verdict = "FAILS" if excess_us > limit_us else "passes"
-            print(f"  {name:80s} {median_us:9.1f} us  excess {excess_us:8.1f} us  limit {limit_us:7.1f} us  "
-                  f"{excess_us / limit_us:5.2f}  {verdict}")
+            print(
+                f"  {name:80s} {median_us:9.1f} us  excess {excess_us:8.1f} us  limit {limit_us:7.1f} us  "
+                f"{excess_us / limit_us:5.2f}  {verdict}"
+            )
             house_failing += verdict == "FAILS" and title == "house kernels"
     return 1 if house_failing else 0
 

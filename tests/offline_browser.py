@@ -14,8 +14,16 @@ import pytest
 CHROMIUM = "/usr/bin/chromium"
 # The flags the env notes give for a closed network: without the background-networking ones Chromium's
 # own connections are refused many at a time.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @contextmanager
@@ -27,8 +35,12 @@ def offline_chromium(profile_prefix: str):
     with sync_api.sync_playwright() as playwright:
         profile = Path(tempfile.mkdtemp(prefix=profile_prefix))
         context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, viewport={"width": 1366, "height": 900},
-            args=CHROMIUM_ARGS)
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            viewport={"width": 1366, "height": 900},
+            args=CHROMIUM_ARGS,
+        )
         outside: list[str] = []
 
         def route(request_route):

@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 @dataclass(frozen=True)
 class EntryPoint:
     """One command, with arguments that exercise its parser without doing the command's work."""
+
     name: str  # as the usage names it
     argv: tuple[str, ...]  # how to start it: ("-m", module) or (script path,)
     valid: tuple[str, ...]  # a correct argument list, to put `help` after (the command never runs: help wins)
@@ -37,36 +38,72 @@ class EntryPoint:
 SWEEP_FILE = "SWEEP_FILE"  # replaced by a real (empty) file: sweep checks the file exists before its options
 
 ENTRY_POINTS = [
-    EntryPoint("scoring.run", ("-m", "scoring.run"), ("problem=fp8_gemm",),
-               bad_value=("min_calls", "0", "min_calls=0: must be >= 1")),
-    EntryPoint("scoring.corpus", ("-m", "scoring.corpus"), ("jobs=2",),
-               bad_value=("jobs", "0", "jobs=0: must be >= 1")),
-    EntryPoint("scoring.tensor_ops", ("-m", "scoring.tensor_ops"), ("problem=kda", "shape=b4_t8k_h16"),
-               bad_value=("seed", "x", "seed='x': expected int")),
+    EntryPoint(
+        "scoring.run",
+        ("-m", "scoring.run"),
+        ("problem=fp8_gemm",),
+        bad_value=("min_calls", "0", "min_calls=0: must be >= 1"),
+    ),
+    EntryPoint(
+        "scoring.corpus", ("-m", "scoring.corpus"), ("jobs=2",), bad_value=("jobs", "0", "jobs=0: must be >= 1")
+    ),
+    EntryPoint(
+        "scoring.tensor_ops",
+        ("-m", "scoring.tensor_ops"),
+        ("problem=kda", "shape=b4_t8k_h16"),
+        bad_value=("seed", "x", "seed='x': expected int"),
+    ),
     EntryPoint("scoring.verify", ("-m", "scoring.verify"), ("results",), keyed=False),
     EntryPoint("scoring.result_model", ("-m", "scoring.result_model"), ("table",), keyed=False),
     EntryPoint("board", ("-m", "board"), ("strict=true",), bad_value=("jobs", "x", "jobs='x': expected int")),
-    EntryPoint("board.export", ("-m", "board.export"), ("format=csv",),
-               bad_value=("format", "xml", "format=xml: 'xml' is not one of csv, parquet")),
-    EntryPoint("viewer", ("-m", "viewer"), ("out=page.html", "transcript.jsonl"),
-               bad_value=("format", "nope", "format='nope': choose one of")),
-    EntryPoint("harnesses.run", ("-m", "harnesses.run"), ("harness=claude", "problem=fp8_gemm"),
-               bad_value=("trial", "-1", "trial=-1: must be >= 0")),
-    EntryPoint("harnesses.sweep", ("-m", "harnesses.sweep"), (SWEEP_FILE, "dry_run=true"), first=(SWEEP_FILE,),
-               bad_value=("executor", "nope", "executor='nope': choose one of local, slurm")),
-    EntryPoint("harnesses.import_kernelbench", ("-m", "harnesses.import_kernelbench"), ("score=true",),
-               bad_value=("import_timeout_s", "0", "import_timeout_s=0: must be > 0")),
+    EntryPoint(
+        "board.export",
+        ("-m", "board.export"),
+        ("format=csv",),
+        bad_value=("format", "xml", "format=xml: 'xml' is not one of csv, parquet"),
+    ),
+    EntryPoint(
+        "viewer",
+        ("-m", "viewer"),
+        ("out=page.html", "transcript.jsonl"),
+        bad_value=("format", "nope", "format='nope': choose one of"),
+    ),
+    EntryPoint(
+        "harnesses.run",
+        ("-m", "harnesses.run"),
+        ("harness=claude", "problem=fp8_gemm"),
+        bad_value=("trial", "-1", "trial=-1: must be >= 0"),
+    ),
+    EntryPoint(
+        "harnesses.sweep",
+        ("-m", "harnesses.sweep"),
+        (SWEEP_FILE, "dry_run=true"),
+        first=(SWEEP_FILE,),
+        bad_value=("executor", "nope", "executor='nope': choose one of local, slurm"),
+    ),
+    EntryPoint(
+        "harnesses.import_kernelbench",
+        ("-m", "harnesses.import_kernelbench"),
+        ("score=true",),
+        bad_value=("import_timeout_s", "0", "import_timeout_s=0: must be > 0"),
+    ),
     EntryPoint("harnesses.kernelbench.glue_cost", ("-m", "harnesses.kernelbench.glue_cost"), ("device=cpu",)),
     EntryPoint("harnesses.kernelbench.report", ("-m", "harnesses.kernelbench.report"), ("results",), keyed=False),
     EntryPoint("check.py", ("harnesses/public/check.py",), ("solution.py",), keyed=False),
     EntryPoint("scoring.integrity", ("-m", "scoring.integrity"), (), keyed=False),
-    EntryPoint("board.bench", ("-m", "board.bench"), ("results=10",),
-               bad_value=("results", "0", "results=0: must be >= 1")),
+    EntryPoint(
+        "board.bench", ("-m", "board.bench"), ("results=10",), bad_value=("results", "0", "results=0: must be >= 1")
+    ),
     EntryPoint("board.screenshots", ("-m", "board.screenshots"), ("problem=fp8_gemm",)),
-    EntryPoint("viewer.bench", ("-m", "viewer.bench"), ("runs=1",),
-               bad_value=("size_mb", "0", "size_mb=0: must be > 0")),
-    EntryPoint("viewer.bench_index", ("-m", "viewer.bench_index"), ("sessions=10",),
-               bad_value=("sessions", "0", "sessions=0: must be >= 1")),
+    EntryPoint(
+        "viewer.bench", ("-m", "viewer.bench"), ("runs=1",), bad_value=("size_mb", "0", "size_mb=0: must be > 0")
+    ),
+    EntryPoint(
+        "viewer.bench_index",
+        ("-m", "viewer.bench_index"),
+        ("sessions=10",),
+        bad_value=("sessions", "0", "sessions=0: must be >= 1"),
+    ),
 ]
 KEYED = [e for e in ENTRY_POINTS if e.keyed]
 WITH_BAD_VALUE = [e for e in ENTRY_POINTS if e.bad_value]
@@ -79,21 +116,26 @@ def sweep_file(tmp_path) -> Path:
     return path
 
 
-def run(entry: EntryPoint, args, sweep_file: Path | None = None, python_flags: tuple[str, ...] = (),
-        cwd: Path = REPO) -> subprocess.CompletedProcess:
+def run(
+    entry: EntryPoint, args, sweep_file: Path | None = None, python_flags: tuple[str, ...] = (), cwd: Path = REPO
+) -> subprocess.CompletedProcess:
     args = [str(sweep_file) if a == SWEEP_FILE else a for a in args]
     argv = list(entry.argv)
     if not argv[0].startswith("-"):
         argv[0] = str(REPO / argv[0])
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, *python_flags, *argv, *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, *python_flags, *argv, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=env
+    )
 
 
 def imported_modules(importtime_stderr: str) -> set[str]:
     """Module names from `python -X importtime` lines (`import time: self | cumulative | name`)."""
-    return {line.rsplit("|", 1)[1].strip() for line in importtime_stderr.splitlines()
-            if line.startswith("import time:") and line.count("|") == 2}
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in importtime_stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
 
 
 def assert_one_usage_line(done: subprocess.CompletedProcess, *fragments: str) -> None:
@@ -106,8 +148,14 @@ def assert_one_usage_line(done: subprocess.CompletedProcess, *fragments: str) ->
 
 def help_positions(entry: EntryPoint) -> list[list[str]]:
     """help alone, and after and before a valid argument list (after the sweep file for sweep)."""
-    return [["help"], ["-h"], ["--help"], [*entry.valid, "--help"], [*entry.valid, "help"],
-            [*entry.first, "-h", *entry.valid[len(entry.first):]]]
+    return [
+        ["help"],
+        ["-h"],
+        ["--help"],
+        [*entry.valid, "--help"],
+        [*entry.valid, "help"],
+        [*entry.first, "-h", *entry.valid[len(entry.first) :]],
+    ]
 
 
 @pytest.mark.parametrize("entry", ENTRY_POINTS, ids=str)
@@ -163,8 +211,9 @@ def test_a_missing_file_is_one_line_and_exit_2(tmp_path):
     assert_one_usage_line(run(by_name["harnesses.sweep"], [str(tmp_path / "missing.toml")]), "no such sweep file")
     assert_one_usage_line(run(by_name["scoring.run"], ["problem=fp8_gem"]), "did you mean 'fp8_gemm'")
     assert_one_usage_line(run(by_name["board"], [f"results={tmp_path / 'missing'}"]), "no such folder")
-    assert_one_usage_line(run(by_name["scoring.tensor_ops"], ["problem=kda", "shape=b4_t8k_h16",
-                                                              f"solution={missing}"]), "no such file")
+    assert_one_usage_line(
+        run(by_name["scoring.tensor_ops"], ["problem=kda", "shape=b4_t8k_h16", f"solution={missing}"]), "no such file"
+    )
 
 
 @pytest.mark.parametrize("command", ["help", "list"])

@@ -37,8 +37,11 @@ def _ok(proc: subprocess.CompletedProcess) -> str:
 
 def _sandbox() -> str:
     """bwrap where it can make namespaces here (as the harness tests require it), else no isolation."""
-    if shutil.which("bwrap") and subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-net", "true"],
-                                                capture_output=True).returncode == 0:
+    if (
+        shutil.which("bwrap")
+        and subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-net", "true"], capture_output=True).returncode
+        == 0
+    ):
         return "bwrap"
     return "none"
 
@@ -76,9 +79,25 @@ def test_fake_agent_run_renders_its_transcript_and_writes_run_json(venv_python, 
     cli_dir = tmp_path / "fake_clis"
     _ok(_run([str(venv_python), "-c", f"from harnesses import fake; fake.install({str(cli_dir)!r})"]))
     out = tmp_path / "results"
-    _ok(_run([str(venv_python), "-m", "harnesses.run", "harness=claude", "model=fake-model", "problem=fp8_gemm",
-              f"out={out}", "device=cpu", "network=none", f"sandbox={_sandbox()}", f"cli_dir={cli_dir}",
-              "render=true", f"score_args={FAST_SCORE}"]))
+    _ok(
+        _run(
+            [
+                str(venv_python),
+                "-m",
+                "harnesses.run",
+                "harness=claude",
+                "model=fake-model",
+                "problem=fp8_gemm",
+                f"out={out}",
+                "device=cpu",
+                "network=none",
+                f"sandbox={_sandbox()}",
+                f"cli_dir={cli_dir}",
+                "render=true",
+                f"score_args={FAST_SCORE}",
+            ]
+        )
+    )
     (run_dir,) = (out / "cpu" / "runs").iterdir()
     run = json.loads((run_dir / "run.json").read_text())
     assert run["complete"] and run["page"] == "transcript.html"

@@ -150,16 +150,18 @@ def with_root(problems_root, monkeypatch) -> Path:
 
 def command(problems_root: Path, *argv: str) -> subprocess.CompletedProcess:
     env = {**os.environ, PROBLEMS_ROOT_ENV: str(problems_root)}
-    return subprocess.run([sys.executable, "-m", *argv], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=TIMEOUT_S)
+    return subprocess.run(
+        [sys.executable, "-m", *argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
+    )
 
 
 @pytest.fixture(scope="module")
 def scored(problems_root, tmp_path_factory) -> tuple[Path, dict]:
     """The house kernel scored once, exactly as a user would: the results folder and the result."""
     results = tmp_path_factory.mktemp("results")
-    done = command(problems_root, "scoring.run", f"problem={PROBLEM}", "device=cpu", "lines=none",
-                   f"out={results}", *QUICK)
+    done = command(
+        problems_root, "scoring.run", f"problem={PROBLEM}", "device=cpu", "lines=none", f"out={results}", *QUICK
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     path = Path(done.stdout.strip().splitlines()[-1].removeprefix("result: "))
     return results, json.loads(path.read_text())
@@ -190,14 +192,25 @@ def test_its_house_kernel_scores_as_passed(scored):
 def test_the_site_renders_its_problem_page_and_its_run(problems_root, scored, tmp_path):
     results, result = scored
     site = tmp_path / "site"
-    done = command(problems_root, "board", f"results={results}", f"out={site}", "cpu=true", "transcripts=false",
-                   "jobs=1", "quiet=true")
+    done = command(
+        problems_root,
+        "board",
+        f"results={results}",
+        f"out={site}",
+        "cpu=true",
+        "transcripts=false",
+        "jobs=1",
+        "quiet=true",
+    )
     assert done.returncode == 0, done.stderr
     page = (site / "problem" / f"{PROBLEM}.html").read_text()
     assert "Scale and add (fp32)" in page
     # A run from a modified checkout is not ranked (board/ranking_rules.py): it is listed among the other runs.
-    listed = page if result["ceiling"]["dirty"] is False else \
-        (site / "board" / f"{result['hardware']['peak']['key']}-other.html").read_text()
+    listed = (
+        page
+        if result["ceiling"]["dirty"] is False
+        else (site / "board" / f"{result['hardware']['peak']['key']}-other.html").read_text()
+    )
     assert result["run_id"] in listed
     assert (site / "run" / f"{result['run_id']}.html").is_file()
     assert f"problem/{PROBLEM}.html" in (site / "problems.html").read_text()
@@ -218,8 +231,13 @@ def test_no_hand_written_table_of_problems_in_the_docs_misses_it(with_root):
     by hand for each new problem, and this fails until the eighth problem's row is there too."""
     doc = REPO / "docs" / "problems.md"
     committed = set(discover_problems()) - {PROBLEM}
-    first_cells = {line.split("|")[1].strip().strip("`") for line in doc.read_text().splitlines()
-                   if line.startswith("|") and line.count("|") >= 3}
+    first_cells = {
+        line.split("|")[1].strip().strip("`")
+        for line in doc.read_text().splitlines()
+        if line.startswith("|") and line.count("|") >= 3
+    }
     if first_cells & committed:
-        assert PROBLEM in first_cells, (f"{doc} lists problems in a hand-written table; adding a problem then "
-                                        "needs a row there too (generate the table, or drop it)")
+        assert PROBLEM in first_cells, (
+            f"{doc} lists problems in a hand-written table; adding a problem then "
+            "needs a row there too (generate the table, or drop it)"
+        )

@@ -163,6 +163,7 @@ def generate(path: Path, size_mb: float, seed: int = 7) -> int:
 @dataclass(frozen=True)
 class BenchOptions:
     """The shared key=value parser's options (scoring/options.py): `--size-mb 100` reads as size_mb=100."""
+
     size_mb: float = opt(100.0, "transcript size to generate (MB)", allowed=above(0, "MB"))
     keep: str = opt("", "write the transcript and page here instead of a temporary folder")
     browser: bool = opt(False, "also time opening the page in Chromium")

@@ -70,7 +70,9 @@ def _search(page, query: str) -> float:
 
 def _jump_to_last(page) -> float:
     """Seconds from following a link to the page's last event until it is on screen."""
-    last = page.evaluate("document.getElementById('timeline').dataset.lastEvent || [...document.querySelectorAll('article.ev')].pop().id")
+    last = page.evaluate(
+        "document.getElementById('timeline').dataset.lastEvent || [...document.querySelectorAll('article.ev')].pop().id"
+    )
     start = time.perf_counter()
     page.evaluate(f"location.hash = '#{last}'")
     _wait(

@@ -24,22 +24,69 @@ def write_sessions(folder: Path, count: int) -> list[Path]:
         base = {"sessionId": f"s{n:05d}", "cwd": "/work/run", "version": "2.0.77", "isSidechain": False}
         day, second = 1 + n % 28, n % 3600
         stamp = f"2026-10-{day:02d}T10:{second // 60:02d}:{second % 60:02d}.000Z"
-        usage = {"input_tokens": 10 + n % 50, "cache_read_input_tokens": 1000 * (n % 9),
-                 "cache_creation_input_tokens": 500, "output_tokens": 100 + n % 400}
+        usage = {
+            "input_tokens": 10 + n % 50,
+            "cache_read_input_tokens": 1000 * (n % 9),
+            "cache_creation_input_tokens": 500,
+            "output_tokens": 100 + n % 400,
+        }
         model = _MODELS[n % len(_MODELS)]
         records = [
-            base | {"type": "user", "uuid": "u1", "parentUuid": None, "timestamp": stamp,
-                    "message": {"role": "user", "content": f"Task {n}: make kernel {n} faster"}},
-            base | {"type": "assistant", "uuid": "u2", "parentUuid": "u1", "timestamp": stamp, "requestId": "r1",
-                    "message": {"id": "m1", "role": "assistant", "model": model, "stop_reason": None, "usage": usage,
-                                "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make bench"}}]}},
-            base | {"type": "user", "uuid": "u3", "parentUuid": "u2", "timestamp": stamp,
-                    "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "0.9 ms"}]}},
+            base
+            | {
+                "type": "user",
+                "uuid": "u1",
+                "parentUuid": None,
+                "timestamp": stamp,
+                "message": {"role": "user", "content": f"Task {n}: make kernel {n} faster"},
+            },
+            base
+            | {
+                "type": "assistant",
+                "uuid": "u2",
+                "parentUuid": "u1",
+                "timestamp": stamp,
+                "requestId": "r1",
+                "message": {
+                    "id": "m1",
+                    "role": "assistant",
+                    "model": model,
+                    "stop_reason": None,
+                    "usage": usage,
+                    "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make bench"}}],
+                },
+            },
+            base
+            | {
+                "type": "user",
+                "uuid": "u3",
+                "parentUuid": "u2",
+                "timestamp": stamp,
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "0.9 ms"}],
+                },
+            },
         ]
         if n % 10:  # every tenth session is cut off before its answer
-            records.append(base | {"type": "assistant", "uuid": "u4", "parentUuid": "u3", "timestamp": stamp, "requestId": "r2",
-                                   "message": {"id": "m2", "role": "assistant", "model": model, "stop_reason": None,
-                                               "usage": usage, "content": [{"type": "text", "text": "Done: 0.9 ms."}]}})
+            records.append(
+                base
+                | {
+                    "type": "assistant",
+                    "uuid": "u4",
+                    "parentUuid": "u3",
+                    "timestamp": stamp,
+                    "requestId": "r2",
+                    "message": {
+                        "id": "m2",
+                        "role": "assistant",
+                        "model": model,
+                        "stop_reason": None,
+                        "usage": usage,
+                        "content": [{"type": "text", "text": "Done: 0.9 ms."}],
+                    },
+                }
+            )
         path = folder / f"session-{n:05d}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
         paths.append(path)
@@ -49,6 +96,7 @@ def write_sessions(folder: Path, count: int) -> list[Path]:
 @dataclass(frozen=True)
 class IndexBenchOptions:
     """The shared key=value parser's options (scoring/options.py): `--sessions 1000` reads as sessions=1000."""
+
     sessions: int = opt(1000, "how many sessions", allowed=at_least(1))
     keep: str = opt("", "write the sessions and pages here instead of a temporary folder")
     browser: bool = opt(False, "also time opening the index in Chromium")
@@ -71,10 +119,16 @@ def main(argv: list[str] | None = None) -> int:
     viewer_main([str(folder)])
     built_s = time.perf_counter() - start
     index = folder / "index.html"
-    print(f"built the index of {args.sessions:,} sessions and their pages in {built_s:.1f} s "
-          f"(index {index.stat().st_size / 1024:.0f} KiB)")
-    report = {"command": "python -m viewer.bench_index " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "sessions": args.sessions, "build_s": round(built_s, 2), "index_kib": round(index.stat().st_size / 1024)}
+    print(
+        f"built the index of {args.sessions:,} sessions and their pages in {built_s:.1f} s "
+        f"(index {index.stat().st_size / 1024:.0f} KiB)"
+    )
+    report = {
+        "command": "python -m viewer.bench_index " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "sessions": args.sessions,
+        "build_s": round(built_s, 2),
+        "index_kib": round(index.stat().st_size / 1024),
+    }
     if args.browser:
         report["browser"] = time_index(index, args.runs)
         for key, value in report["browser"].items():
@@ -104,9 +158,14 @@ def time_index(index: Path, runs: int) -> dict:
                     " return {dcl: n.domContentLoadedEventEnd, load: n.loadEventEnd, fcp: p ? p.startTime : null,"
                     " rows: document.querySelectorAll('tbody tr').length}; })()"
                 )
-                results.append({"first_paint_s": None if nav["fcp"] is None else round(nav["fcp"] / 1000, 3),
-                                "dom_content_loaded_s": round(nav["dcl"] / 1000, 3),
-                                "load_event_s": round(nav["load"] / 1000, 3), "rows": nav["rows"]})
+                results.append(
+                    {
+                        "first_paint_s": None if nav["fcp"] is None else round(nav["fcp"] / 1000, 3),
+                        "dom_content_loaded_s": round(nav["dcl"] / 1000, 3),
+                        "load_event_s": round(nav["load"] / 1000, 3),
+                        "rows": nav["rows"],
+                    }
+                )
                 page.close()
         finally:
             browser.close()

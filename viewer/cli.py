@@ -84,8 +84,11 @@ def _sessions(paths: list[str]) -> list[tuple[Path, Path]]:
             continue
         path = Path(raw)
         if not path.exists():
-            hint = f"; to name the page write out={raw}" if raw.endswith(".html") else \
-                "; give a transcript file, a session or run folder, or - for standard input"
+            hint = (
+                f"; to name the page write out={raw}"
+                if raw.endswith(".html")
+                else "; give a transcript file, a session or run folder, or - for standard input"
+            )
             raise UsageError(f"{raw}: no such file or directory{hint}")
         found.extend((file, file) for file in session_files(path))
     return found

@@ -22,8 +22,11 @@ written), 2 a usage error (unknown key, missing file, empty folder)."""
 
 @dataclass(frozen=True)
 class ViewerOptions:
-    out: str = opt("", "output HTML file (unset: <file>.html beside the file, <run dir>/transcript.html); "
-                       "with several sessions, the index page (unset: index.html in the folder), pages in <index>_pages/")
+    out: str = opt(
+        "",
+        "output HTML file (unset: <file>.html beside the file, <run dir>/transcript.html); "
+        "with several sessions, the index page (unset: index.html in the folder), pages in <index>_pages/",
+    )
     format: str = opt("", f"force the transcript format (unset: detected): {', '.join(sorted(PARSERS))}")
     run_dir: str = opt("", "run directory whose artifacts get tabs (unset: PATH itself when it is a run directory)")
     title: str = opt("", "page title (unset: harness · model · session)")
@@ -66,7 +69,9 @@ def split_arguments(argv: list[str]) -> tuple[list[str], ViewerOptions]:
     if options.format and options.format not in PARSERS:
         raise UsageError(f"format={options.format!r}: choose one of {', '.join(sorted(PARSERS))}")
     if not paths:
-        raise UsageError(f"no transcript given: {COMMAND} PATH (a file, a folder, or - for stdin); run `{COMMAND} help`")
+        raise UsageError(
+            f"no transcript given: {COMMAND} PATH (a file, a folder, or - for stdin); run `{COMMAND} help`"
+        )
     return paths, options
 
 

@@ -71,8 +71,13 @@ def _votes(obj: dict) -> list[str]:
         return ["cursor-transcript"] if isinstance(obj.get("message"), dict) else ["kimi-print"]
     if kind == "session_start" and ("owner" in obj or "title" in obj or "cwd" in obj):
         return ["droid-session"]
-    if kind == "todo_state" or (kind == "message" and isinstance(obj.get("message"), dict) and "role" not in obj
-                                and "sessionId" not in obj and "parentUuid" not in obj):
+    if kind == "todo_state" or (
+        kind == "message"
+        and isinstance(obj.get("message"), dict)
+        and "role" not in obj
+        and "sessionId" not in obj
+        and "parentUuid" not in obj
+    ):
         return ["droid-session"]
     if "parentUuid" in obj or ("sessionId" in obj and "uuid" in obj) or kind in ("file-history-snapshot", "summary"):
         return ["claude-session"]

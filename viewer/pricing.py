@@ -56,7 +56,9 @@ class CostEstimate:
 
 def price_for(model: str) -> tuple[str, PricePerMTok] | None:
     name = re.sub(r"^(anthropic[./]|us\.anthropic\.)", "", model.strip().lower())
-    matches = [prefix for prefix in PRICES if name == prefix or name.startswith(prefix + "-") or name.startswith(prefix + "[")]
+    matches = [
+        prefix for prefix in PRICES if name == prefix or name.startswith(prefix + "-") or name.startswith(prefix + "[")
+    ]
     if not matches:
         return None
     prefix = max(matches, key=len)

@@ -6,8 +6,9 @@ from scoring.spec import suggest
 
 from .base import EFFORTS, Adapter, AdapterError, Invocation
 
-ADAPTERS: dict[str, Adapter] = {m.ADAPTER.name: m.ADAPTER for m in (claude, codex, opencode, kimi, cursor, droid,
-                                                                      gemini)}
+ADAPTERS: dict[str, Adapter] = {
+    m.ADAPTER.name: m.ADAPTER for m in (claude, codex, opencode, kimi, cursor, droid, gemini)
+}
 
 
 def get_adapter(name: str) -> Adapter:

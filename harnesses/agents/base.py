@@ -51,8 +51,10 @@ class Adapter:
             if found:
                 return Path(found)
         where = f"cli_dir={cli_dir}" if cli_dir else "PATH"
-        raise AdapterError(f"harness {self.name}: none of {', '.join(self.executables)} found on {where}; "
-                           f"install the CLI or pass cli_dir=FOLDER holding it")
+        raise AdapterError(
+            f"harness {self.name}: none of {', '.join(self.executables)} found on {where}; "
+            f"install the CLI or pass cli_dir=FOLDER holding it"
+        )
 
 
 def effort_value(effort: str, adapter: str) -> str:
@@ -86,4 +88,5 @@ def last_type_is(*types: str) -> Callable[[list[dict]], str]:
     def check(records: list[dict]) -> str:
         last = next((r.get("type") for r in reversed(records) if r.get("type")), None)
         return "" if last in types else f"the stream ends with {last!r}, not {' or '.join(types)}: cut off"
+
     return check

@@ -25,8 +25,14 @@ def build(exe: str, model: str, effort: str, prompt: str, home: Path) -> Invocat
 ADAPTER = Adapter(
     name="claude",
     executables=("claude",),
-    env_names=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN",
-               "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"),
+    env_names=(
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_BASE_URL",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
+    ),
     transcript_format="claude-stream",
     build=build,
     native_files=lambda home, stdout: files_under(home, ".claude/projects/**/*.jsonl", ".claude/projects/**/*.json"),

@@ -17,8 +17,13 @@ def build(exe: str, model: str, effort: str, prompt: str, home: Path) -> Invocat
 ADAPTER = Adapter(
     name="gemini",
     executables=("gemini",),
-    env_names=("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
-               "GOOGLE_CLOUD_LOCATION"),
+    env_names=(
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GENAI_USE_VERTEXAI",
+        "GOOGLE_CLOUD_PROJECT",
+        "GOOGLE_CLOUD_LOCATION",
+    ),
     transcript_format="gemini-stream",
     build=build,
     native_files=lambda home, stdout: files_under(home, ".gemini/tmp/**/chats/*"),

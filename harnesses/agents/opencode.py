@@ -25,8 +25,14 @@ def last_step_stop(records: list[dict]) -> str:
 ADAPTER = Adapter(
     name="opencode",
     executables=("opencode",),
-    env_names=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
-               "OPENCODE_API_KEY"),
+    env_names=(
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "OPENROUTER_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "OPENCODE_API_KEY",
+    ),
     transcript_format="opencode",
     build=build,
     native_files=lambda home, stdout: files_under(home, ".local/share/opencode/storage/**/*.json"),

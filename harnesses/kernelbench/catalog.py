@@ -55,8 +55,7 @@ class PublishedRun:
 def clone_commit(clone: Path) -> str:
     """The clone's HEAD commit, or "unknown (not a git work tree)"."""
     try:
-        out = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=30)
+        out = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return "unknown (git not available)"
     return out.stdout.strip() if out.returncode == 0 else "unknown (not a git work tree)"
@@ -65,16 +64,17 @@ def clone_commit(clone: Path) -> str:
 def _leaderboard(clone: Path) -> dict:
     path = clone / "benchmarks" / "hard" / "results" / f"leaderboard.{DECK}.json"
     if not path.is_file():
-        raise CatalogError(f"{path}: not found; path= must be a clone of {REPOSITORY} "
-                           f"(git clone https://{REPOSITORY})")
+        raise CatalogError(f"{path}: not found; path= must be a clone of {REPOSITORY} (git clone https://{REPOSITORY})")
     try:
         data = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CatalogError(f"{path}: not readable as JSON ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("models"), list):
         found = data.get("schema_version") if isinstance(data, dict) else "?"
-        raise CatalogError(f"{path}: field 'models' missing or not a list; this importer reads schema_version 1 "
-                           f"of their leaderboard (found {found})")
+        raise CatalogError(
+            f"{path}: field 'models' missing or not a list; this importer reads schema_version 1 "
+            f"of their leaderboard (found {found})"
+        )
     return data
 
 
@@ -102,12 +102,23 @@ def published_runs(clone: Path) -> list[PublishedRun]:
             if not (clone / relative).is_file():
                 continue  # listed without a published file: nothing to re-score
             detail = _detail(clone, run_id)
-            published = {key: result.get(key) for key in ("correct", "peak_fraction", "annotation_verdict",
-                                                          "elapsed_seconds", "output_tokens")}
-            published.update(hardware=hardware, board_label=entry.get("label"),
-                             failure_reason=detail.get("failure_reason"))
-            runs.append(PublishedRun(run_id=run_id, their_problem=their_problem, problem=THEIR_PROBLEMS[their_problem],
-                                     harness=str(entry.get("harness") or ""), model=str(entry.get("model") or ""),
-                                     effort=str(entry.get("effort") or ""), solution_path=relative,
-                                     published=published))
+            published = {
+                key: result.get(key)
+                for key in ("correct", "peak_fraction", "annotation_verdict", "elapsed_seconds", "output_tokens")
+            }
+            published.update(
+                hardware=hardware, board_label=entry.get("label"), failure_reason=detail.get("failure_reason")
+            )
+            runs.append(
+                PublishedRun(
+                    run_id=run_id,
+                    their_problem=their_problem,
+                    problem=THEIR_PROBLEMS[their_problem],
+                    harness=str(entry.get("harness") or ""),
+                    model=str(entry.get("model") or ""),
+                    effort=str(entry.get("effort") or ""),
+                    solution_path=relative,
+                    published=published,
+                )
+            )
     return sorted(runs, key=lambda r: (r.problem, r.run_id))

@@ -37,8 +37,10 @@ def offer_cutlass(root: Path, folder: Path, env: dict) -> dict:
             except OSError:
                 pass  # a location we may not write: the variables remain
     offered = ", ".join(f"./{relative}" for relative in CUTLASS_FOLDERS)
-    record = {"cutlass": f"CUTLASS {cutlass_version(root)} source tree, offered at {offered}, /tmp/cutlass and "
-                         "CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE"}
+    record = {
+        "cutlass": f"CUTLASS {cutlass_version(root)} source tree, offered at {offered}, /tmp/cutlass and "
+        "CUTLASS_DIR/ROOT/PATH/HOME/INCLUDE"
+    }
     agent_file = folder / f"{AGENT_MODULE}.py"
     looks_in = cutlass_folders_in(agent_file.read_text(errors="replace")) if agent_file.is_file() else []
     if looks_in:

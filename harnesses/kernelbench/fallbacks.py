@@ -16,8 +16,10 @@ NOT_THEIR_CODE_FILE = Path(__file__).resolve().parent / "not_their_code.toml"
 # Folders beside the file (its run folder) where published files look for a CUTLASS tree.
 CUTLASS_FOLDERS = ("cutlass", "cutlass_src", "cutlass_3.9", "third_party/cutlass")
 # A path built from the file's own folder: os.path.join(_HERE, "third_party", "cutlass"), here / "cutlass_src".
-_JOIN = re.compile(r"""(?:_HERE|here|dirname\((?:[^()]|\([^()]*\))*\))\s*\)?\s*(?:,|/)\s*"""
-                   r"""((?:["'][\w.]+["']\s*(?:,|/)\s*)*["'][\w.]*cutlass[\w.]*["'])""")
+_JOIN = re.compile(
+    r"""(?:_HERE|here|dirname\((?:[^()]|\([^()]*\))*\))\s*\)?\s*(?:,|/)\s*"""
+    r"""((?:["'][\w.]+["']\s*(?:,|/)\s*)*["'][\w.]*cutlass[\w.]*["'])"""
+)
 _FILE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".so", ".py")
 
 
@@ -42,8 +44,9 @@ def load(path: Path = NOT_THEIR_CODE_FILE) -> dict[str, dict]:
     for run_id, entry in data.items():
         for key in ("looks_in", "effect", "where", "evidence"):
             if not isinstance(entry, dict) or not isinstance(entry.get(key), str):
-                raise ValueError(f"{path}: [{run_id}] field '{key}' is missing or not a string; add it "
-                                 "(see the header of the file)")
+                raise ValueError(
+                    f"{path}: [{run_id}] field '{key}' is missing or not a string; add it (see the header of the file)"
+                )
     return data
 
 

@@ -81,11 +81,21 @@ def measure(problem_name: str, device: str, hardware) -> list[dict]:
         gen = torch.Generator(device=device).manual_seed(0)
         glue = GLUE[problem_name](dict(shape.params), problem.module, gen, device)
         stats = time_calls(glue, device=device)
-        floor_ms, bound = roofline_ms(problem.flops(shape.params), problem.bytes_moved(shape.params), peak_tflops,
-                                      hardware.peak.bandwidth_gbps)
-        rows.append({"problem": problem_name, "shape": shape.name, "glue_median_us": stats.median_ms * 1e3,
-                     "glue_p90_us": stats.p90_ms * 1e3, "calls": stats.count, "roofline_us": floor_ms * 1e3,
-                     "bound": bound, "share_of_roofline": stats.median_ms / floor_ms})
+        floor_ms, bound = roofline_ms(
+            problem.flops(shape.params), problem.bytes_moved(shape.params), peak_tflops, hardware.peak.bandwidth_gbps
+        )
+        rows.append(
+            {
+                "problem": problem_name,
+                "shape": shape.name,
+                "glue_median_us": stats.median_ms * 1e3,
+                "glue_p90_us": stats.p90_ms * 1e3,
+                "calls": stats.count,
+                "roofline_us": floor_ms * 1e3,
+                "bound": bound,
+                "share_of_roofline": stats.median_ms / floor_ms,
+            }
+        )
     return rows
 
 
@@ -110,15 +120,25 @@ def main(argv: list[str]) -> int:
         rows += measure(problem_name, device, hardware)
     print(f"{'problem':16} {'shape':26} {'glue us':>8} {'p90 us':>7} {'roofline us':>12} {'share':>7}")
     for row in rows:
-        print(f"{row['problem']:16} {row['shape']:26} {row['glue_median_us']:8.2f} {row['glue_p90_us']:7.2f} "
-              f"{row['roofline_us']:12.1f} {row['share_of_roofline']:7.2%}")
+        print(
+            f"{row['problem']:16} {row['shape']:26} {row['glue_median_us']:8.2f} {row['glue_p90_us']:7.2f} "
+            f"{row['roofline_us']:12.1f} {row['share_of_roofline']:7.2%}"
+        )
     if options.out:
-        Path(options.out).write_text(json.dumps({
-            "schema": "ceiling.kernelbench-glue/1",
-            "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": shlex.join([sys.executable, "-m", "harnesses.kernelbench.glue_cost", *argv]),
-            "ceiling": git_state(), "hardware": hardware.as_dict(),
-            "rows": rows}, indent=1) + "\n")
+        Path(options.out).write_text(
+            json.dumps(
+                {
+                    "schema": "ceiling.kernelbench-glue/1",
+                    "created_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                    "command": shlex.join([sys.executable, "-m", "harnesses.kernelbench.glue_cost", *argv]),
+                    "ceiling": git_state(),
+                    "hardware": hardware.as_dict(),
+                    "rows": rows,
+                },
+                indent=1,
+            )
+            + "\n"
+        )
     return 0
 
 

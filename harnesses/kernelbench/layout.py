@@ -26,7 +26,9 @@ from pathlib import Path
 ADAPTERS = Path(__file__).resolve().parent / "adapters"
 AGENT_MODULE = "agent_solution"  # the name adapters import the agent's file under
 SHARED_MODULE = ADAPTERS / "kernelbench_their_model.py"  # what every adapter imports, copied beside it
-_SIDECAR = re.compile(rb"\n# =+\n# ===== sidecar: ([A-Za-z0-9_.-]+) \((\d+) bytes, loaded by solution\.py\) =====\n# =+\n")
+_SIDECAR = re.compile(
+    rb"\n# =+\n# ===== sidecar: ([A-Za-z0-9_.-]+) \((\d+) bytes, loaded by solution\.py\) =====\n# =+\n"
+)
 
 
 def adapter_path(problem: str) -> Path:
@@ -43,18 +45,17 @@ def split_sidecars(published: bytes) -> tuple[bytes, dict[str, bytes], list[dict
     found = list(_SIDECAR.finditer(published))
     if not found:
         return published, {}, []
-    solution = published[:found[0].start()] + b"\n"
+    solution = published[: found[0].start()] + b"\n"
     sidecars, record = {}, []
     for i, match in enumerate(found):
         end = found[i + 1].start() if i + 1 < len(found) else len(published)
-        content = published[match.end():end]
+        content = published[match.end() : end]
         content = content[1:] if content.startswith(b"\n") else content  # the banner's blank line
         name, declared = match.group(1).decode(), int(match.group(2))
         if name in ("", ".", "..", f"{AGENT_MODULE}.py", "solution.py", "agent.json", SHARED_MODULE.name):
             continue  # a name that would overwrite the folder's own files is not written
         sidecars[name] = content
-        record.append({"name": name, "bytes": len(content), "declared_size": declared,
-                       "sha256": sha256_hex(content)})
+        record.append({"name": name, "bytes": len(content), "declared_size": declared, "sha256": sha256_hex(content)})
     return solution, sidecars, record
 
 

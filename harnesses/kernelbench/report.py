@@ -52,7 +52,7 @@ def _fraction(value) -> str:
 
 
 def hardware_note(data: dict) -> str:
-    """" (H200 SXM)" when the run was measured on other than the usual GPU, else "": its fraction is of that
+    """ " (H200 SXM)" when the run was measured on other than the usual GPU, else "": its fraction is of that
     GPU's peaks (hardware.peak in the result) and is shown as measured."""
     peak = (data.get("hardware") or {}).get("peak") or {}
     if peak.get("key", USUAL_HARDWARE) == USUAL_HARDWARE:
@@ -74,8 +74,11 @@ def failure_of(data: dict) -> dict:
 
 
 def problem_table(runs: list[dict]) -> list[str]:
-    rows = ["| agent | theirs (H100 PCIe, their rubric) | ours (status, score; H100 SXM unless named) | verdict | "
-            "why not passed |", "| --- | --- | --- | --- | --- |"]
+    rows = [
+        "| agent | theirs (H100 PCIe, their rubric) | ours (status, score; H100 SXM unless named) | verdict | "
+        "why not passed |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for data in sorted(runs, key=lambda d: -(d["score"]["fraction"] or 0)):
         agent, system = data["agent"], data["systems"][0]
         published = agent.get("published") or {}
@@ -89,14 +92,16 @@ def problem_table(runs: list[dict]) -> list[str]:
             unseen = ", only on unseen shapes" if failure.get("unseen_only") else ""
             why = f"{failure['label']}{unseen}: {_shortened(failure.get('detail', ''))}".replace("|", "/")
         judged = verdict(data)
-        rows.append(f"| {agent['harness']} / {agent['model']} [{agent.get('effort') or 'default'}] | {theirs} | "
-                    f"{system['status']} {_fraction(data['score']['fraction'])}{hardware_note(data)} | "
-                    f"{judged.letter}: {_shortened(judged.summary, 160).replace('|', '/')} | {why} |")
+        rows.append(
+            f"| {agent['harness']} / {agent['model']} [{agent.get('effort') or 'default'}] | {theirs} | "
+            f"{system['status']} {_fraction(data['score']['fraction'])}{hardware_note(data)} | "
+            f"{judged.letter}: {_shortened(judged.summary, 160).replace('|', '/')} | {why} |"
+        )
     return rows
 
 
 def verdict_counts(runs: list[dict]) -> str:
-    """"a 2, b 15, c 2, rescore 1" (every letter, zeros included, so two lines read side by side)."""
+    """ "a 2, b 15, c 2, rescore 1" (every letter, zeros included, so two lines read side by side)."""
     counts = Counter(verdict(d).letter for d in runs)
     return ", ".join(f"{letter} {counts[letter]}" for letter in LETTERS)
 
@@ -105,7 +110,9 @@ def report(results: Path) -> str:
     by_problem: dict[str, list[dict]] = {}
     for data in rescored_results(results).values():
         by_problem.setdefault(data["problem"]["name"], []).append(data)
-    out = ["Verdicts: " + "; ".join(f"{letter}: {LEGEND[letter]}" for letter in LETTERS) + ".", ""] if by_problem else []
+    out = (
+        ["Verdicts: " + "; ".join(f"{letter}: {LEGEND[letter]}" for letter in LETTERS) + ".", ""] if by_problem else []
+    )
     for problem in sorted(by_problem):
         runs = by_problem[problem]
         their_passes = [d for d in runs if (d["agent"].get("published") or {}).get("correct")]
@@ -114,14 +121,20 @@ def report(results: Path) -> str:
         classes = Counter(failure_of(d).get("class") for d in their_passes if d["status"] != "passed")
         all_classes = Counter(failure_of(d).get("class") for d in runs if d["status"] != "passed")
         elsewhere = Counter(hardware_note(d).strip(" ()") for d in runs if hardware_note(d))
-        scored = f"{len(runs)} scored" + (f" ({', '.join(f'{n} on {hw}' for hw, n in sorted(elsewhere.items()))})"
-                                          if elsewhere else "")
-        out += [f"### {problem}", "",
-                f"{scored}; of their {len(their_passes)} passes, {ours} pass here (the code they timed); "
-                f"their passes not passed here: {', '.join(f'{c} {n}' for c, n in classes.most_common()) or 'none'} "
-                f"(all {len(runs)} files: {', '.join(f'{c} {n}' for c, n in all_classes.most_common()) or 'none'}).", "",
-                f"Verdicts over their {len(their_passes)} passes: {verdict_counts(their_passes)}; "
-                f"over all {len(runs)} files: {verdict_counts(runs)}.", ""]
+        scored = f"{len(runs)} scored" + (
+            f" ({', '.join(f'{n} on {hw}' for hw, n in sorted(elsewhere.items()))})" if elsewhere else ""
+        )
+        out += [
+            f"### {problem}",
+            "",
+            f"{scored}; of their {len(their_passes)} passes, {ours} pass here (the code they timed); "
+            f"their passes not passed here: {', '.join(f'{c} {n}' for c, n in classes.most_common()) or 'none'} "
+            f"(all {len(runs)} files: {', '.join(f'{c} {n}' for c, n in all_classes.most_common()) or 'none'}).",
+            "",
+            f"Verdicts over their {len(their_passes)} passes: {verdict_counts(their_passes)}; "
+            f"over all {len(runs)} files: {verdict_counts(runs)}.",
+            "",
+        ]
         out += problem_table(runs) + [""]
     return "\n".join(out) if out else "no re-scored results found"
 

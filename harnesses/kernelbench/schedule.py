@@ -39,8 +39,11 @@ def existing_result(results: Path, source_sha256: str, adapter_sha256: str) -> P
             agent = json.loads(path.read_text()).get("agent") or {}
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
             continue
-        if (isinstance(agent, dict) and (agent.get("source") or {}).get("sha256") == source_sha256
-                and (agent.get("adapter") or {}).get("sha256") == adapter_sha256):
+        if (
+            isinstance(agent, dict)
+            and (agent.get("source") or {}).get("sha256") == source_sha256
+            and (agent.get("adapter") or {}).get("sha256") == adapter_sha256
+        ):
             return path
     return None
 
@@ -48,12 +51,14 @@ def existing_result(results: Path, source_sha256: str, adapter_sha256: str) -> P
 @dataclass(frozen=True)
 class GpuSlot:
     """One GPU the runs are shared out to: its index on this host and how many share the work."""
+
     index: str
     of: int
 
 
-def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: float | None = None,
-                 gpu: GpuSlot | None = None) -> tuple[int, str]:
+def score_folder(
+    config: ImportConfig, folder: Path, problem: str, limit_s: float | None = None, gpu: GpuSlot | None = None
+) -> tuple[int, str]:
     """Score one folder in a fresh process; (exit code, the result path or why there is none). The scorer's
     output goes to <folder>/score.log as it is written, so a run cut off (limit_s, or the caller's own limit)
     leaves what it did; past limit_s the scorer and its workers are killed. With `gpu` the scorer sees that
@@ -74,17 +79,28 @@ def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: floa
     # Made here: torch creates its default folder itself, but some agents' builds write into the named one
     # directly (a lock file), and an absent folder failed their import for a reason of ours.
     Path(env["TORCH_EXTENSIONS_DIR"]).mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "scoring.run", f"problem={problem}", f"solution={workspace / 'solution.py'}",
-            f"agent={workspace / 'agent.json'}", f"out={out}", *with_overrides(defaults, config.score_args.split())]
+    argv = [
+        sys.executable,
+        "-m",
+        "scoring.run",
+        f"problem={problem}",
+        f"solution={workspace / 'solution.py'}",
+        f"agent={workspace / 'agent.json'}",
+        f"out={out}",
+        *with_overrides(defaults, config.score_args.split()),
+    ]
     agent_file = folder / "agent.json"
     agent = json.loads(agent_file.read_text())
-    agent["environment"] = offer_cutlass(Path(config.cutlass), workspace, env) if config.cutlass else \
-        {"cutlass": "none offered"}
-    agent["environment"]["workspace"] = ("a writable copy of the run folder, the sandboxed worker's cache folder: "
-                                         "their builds write beside their file")
+    agent["environment"] = (
+        offer_cutlass(Path(config.cutlass), workspace, env) if config.cutlass else {"cutlass": "none offered"}
+    )
+    agent["environment"]["workspace"] = (
+        "a writable copy of the run folder, the sandboxed worker's cache folder: their builds write beside their file"
+    )
     if gpu and gpu.of > 1:  # a reader comparing runs should know the host scored others meanwhile
-        agent["environment"]["gpu"] = (f"GPU {gpu.index} of {gpu.of} on this host scoring at once, one run each "
-                                       "(CUDA_VISIBLE_DEVICES)")
+        agent["environment"]["gpu"] = (
+            f"GPU {gpu.index} of {gpu.of} on this host scoring at once, one run each (CUDA_VISIBLE_DEVICES)"
+        )
     for path in (agent_file, workspace / "agent.json"):
         path.write_text(json.dumps(agent, indent=1, sort_keys=True) + "\n")
     log_path = folder / "score.log"
@@ -103,14 +119,15 @@ def score_folder(config: ImportConfig, folder: Path, problem: str, limit_s: floa
             # is known to need.
             longest_s = max(ran_s, cut_off_s(folder))
             (folder / CUT_OFF_FILE).write_text(json.dumps({"ran_s": round(longest_s, 1)}) + "\n")
-            return proc.returncode, (f"not scored: cut off after {ran_s:.0f} s (the deadline); "
-                                     f"its output so far: {log_path}")
+            return proc.returncode, (
+                f"not scored: cut off after {ran_s:.0f} s (the deadline); its output so far: {log_path}"
+            )
     output = log_path.read_text(errors="replace")
     lines = [line for line in output.splitlines() if line.startswith("result: ")]
     if not lines:
         tail = (output.strip().splitlines() or ["no output"])[-1]
         return returncode, f"not scored: {tail}"
-    return returncode, lines[-1][len("result: "):].strip()
+    return returncode, lines[-1][len("result: ") :].strip()
 
 
 WORKSPACES = "workspaces"  # under out=: per run, the folder its worker may write (writable_copy)
@@ -128,8 +145,12 @@ def writable_copy(config: ImportConfig, folder: Path) -> Path:
     root = Path(config.out).resolve() / WORKSPACES / folder.name
     shutil.rmtree(root, ignore_errors=True)  # a rescore builds from the published files again
     workspace = root / digest
-    shutil.copytree(folder, workspace, symlinks=True,
-                    ignore=shutil.ignore_patterns("score.log", CUT_OFF_FILE, "build", "__pycache__"))
+    shutil.copytree(
+        folder,
+        workspace,
+        symlinks=True,
+        ignore=shutil.ignore_patterns("score.log", CUT_OFF_FILE, "build", "__pycache__"),
+    )
     return workspace
 
 
@@ -173,8 +194,16 @@ def run_times_s(results: Path) -> dict[str, list[float]]:
             if (data.get("agent") or {}).get("rescored_from") != RESCORED_FROM:
                 continue
             problem, wall_s = data["problem"]["name"], float(data["systems"][0]["wall_s"])
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError, KeyError, IndexError,
-                TypeError, ValueError):
+        except (
+            OSError,
+            UnicodeDecodeError,
+            json.JSONDecodeError,
+            AttributeError,
+            KeyError,
+            IndexError,
+            TypeError,
+            ValueError,
+        ):
             continue
         times.setdefault(problem, []).append(wall_s)
     return times
@@ -184,8 +213,10 @@ def gpu_slots(config: ImportConfig) -> list[GpuSlot | None]:
     """Where runs go at once: one slot per GPU of gpus=, or a single unpinned slot (device= alone)."""
     indices = local_gpus(config.gpus) if config.gpus else []
     if indices and config.device not in ("auto", "cuda"):
-        raise OptionError(f"gpus={config.gpus} with device={config.device}: each scorer is pinned to one GPU, "
-                          "which it sees as cuda; leave device=auto or give device=cuda")
+        raise OptionError(
+            f"gpus={config.gpus} with device={config.device}: each scorer is pinned to one GPU, "
+            "which it sees as cuda; leave device=auto or give device=cuda"
+        )
     return [GpuSlot(index, len(indices)) for index in indices] or [None]
 
 
@@ -230,8 +261,11 @@ def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
             if not config.deadline_s or needed_s <= left_s:
                 return entry
             unscored.append(entry["run_id"])
-            echo(f"{entry['problem']:<16} {entry['run_id']:<62} {where}not started: needs about {needed_s:.0f} s, "
-                 f"{max(left_s, 0):.0f} s left (deadline_s)", flush=True)
+            echo(
+                f"{entry['problem']:<16} {entry['run_id']:<62} {where}not started: needs about {needed_s:.0f} s, "
+                f"{max(left_s, 0):.0f} s left (deadline_s)",
+                flush=True,
+            )
         return None
 
     def work(gpu: GpuSlot | None) -> None:
@@ -244,8 +278,13 @@ def score_runs(config: ImportConfig, entries: list[dict], echo=print) -> int:
             run_started = time.monotonic()
             left_s = config.deadline_s - (run_started - started)
             try:
-                _, outcome = score_folder(config, Path(config.out) / entry["folder"], entry["problem"],
-                                          limit_s=max(left_s, 1.0) if config.deadline_s else None, gpu=gpu)
+                _, outcome = score_folder(
+                    config,
+                    Path(config.out) / entry["folder"],
+                    entry["problem"],
+                    limit_s=max(left_s, 1.0) if config.deadline_s else None,
+                    gpu=gpu,
+                )
             except (OSError, ValueError) as exc:  # e.g. an unreadable agent.json: the other runs go on
                 outcome = f"not scored: {type(exc).__name__}: {exc}"
             with lock:

@@ -41,7 +41,9 @@ class ShapeRule:
         value = params.get(self.param)
         if value is None:
             return None  # a shape without this parameter: nothing to judge
-        if (self.kind == "in_set" and value not in self.values) or (self.kind == "multiple_of" and value % self.values[0]):
+        if (self.kind == "in_set" and value not in self.values) or (
+            self.kind == "multiple_of" and value % self.values[0]
+        ):
             return f"{self.param} = {value}"
         return None
 
@@ -89,8 +91,10 @@ class TheirContract:
         """True when the evidence shows every element within their bound |out - ref| <= atol + rtol |ref|:
         the largest absolute error within atol, or the largest relative error within rtol (either term
         alone admits every element). False where neither shows it (the check may still have passed theirs)."""
+
         def within(value, bound):
             return isinstance(value, (int, float)) and value == value and value <= bound
+
         return within(max_abs_err, self.atol) or within(max_rel_err, self.rtol)
 
 
@@ -98,23 +102,28 @@ def _field(table: dict, where: str, key: str, kind, default=None):
     value = table.get(key, default)
     if value is None or not isinstance(value, kind) or isinstance(value, bool):
         expected = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-        raise ContractError(f"{CONTRACTS_FILE}: [{where}] field '{key}' is missing or not a {expected}; "
-                            f"add it (see the header of the file for what each field means)")
+        raise ContractError(
+            f"{CONTRACTS_FILE}: [{where}] field '{key}' is missing or not a {expected}; "
+            f"add it (see the header of the file for what each field means)"
+        )
     return value
 
 
 def _rule(entry, where: str) -> ShapeRule:
     if not isinstance(entry, dict):
-        raise ContractError(f"{CONTRACTS_FILE}: [{where}] a rule is not a table; write it as "
-                            "{kind = \"in_set\", param = \"G\", values = [4, 8], why = \"...\"}")
+        raise ContractError(
+            f"{CONTRACTS_FILE}: [{where}] a rule is not a table; write it as "
+            "{kind = \"in_set\", param = \"G\", values = [4, 8], why = \"...\"}"
+        )
     kind = _field(entry, where + ".rules", "kind", str)
     if kind not in RULE_KINDS:
         raise ContractError(f"{CONTRACTS_FILE}: [{where}.rules] kind '{kind}' is not one of {', '.join(RULE_KINDS)}")
     values = _field(entry, where + ".rules", "values", list)
     if not values or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
         raise ContractError(f"{CONTRACTS_FILE}: [{where}.rules] values must be a non-empty list of integers")
-    return ShapeRule(kind, _field(entry, where + ".rules", "param", str), tuple(values),
-                     _field(entry, where + ".rules", "why", str))
+    return ShapeRule(
+        kind, _field(entry, where + ".rules", "param", str), tuple(values), _field(entry, where + ".rules", "why", str)
+    )
 
 
 @dataclass(frozen=True)
@@ -134,10 +143,15 @@ class TheirPeaks:
 def their_peaks(path: Path = CONTRACTS_FILE) -> TheirPeaks:
     table = tomllib.loads(path.read_text()).get("their_peaks")
     if not isinstance(table, dict):
-        raise ContractError(f"{path}: [their_peaks] missing; add their GPU's peaks (label, source, bandwidth_gbps, tflops)")
-    return TheirPeaks(_field(table, "their_peaks", "label", str), _field(table, "their_peaks", "source", str),
-                      float(_field(table, "their_peaks", "bandwidth_gbps", (int, float))),
-                      dict(_field(table, "their_peaks", "tflops", dict)))
+        raise ContractError(
+            f"{path}: [their_peaks] missing; add their GPU's peaks (label, source, bandwidth_gbps, tflops)"
+        )
+    return TheirPeaks(
+        _field(table, "their_peaks", "label", str),
+        _field(table, "their_peaks", "source", str),
+        float(_field(table, "their_peaks", "bandwidth_gbps", (int, float))),
+        dict(_field(table, "their_peaks", "tflops", dict)),
+    )
 
 
 def parse(data: dict) -> dict[str, TheirContract]:
@@ -147,22 +161,32 @@ def parse(data: dict) -> dict[str, TheirContract]:
             continue
         if not isinstance(table, dict):
             raise ContractError(f"{CONTRACTS_FILE}: '{problem}' is not a table; write it as [{problem}]")
-        unseen = tuple(UnseenInput(_field(u, problem + ".unseen_input", "param", str),
-                                   tuple(_field(u, problem + ".unseen_input", "values", list)),
-                                   _field(u, problem + ".unseen_input", "note", str))
-                       for u in table.get("unseen_input", []))
+        unseen = tuple(
+            UnseenInput(
+                _field(u, problem + ".unseen_input", "param", str),
+                tuple(_field(u, problem + ".unseen_input", "values", list)),
+                _field(u, problem + ".unseen_input", "note", str),
+            )
+            for u in table.get("unseen_input", [])
+        )
         contracts[problem] = TheirContract(
-            problem=problem, their_problem=_field(table, problem, "their_problem", str),
-            atol=float(_field(table, problem, "atol", (int, float))), rtol=float(_field(table, problem, "rtol", (int, float))),
+            problem=problem,
+            their_problem=_field(table, problem, "their_problem", str),
+            atol=float(_field(table, problem, "atol", (int, float))),
+            rtol=float(_field(table, problem, "rtol", (int, float))),
             tolerance_source=_field(table, problem, "tolerance_source", str),
             forbidden=tuple(_field(table, problem, "forbidden", list)),
             allowed_there=_field(table, problem, "allowed_there", str),
             their_shapes=tuple(_field(table, problem, "their_shapes", list)),
             inputs=_field(table, problem, "inputs", str),
             rules=tuple(_rule(r, problem) for r in _field(table, problem, "rules", list)),
-            unseen_inputs=unseen, flops_formula=table.get("flops_formula", ""),
-            our_flops_formula=table.get("our_flops_formula", ""), flops_note=table.get("flops_note", ""),
-            regime=_field(table, problem, "regime", str), peak_key=_field(table, problem, "peak_key", str))
+            unseen_inputs=unseen,
+            flops_formula=table.get("flops_formula", ""),
+            our_flops_formula=table.get("our_flops_formula", ""),
+            flops_note=table.get("flops_note", ""),
+            regime=_field(table, problem, "regime", str),
+            peak_key=_field(table, problem, "peak_key", str),
+        )
     return contracts
 
 

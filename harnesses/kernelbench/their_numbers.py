@@ -42,8 +42,9 @@ def _our_peak(data: dict, contract: TheirContract) -> str:
     label = peak.get("label") or peak.get("key") or "our GPU"
     tflops = (peak.get("tflops") or {}).get(contract.peak_key)
     bandwidth = peak.get("bandwidth_gbps")
-    parts = ([f"{tflops:,.0f} {contract.peak_key} TFLOPS"] if tflops else []) + \
-            ([f"{bandwidth:,.0f} GB/s"] if bandwidth else [])
+    parts = ([f"{tflops:,.0f} {contract.peak_key} TFLOPS"] if tflops else []) + (
+        [f"{bandwidth:,.0f} GB/s"] if bandwidth else []
+    )
     return f"{' / '.join(parts)} ({label})" if parts else label
 
 
@@ -58,14 +59,23 @@ def their_numbers(data: dict, contract: TheirContract | None = None, peaks: Thei
     theirs = _number(published.get("peak_fraction"), (int, float))
     factor = topk_factor(contract)
     recomputed = theirs * factor if theirs is not None and factor else None
-    note = (f"their work formula {contract.flops_formula}, ours {contract.our_flops_formula}: {contract.flops_note}; "
-            f"with ours their fraction is x{factor:.2f} (the geometric mean of their shapes' top-k)" if factor else "")
+    note = (
+        f"their work formula {contract.flops_formula}, ours {contract.our_flops_formula}: {contract.flops_note}; "
+        f"with ours their fraction is x{factor:.2f} (the geometric mean of their shapes' top-k)"
+        if factor
+        else ""
+    )
     score = data.get("score") or {}
     return TheirNumbers(
-        their_fraction=theirs, their_peak=peaks.of(contract),
+        their_fraction=theirs,
+        their_peak=peaks.of(contract),
         our_fraction=score.get("fraction") if data.get("status") == "passed" else None,
-        our_peak=_our_peak(data, contract), their_fraction_our_formula=recomputed, formula_note=note,
+        our_peak=_our_peak(data, contract),
+        their_fraction_our_formula=recomputed,
+        formula_note=note,
         agent_elapsed_s=_number(published.get("elapsed_seconds"), int),
         agent_output_tokens=_number(published.get("output_tokens"), int),
-        agent_cost=str(published["cost_usd"]) if _number(published.get("cost_usd"), (int, float)) is not None
-        else "not published")
+        agent_cost=str(published["cost_usd"])
+        if _number(published.get("cost_usd"), (int, float)) is not None
+        else "not published",
+    )

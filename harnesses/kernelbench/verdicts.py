@@ -29,11 +29,11 @@ LETTERS = ("a", "b", "c", "rescore")
 LEGEND = {
     "a": "passes our full contract",
     "b": "passes everything inside kernelbench.com's own contract (shapes, tolerance, allowed operators) "
-         "and fails ours, for the reason named",
+    "and fails ours, for the reason named",
     "c": "wrong inside kernelbench.com's own contract: a shape their contract covers fails their own bar "
-         "(the shape and the error are named)",
+    "(the shape and the error are named)",
     "rescore": "not the code kernelbench.com timed (its CUTLASS path was not built here): needs a GPU re-score, "
-               "not counted as a pass",
+    "not counted as a pass",
 }
 # A static-audit refusal names the operator and how the file wrote it: "names forbidden operator 'sort' (out.sort)".
 NAMED_OP = re.compile(r"names forbidden operator '([\w.]+)' \(([\w.]+)\)")
@@ -67,8 +67,13 @@ def on_their_forbidden_list(detail: str, contract: TheirContract) -> str:
         qualifier = written.rsplit(".", 1)[0] if "." in written else ""
         for entry in contract.forbidden:
             entry_module, _, entry_name = entry.rpartition(".")
-            if written == entry or (name == entry_name and entry_module == "Tensor" and qualifier
-                                    and not qualifier.startswith("_") and qualifier not in ("torch", "F")):
+            if written == entry or (
+                name == entry_name
+                and entry_module == "Tensor"
+                and qualifier
+                and not qualifier.startswith("_")
+                and qualifier not in ("torch", "F")
+            ):
                 return entry
     for op in CALLED_OP.findall(detail):
         for entry in contract.forbidden:
@@ -84,8 +89,11 @@ def _excuse(cls: str, shape: dict, contract: TheirContract, our_bound: float | N
         entry = on_their_forbidden_list(detail, contract)
         if entry:
             return None
-        vendor = "CUTLASS" if "cutlass" in detail.lower() else ("cuBLAS" if "xmma" in detail or "gemm" in detail.lower()
-                                                                  else "")
+        vendor = (
+            "CUTLASS"
+            if "cutlass" in detail.lower()
+            else ("cuBLAS" if "xmma" in detail or "gemm" in detail.lower() else "")
+        )
         what = f"{vendor} kernels" if vendor and "vendor library" in detail else _operator(detail)
         return f"forbidden here, allowed there: {what}"
     if cls in ("near_miss", "wrong_output"):
@@ -128,9 +136,12 @@ def verdict(data: dict, contract: TheirContract | None = None) -> Verdict:
             return Verdict("b", tuple(f"our audit: {headline(a['outcome'])}" for a in audits))
         recorded = system.get("failure") or {}
         detail = headline(system.get("import_detail") or recorded.get("detail") or system.get("status") or "")
-        return Verdict("c", ("no per-shape evidence: the failure counts against the file",),
-                       shape="(import)" if system.get("status") == "import_error" else "(no shape recorded)",
-                       error=detail)
+        return Verdict(
+            "c",
+            ("no per-shape evidence: the failure counts against the file",),
+            shape="(import)" if system.get("status") == "import_error" else "(no shape recorded)",
+            error=detail,
+        )
     reasons: dict[str, list[str]] = {}  # reason -> the shapes (or values) it covers, in order
     inside_failures: dict[str, str] = {}  # shape name -> class, failures their own bar does not excuse
     by_name = {s["name"]: s for s in shapes}
@@ -154,15 +165,28 @@ def verdict(data: dict, contract: TheirContract | None = None) -> Verdict:
         worst = by_name[worst_shapes[0]]
         notes = [f"{len(inside_failures)} shape(s) inside their contract fail: {', '.join(sorted(inside_failures))}"]
         if worst_class == "near_miss":  # within our normwise bound: their element-wise check may still pass it
-            notes.append(f"a near miss: its recorded statistics cannot show every element within their "
-                         f"{contract.atol:g} abs/rel (their check might pass it)")
-        return Verdict("c", _reason_lines(reasons), shape=worst["name"],
-                       error=headline(worst.get("detail") or worst_class),
-                       unseen_input=contract.unseen_input(worst.get("params") or {}), notes=tuple(notes))
+            notes.append(
+                f"a near miss: its recorded statistics cannot show every element within their "
+                f"{contract.atol:g} abs/rel (their check might pass it)"
+            )
+        return Verdict(
+            "c",
+            _reason_lines(reasons),
+            shape=worst["name"],
+            error=headline(worst.get("detail") or worst_class),
+            unseen_input=contract.unseen_input(worst.get("params") or {}),
+            notes=tuple(notes),
+        )
     own_failure = (data.get("agent") or {}).get("published") or {}
-    notes = () if own_failure.get("correct") else (
-        "their own check failed this file" + (f" ({own_failure['failure_reason']})" if own_failure.get("failure_reason")
-                                              else "") + ": on shapes of theirs that ours do not include",)
+    notes = (
+        ()
+        if own_failure.get("correct")
+        else (
+            "their own check failed this file"
+            + (f" ({own_failure['failure_reason']})" if own_failure.get("failure_reason") else "")
+            + ": on shapes of theirs that ours do not include",
+        )
+    )
     return Verdict("b", _reason_lines(reasons), notes=notes)
 
 

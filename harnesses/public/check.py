@@ -73,8 +73,11 @@ def main(argv: list[str]) -> int:
             ref = problem.reference(weights, inputs).to(torch.float64)
             dims, dtype = problem.output_spec(params)
             if type(out) is not torch.Tensor or tuple(out.shape) != tuple(dims) or out.dtype != dtype:
-                ok, detail = False, f"output {type(out).__name__} {getattr(out, 'shape', '?')} " \
-                                    f"{getattr(out, 'dtype', '?')}, expected {tuple(dims)} {dtype}"
+                ok, detail = (
+                    False,
+                    f"output {type(out).__name__} {getattr(out, 'shape', '?')} "
+                    f"{getattr(out, 'dtype', '?')}, expected {tuple(dims)} {dtype}",
+                )
                 break
             err = (out.to(torch.float64) - ref).abs()
             bad = int((err > tol["atol"] + tol["rtol"] * ref.abs()).sum()) + int((~torch.isfinite(out)).sum())

@@ -52,6 +52,7 @@ class CaseError(ValueError):
 @dataclass(frozen=True)
 class Expectation:
     """What one case must score on one profile; `not_exercised` says why it is not scored there."""
+
     status: str | tuple[str, ...] | None = None  # a tuple: any one of these
     shapes: dict[str, str | tuple[str, ...]] = field(default_factory=dict)
     detail: str | None = None
@@ -62,8 +63,12 @@ class Expectation:
     def as_dict(self) -> dict:
         if self.not_exercised:
             return {"not_exercised": self.not_exercised}
-        return {"status": _listed(self.status), "shapes": {n: _listed(s) for n, s in self.shapes.items()},
-                "detail": self.detail, **({"seed_secret": self.seed_secret} if self.seed_secret else {})}
+        return {
+            "status": _listed(self.status),
+            "shapes": {n: _listed(s) for n, s in self.shapes.items()},
+            "detail": self.detail,
+            **({"seed_secret": self.seed_secret} if self.seed_secret else {}),
+        }
 
 
 def _listed(status):
@@ -109,8 +114,10 @@ def _check_status(path: Path, where: str, status: object, choices_allowed: bool 
     if choices_allowed and isinstance(status, list) and len(status) >= 2:
         return tuple(_check_status(path, where, s, choices_allowed=False) for s in status)
     if not isinstance(status, str) or status not in STATUS_SEVERITY:
-        raise CaseError(f"{path}: {where} is {status!r}; use one of {', '.join(STATUS_SEVERITY)}"
-                        + (" (or a list of two or more of them)" if choices_allowed else ""))
+        raise CaseError(
+            f"{path}: {where} is {status!r}; use one of {', '.join(STATUS_SEVERITY)}"
+            + (" (or a list of two or more of them)" if choices_allowed else "")
+        )
     return status
 
 
@@ -125,8 +132,9 @@ def parse_expectation(path: Path, profile: str, entry: object) -> Expectation:
         return Expectation(not_exercised=reason)
     unknown = set(entry) - _DEVICE_KEYS
     if unknown:
-        raise CaseError(f"{path}: {where} has unknown keys {sorted(unknown)}; allowed: {sorted(_DEVICE_KEYS)} "
-                        "or 'not_exercised'")
+        raise CaseError(
+            f"{path}: {where} has unknown keys {sorted(unknown)}; allowed: {sorted(_DEVICE_KEYS)} or 'not_exercised'"
+        )
     if "status" not in entry:
         raise CaseError(f"{path}: {where} has no 'status'; give the system status it must get")
     shapes = entry.get("shapes", {})
@@ -142,8 +150,13 @@ def parse_expectation(path: Path, profile: str, entry: object) -> Expectation:
     secret = entry.get("seed_secret")
     if secret is not None and not (isinstance(secret, str) and secret and all(c in "0123456789abcdef" for c in secret)):
         raise CaseError(f"{path}: {where}['seed_secret'] must be lowercase hex digits (a result's seeds.secret)")
-    return Expectation(_check_status(path, f"{where}['status']", entry["status"]), dict(shapes), detail,
-                       float(timeout) if timeout is not None else None, secret)
+    return Expectation(
+        _check_status(path, f"{where}['status']", entry["status"]),
+        dict(shapes),
+        detail,
+        float(timeout) if timeout is not None else None,
+        secret,
+    )
 
 
 def adversary_case(path: Path, problem: str) -> Case:
@@ -153,17 +166,28 @@ def adversary_case(path: Path, problem: str) -> Case:
     missing = [k for k in ("class", *PROFILES) if k not in expected]
     unknown = set(expected) - {"class", "shape_set", *PROFILES}
     if missing or unknown:
-        raise CaseError(f"{path}: EXPECTED is missing {missing} / has unknown keys {sorted(unknown)}; it needs "
-                        "'class' (an id such as 'X04', or None), 'cpu' and 'gpu', and may give 'shape_set'")
+        raise CaseError(
+            f"{path}: EXPECTED is missing {missing} / has unknown keys {sorted(unknown)}; it needs "
+            "'class' (an id such as 'X04', or None), 'cpu' and 'gpu', and may give 'shape_set'"
+        )
     class_id = expected["class"]
     if class_id is not None and not (isinstance(class_id, str) and _CLASS_PATTERN.fullmatch(class_id)):
-        raise CaseError(f"{path}: EXPECTED['class'] is {class_id!r}; use an id of shared/INTEGRITY.md such as 'X04', "
-                        "or None for a robustness case")
+        raise CaseError(
+            f"{path}: EXPECTED['class'] is {class_id!r}; use an id of shared/INTEGRITY.md such as 'X04', "
+            "or None for a robustness case"
+        )
     shape_set = expected.get("shape_set", "visible")
     if shape_set not in SHAPE_SETS:
         raise CaseError(f"{path}: EXPECTED['shape_set'] is {shape_set!r}; use one of {', '.join(SHAPE_SETS)}")
-    return Case(f"{problem}/{path.stem}", "adversary", problem, path, class_id, shape_set,
-                {p: parse_expectation(path, p, expected[p]) for p in PROFILES})
+    return Case(
+        f"{problem}/{path.stem}",
+        "adversary",
+        problem,
+        path,
+        class_id,
+        shape_set,
+        {p: parse_expectation(path, p, expected[p]) for p in PROFILES},
+    )
 
 
 def known_wrong_case(path: Path, problem: str) -> Case:
@@ -172,14 +196,28 @@ def known_wrong_case(path: Path, problem: str) -> Case:
         raise CaseError(f"{path}: EXPECTED must be {{'cpu': STATUS, 'gpu': STATUS}}, got {expected!r}")
     docstring = ast.get_docstring(ast.parse(path.read_text())) or ""
     found = re.search(r"Known wrong \((X\d\d)", docstring)
-    return Case(f"{problem}/wrong/{path.stem}", "known_wrong", problem, path, found.group(1) if found else None, "all",
-                {p: Expectation(_check_status(path, f"EXPECTED[{p!r}]", expected[p])) for p in PROFILES})
+    return Case(
+        f"{problem}/wrong/{path.stem}",
+        "known_wrong",
+        problem,
+        path,
+        found.group(1) if found else None,
+        "all",
+        {p: Expectation(_check_status(path, f"EXPECTED[{p!r}]", expected[p])) for p in PROFILES},
+    )
 
 
 def house_case(problem: str, directory: Path) -> Case:
     passed = Expectation("passed")
-    return Case(f"{problem}/house", "house", problem, directory / "solutions" / "house.py", None, "all",
-                {p: passed for p in PROFILES})
+    return Case(
+        f"{problem}/house",
+        "house",
+        problem,
+        directory / "solutions" / "house.py",
+        None,
+        "all",
+        {p: passed for p in PROFILES},
+    )
 
 
 def _solution_files(folder: Path) -> list[Path]:
@@ -192,8 +230,10 @@ def corpus_cases(root: Path = CORPUS_ROOT) -> list[Case]:
     cases = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))):
         if folder.name not in problems:
-            raise CaseError(f"{folder}: no problem named '{folder.name}'; corpus folders are named after "
-                            f"problems ({', '.join(sorted(problems))})")
+            raise CaseError(
+                f"{folder}: no problem named '{folder.name}'; corpus folders are named after "
+                f"problems ({', '.join(sorted(problems))})"
+            )
         cases += [adversary_case(path, folder.name) for path in _solution_files(folder)]
     return cases
 

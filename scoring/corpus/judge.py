@@ -23,8 +23,13 @@ class Observed:
     unverified_audits: list[str]
 
     def as_dict(self) -> dict:
-        return {"status": self.status, "shapes": dict(self.shapes), "details": list(self.details),
-                "failed_audits": list(self.failed_audits), "unverified_audits": list(self.unverified_audits)}
+        return {
+            "status": self.status,
+            "shapes": dict(self.shapes),
+            "details": list(self.details),
+            "failed_audits": list(self.failed_audits),
+            "unverified_audits": list(self.unverified_audits),
+        }
 
 
 def observe(result: dict) -> Observed:
@@ -32,9 +37,13 @@ def observe(result: dict) -> Observed:
     texts = [s.get("detail") or "" for s in system["shapes"]] + [system.get("import_detail") or ""]
     details = list(dict.fromkeys(t.strip().splitlines()[0] for t in texts if t.strip()))  # ordered, no repeats
     outcomes = [(a["id"], a["outcome"]) for a in system.get("audits", [])]
-    return Observed(system["status"], {s["name"]: s["status"] for s in system["shapes"]}, details,
-                    [f"{i}: {o}" for i, o in outcomes if o.startswith("failed")],
-                    [f"{i}: {o}" for i, o in outcomes if o.startswith("not verified")])
+    return Observed(
+        system["status"],
+        {s["name"]: s["status"] for s in system["shapes"]},
+        details,
+        [f"{i}: {o}" for i, o in outcomes if o.startswith("failed")],
+        [f"{i}: {o}" for i, o in outcomes if o.startswith("not verified")],
+    )
 
 
 def mismatches(case: Case, expected: Expectation, result: dict) -> list[str]:

@@ -53,8 +53,11 @@ class CorpusConfig:
     only: str = opt("", "score only cases whose id contains one of these comma-separated substrings")
     kinds: str = opt(",".join(KINDS), "which kinds of case: a comma list of adversary, known_wrong, house")
     lines: str = opt("none", "reference lines measured with the house kernels (comma list, or none)")
-    jobs: int = opt(1, "cases scored at once; house kernels and cases whose verdict rests on an audit run alone",
-                    allowed=at_least(1))
+    jobs: int = opt(
+        1,
+        "cases scored at once; house kernels and cases whose verdict rests on an audit run alone",
+        allowed=at_least(1),
+    )
 
 
 def run(config: RunConfig, argv: list[str]):
@@ -102,17 +105,33 @@ def runs_alone(case: Case, profile: str) -> bool:
 
 def run_config(case: Case, config: CorpusConfig, profile: str) -> RunConfig:
     expected = case.expected[profile]
-    return RunConfig(problem=case.problem, solution=str(case.path), shapes=case.shape_set, device=config.device,
-                     lines=config.lines if case.kind == "house" else "none", progress=False, out=config.out,
-                     import_timeout_s=IMPORT_TIMEOUT_S, shape_timeout_s=expected.shape_timeout_s or SHAPE_TIMEOUT_S,
-                     seed_secret=expected.seed_secret or "", **TIMING[profile])
+    return RunConfig(
+        problem=case.problem,
+        solution=str(case.path),
+        shapes=case.shape_set,
+        device=config.device,
+        lines=config.lines if case.kind == "house" else "none",
+        progress=False,
+        out=config.out,
+        import_timeout_s=IMPORT_TIMEOUT_S,
+        shape_timeout_s=expected.shape_timeout_s or SHAPE_TIMEOUT_S,
+        seed_secret=expected.seed_secret or "",
+        **TIMING[profile],
+    )
 
 
 def score_case(case: Case, config: CorpusConfig, profile: str) -> dict:
     """One case's record: expected, observed, verdict, and the result file it came from."""
     expected = case.expected[profile]
-    record = {"id": case.case_id, "kind": case.kind, "problem": case.problem, "path": case.display_path(),
-              "class": case.class_id, "shape_set": case.shape_set, "expected": expected.as_dict()}
+    record = {
+        "id": case.case_id,
+        "kind": case.kind,
+        "problem": case.problem,
+        "path": case.display_path(),
+        "class": case.class_id,
+        "shape_set": case.shape_set,
+        "expected": expected.as_dict(),
+    }
     if expected.not_exercised:
         return dict(record, verdict="not_exercised", reason=expected.not_exercised)
     started = time.perf_counter()
@@ -120,12 +139,23 @@ def score_case(case: Case, config: CorpusConfig, profile: str) -> dict:
         argv = [f"problem={case.problem}", f"solution={record['path']}", f"shapes={case.shape_set}"]
         result, path = run(run_config(case, config, profile), argv)
     except Exception as exc:  # noqa: BLE001 -- the scorer itself failed: this case proves nothing either way
-        return dict(record, verdict="could_not_run", wall_s=time.perf_counter() - started,
-                    error=f"{type(exc).__name__}: {exc}", traceback="".join(traceback.format_exception(exc)[-6:]))
+        return dict(
+            record,
+            verdict="could_not_run",
+            wall_s=time.perf_counter() - started,
+            error=f"{type(exc).__name__}: {exc}",
+            traceback="".join(traceback.format_exception(exc)[-6:]),
+        )
     found = mismatches(case, expected, result)
-    return dict(record, verdict="mismatch" if found else "as_expected", mismatches=found,
-                observed=observe(result).as_dict(), class_named=class_named(case, result),
-                result_path=str(path), wall_s=time.perf_counter() - started)
+    return dict(
+        record,
+        verdict="mismatch" if found else "as_expected",
+        mismatches=found,
+        observed=observe(result).as_dict(),
+        class_named=class_named(case, result),
+        result_path=str(path),
+        wall_s=time.perf_counter() - started,
+    )
 
 
 def ran_out_of_device_memory(record: dict) -> bool:
@@ -134,8 +164,9 @@ def ran_out_of_device_memory(record: dict) -> bool:
     if not record.get("result_path"):
         return False
     result = json.loads(Path(record["result_path"]).read_text())
-    return any("OutOfMemoryError" in str(shape.get("detail", ""))
-               for system in result["systems"] for shape in system["shapes"])
+    return any(
+        "OutOfMemoryError" in str(shape.get("detail", "")) for system in result["systems"] for shape in system["shapes"]
+    )
 
 
 def portable(record: dict, summary_dir: Path) -> dict:
@@ -162,8 +193,10 @@ def summary_table(summary: dict) -> str:
         expected = "|".join(expected) if isinstance(expected, list) else expected
         observed = (r.get("observed") or {}).get("status") or "-"
         named = {True: "yes", False: "no"}.get(r.get("class_named"), "-")  # the class id in the scorer's detail
-        rows.append(f"{r['id'][:52]:<52} {r['kind']:<11} {r['class'] or '-':<5} {named:<5} {expected:<14} "
-                    f"{observed:<14} {r['verdict']}")
+        rows.append(
+            f"{r['id'][:52]:<52} {r['kind']:<11} {r['class'] or '-':<5} {named:<5} {expected:<14} "
+            f"{observed:<14} {r['verdict']}"
+        )
         for line in r.get("mismatches", []) + ([r["error"]] if r.get("error") else []):
             rows.append(f"    {line[:160]}")
     totals = summary["totals"]
@@ -200,20 +233,28 @@ def run_corpus(config: CorpusConfig, argv: list[str], echo=print) -> tuple[dict,
                 report(record)
     for case, first_try in crowded_out:  # the device was shared, so the memory error says nothing of the case
         retry = score_case(case, config, profile)
-        report(dict(retry, retried_alone=f"CUDA out of memory while {config.jobs} cases shared the device; "
-                                         f"first try: {Path(first_try['result_path']).name}"))
+        report(
+            dict(
+                retry,
+                retried_alone=f"CUDA out of memory while {config.jobs} cases shared the device; "
+                f"first try: {Path(first_try['result_path']).name}",
+            )
+        )
     for case in cases:
         if runs_alone(case, profile):
             report(score_case(case, config, profile))
     records = [by_id[c.case_id] for c in cases]
-    totals = {v: sum(r["verdict"] == v for r in records)
-              for v in ("as_expected", "mismatch", "could_not_run", "not_exercised")}
+    totals = {
+        v: sum(r["verdict"] == v for r in records)
+        for v in ("as_expected", "mismatch", "could_not_run", "not_exercised")
+    }
     hardware = hardware_of(records)
     # Beside the per-case results (scoring.run writes them to <out>/<hardware slug>/).
     ran = [Path(r["result_path"]).parent for r in records if r.get("result_path")]
     out_dir = ran[0] if ran else Path(config.out) / profile
     try:
         import triton
+
         triton_version = triton.__version__
     except ImportError:
         triton_version = None

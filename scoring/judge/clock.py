@@ -70,6 +70,7 @@ def _completed_at(event: torch.cuda.Event, worker_running: Callable[[], bool]) -
 @dataclass
 class ClockReading:
     """One call as the judge's clock saw it (milliseconds)."""
+
     host_span_ms: float  # the host's polls: GO seen complete to DONE seen complete (evidence, not judged)
     back_ms: float  # the host's polls: DONE seen to `_back` seen (the judge's stream ran after DONE)
     gpu_span_ms: float  # GPU: right after GO to the judge's stream running after DONE (judged)
@@ -115,8 +116,9 @@ class JudgeClock:
     def hold(self, refill) -> None:
         """Queue the gate, `refill()` (the call's inputs), the flush and GO."""
         self._number += 1
-        _hold_until[(1,)](self._host_counter, self._device_counter, self._number,
-                          timeout_ns=int(GATE_TIMEOUT_US * 1e3), num_warps=1)
+        _hold_until[(1,)](
+            self._host_counter, self._device_counter, self._number, timeout_ns=int(GATE_TIMEOUT_US * 1e3), num_warps=1
+        )
         self._before_refill.record()
         refill()
         if self._reset_persisting is not None:
@@ -149,14 +151,21 @@ class JudgeClock:
         h_back = _completed_at(self._back, worker_running)
         _completed_at(self._snapped, worker_running)
         snapshot, self._snapshot = self._snapshot, None
-        return ClockReading(host_span_ms=(h_done - h_go) * 1e3, back_ms=(h_back - h_done) * 1e3,
-                            gpu_span_ms=self._after_go.elapsed_time(self._back),
-                            snapshot_span_ms=self._after_go.elapsed_time(self._snapped),
-                            refill_flush_ms=self._before_refill.elapsed_time(self._after_go), snapshot=snapshot)
+        return ClockReading(
+            host_span_ms=(h_done - h_go) * 1e3,
+            back_ms=(h_back - h_done) * 1e3,
+            gpu_span_ms=self._after_go.elapsed_time(self._back),
+            snapshot_span_ms=self._after_go.elapsed_time(self._snapped),
+            refill_flush_ms=self._before_refill.elapsed_time(self._after_go),
+            snapshot=snapshot,
+        )
 
     def describe(self) -> dict:
-        return {"judge_gate": "one block on the judge's stream until the worker's call is queued",
-                "judge_gate_timeout_us": GATE_TIMEOUT_US, "l2_flush_bytes": self.flush_bytes,
-                "l2_flush": "the judge's: write, then read (clean lines), after the worker's call is queued",
-                "persisting_l2_reset": "cudaCtxResetPersistingL2Cache in the judge's context before every GO, "
-                                       "in the worker's after each call"}
+        return {
+            "judge_gate": "one block on the judge's stream until the worker's call is queued",
+            "judge_gate_timeout_us": GATE_TIMEOUT_US,
+            "l2_flush_bytes": self.flush_bytes,
+            "l2_flush": "the judge's: write, then read (clean lines), after the worker's call is queued",
+            "persisting_l2_reset": "cudaCtxResetPersistingL2Cache in the judge's context before every GO, "
+            "in the worker's after each call",
+        }

@@ -58,10 +58,12 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
         record["outcome"] = f"not verified ({why})"
         return record["outcome"], record
     if clock.get("gaps_us"):
-        record.update(span_ms_median=round(statistics.median(clock["spans_ms"]), 4),
-                      gap_us_median=round(statistics.median(clock["gaps_us"]), 2),
-                      calibrated_gap_us=round(calibration.null_gap_us(), 2),
-                      back_to_the_judge_us_median=round(statistics.median(clock["back_us"]), 2))
+        record.update(
+            span_ms_median=round(statistics.median(clock["spans_ms"]), 4),
+            gap_us_median=round(statistics.median(clock["gaps_us"]), 2),
+            calibrated_gap_us=round(calibration.null_gap_us(), 2),
+            back_to_the_judge_us_median=round(statistics.median(clock["back_us"]), 2),
+        )
     record["gpu_gap_us_median"], record["gpu_gap_us_p90"] = _median_and_p90(gpu_gaps)
     record["gpu_gaps_us"] = [round(gap, 1) for gap in gpu_gaps]  # every timed call: the verdict can be replayed
     # Recorded, not yet judged (red team round 6, reasoned): GO to the end of the judge's copy of the output (work
@@ -74,11 +76,16 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
     calibrated_us = statistics.median(calibration.gpu_gaps_us)
     excess_us = statistics.median(gpu_gaps) - calibrated_us
     limit_us = detection_limit_us(median_ms)
-    record.update(calibrated_gpu_gap_us=round(calibrated_us, 2), excess_us=round(excess_us, 2),
-                  detection_limit_us=round(limit_us, 2))
+    record.update(
+        calibrated_gpu_gap_us=round(calibrated_us, 2),
+        excess_us=round(excess_us, 2),
+        detection_limit_us=round(limit_us, 2),
+    )
     if excess_us > limit_us:  # one-sided: a worker that reports more time than it took only loses score
-        record["outcome"] = (f"failed (X30: the worker reported {median_ms * 1e3:.1f} us per call, but the judge's "
-                             f"GPU clock saw {excess_us:.1f} us more per call than calibrated (limit {limit_us:.1f} us))")
+        record["outcome"] = (
+            f"failed (X30: the worker reported {median_ms * 1e3:.1f} us per call, but the judge's "
+            f"GPU clock saw {excess_us:.1f} us more per call than calibrated (limit {limit_us:.1f} us))"
+        )
     else:
         record["outcome"] = "passed"
     return record["outcome"], record

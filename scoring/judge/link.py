@@ -31,7 +31,12 @@ from scoring.shared_tensors import (
     check_descriptor,
 )
 from scoring.judge.messages import (
-    CALL_FAILURE_STATUSES, IMPORT_FAILURE_STATUSES, MAX_DETAIL_CHARS, malformed_fields, worker_timing)
+    CALL_FAILURE_STATUSES,
+    IMPORT_FAILURE_STATUSES,
+    MAX_DETAIL_CHARS,
+    malformed_fields,
+    worker_timing,
+)
 from scoring.wire import PIPE_CLOSED, Reader, WireError, send
 
 CALIBRATION_CALLS = 24
@@ -64,6 +69,7 @@ class WorkerLost(Exception):
 @dataclass
 class CallReport:
     """One call as the judge saw it."""
+
     out: torch.Tensor | None  # the judge's own copy of the output, taken on its stream right after DONE
     contract_error: str | None
     inputs_unchanged: bool
@@ -80,6 +86,7 @@ class CallReport:
 @dataclass
 class Calibration:
     """What the judge's clock adds to a trusted call's event time (span minus events), per call length."""
+
     gaps_us: dict = field(default_factory=dict)  # sleep cycles -> [gap per call]
     ordered: bool = True  # every calibration span contained its call
     detail: str = ""
@@ -95,11 +102,22 @@ class Calibration:
         return statistics.median(gaps) if gaps else None
 
     def as_dict(self) -> dict:
-        summary = {str(k): {"median_us": round(statistics.median(v), 2), "min_us": round(min(v), 2),
-                            "max_us": round(max(v), 2)} for k, v in self.gaps_us.items() if v}
-        return {"gap_us_by_sleep_cycles": summary, "done_orders_the_judge": self.ordered, "detail": self.detail,
-                "back_to_the_judge_us_median": round(statistics.median(self.back_us), 2) if self.back_us else None,
-                "gpu_gap_us_median": round(statistics.median(self.gpu_gaps_us), 2) if self.gpu_gaps_us else None}
+        summary = {
+            str(k): {
+                "median_us": round(statistics.median(v), 2),
+                "min_us": round(min(v), 2),
+                "max_us": round(max(v), 2),
+            }
+            for k, v in self.gaps_us.items()
+            if v
+        }
+        return {
+            "gap_us_by_sleep_cycles": summary,
+            "done_orders_the_judge": self.ordered,
+            "detail": self.detail,
+            "back_to_the_judge_us_median": round(statistics.median(self.back_us), 2) if self.back_us else None,
+            "gpu_gap_us_median": round(statistics.median(self.gpu_gaps_us), 2) if self.gpu_gaps_us else None,
+        }
 
 
 def _describe_exit(code: int | None) -> str:
@@ -138,19 +156,28 @@ class WorkerLink:
         if self.sandbox_why_not is None:
             cache = self._cache = sandbox.cache_folder(solution_path)
             os.chmod(cache, 0o777)
-            env.update(HOME=str(cache), TRITON_CACHE_DIR=str(cache / "triton"), CUPY_CACHE_DIR=str(cache / "cupy"),
-                       TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"))
+            env.update(
+                HOME=str(cache),
+                TRITON_CACHE_DIR=str(cache / "triton"),
+                CUPY_CACHE_DIR=str(cache / "cupy"),
+                TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"),
+            )
             command = sandbox.worker_command(args, self.scratch, cache)
         else:
             command = [*sandbox.worker_interpreter(), *args]
         # Outside a sandbox the worker leads its own process group, killed whole; inside, unshare's child
         # (the namespace's init) dies with unshare, and every process of the namespace with it.
         self.worker_environment_names = sorted(env)  # what the worker keeps in os.environ (scrub_environment)
-        self.proc = subprocess.Popen(command, pass_fds=(cmd_r, reply_w), env=env, cwd=self.repo_root,
-                                     # A session of its own, sandboxed or not: kill(0, sig) in the worker
-                                     # reaches its own group, never the judge (red team round 2).
-                                     start_new_session=True,
-                                     preexec_fn=_die_with_the_judge)
+        self.proc = subprocess.Popen(
+            command,
+            pass_fds=(cmd_r, reply_w),
+            env=env,
+            cwd=self.repo_root,
+            # A session of its own, sandboxed or not: kill(0, sig) in the worker
+            # reaches its own group, never the judge (red team round 2).
+            start_new_session=True,
+            preexec_fn=_die_with_the_judge,
+        )
         os.close(cmd_r)
         os.close(reply_w)
         self.reader = Reader(self._reply_r)
@@ -213,8 +240,10 @@ class WorkerLink:
                     calibration.back_us.append(reading.back_ms * 1e3)
                     calibration.gpu_gaps_us.append((reading.gpu_span_ms - event_ms) * 1e3)
         if not calibration.ordered:
-            calibration.detail = ("the worker's DONE event did not order the judge's stream (a span shorter than "
-                                  "the call): the judge's clock cannot check this worker's times")
+            calibration.detail = (
+                "the worker's DONE event did not order the judge's stream (a span shorter than "
+                "the call): the judge's clock cannot check this worker's times"
+            )
         return calibration
 
     def order(self, event: str, **payload) -> None:
@@ -232,24 +261,39 @@ class WorkerLink:
         bad = malformed_fields(message) if message["event"] in events or message["event"] == "failed" else []
         if bad:
             self.kill()
-            raise WorkerLost("integrity", f"X14: malformed message on the worker's channel ('{message['event']}' "
-                                          f"with {', '.join(bad)} not as the judge reads them)")
+            raise WorkerLost(
+                "integrity",
+                f"X14: malformed message on the worker's channel ('{message['event']}' "
+                f"with {', '.join(bad)} not as the judge reads them)",
+            )
         if message["event"] == "failed" and "failed" not in events:
             status = message.get("status")
             if status not in CALL_FAILURE_STATUSES:  # the worker classifies a failure, it never names a verdict
                 self.kill()
-                raise WorkerLost("integrity", f"X14: the worker reported a failed call with the status "
-                                              f"{str(status)[:40]!r}, which a failure cannot have")
-            raise SolutionFailed(status, str(message.get("detail", ""))[:MAX_DETAIL_CHARS],
-                                 bool(message.get("fresh", True)))
-        if message["event"] == "import_failed" and "import_failed" in events \
-                and message.get("status") not in IMPORT_FAILURE_STATUSES:
+                raise WorkerLost(
+                    "integrity",
+                    f"X14: the worker reported a failed call with the status "
+                    f"{str(status)[:40]!r}, which a failure cannot have",
+                )
+            raise SolutionFailed(
+                status, str(message.get("detail", ""))[:MAX_DETAIL_CHARS], bool(message.get("fresh", True))
+            )
+        if (
+            message["event"] == "import_failed"
+            and "import_failed" in events
+            and message.get("status") not in IMPORT_FAILURE_STATUSES
+        ):
             self.kill()
-            raise WorkerLost("integrity", f"X14: the worker reported a failed import with the status "
-                                          f"{str(message.get('status'))[:40]!r}, which a failure cannot have")
+            raise WorkerLost(
+                "integrity",
+                f"X14: the worker reported a failed import with the status "
+                f"{str(message.get('status'))[:40]!r}, which a failure cannot have",
+            )
         if message["event"] not in events:
-            raise WorkerLost("integrity", f"X14: the worker sent '{message['event'][:40]}' where the judge "
-                                          f"expected {' or '.join(events)}")
+            raise WorkerLost(
+                "integrity",
+                f"X14: the worker sent '{message['event'][:40]}' where the judge expected {' or '.join(events)}",
+            )
         return message
 
     def _lost(self, exc: WireError) -> WorkerLost:
@@ -399,14 +443,34 @@ class WorkerLink:
         timing = worker_timing(done.get("timing"))
         if timing is None:
             self.kill()
-            raise WorkerLost("integrity", f"X32: the worker reported times that are not finite, non-negative "
-                                          f"numbers of milliseconds: {str(done.get('timing'))[:200]}")
+            raise WorkerLost(
+                "integrity",
+                f"X32: the worker reported times that are not finite, non-negative "
+                f"numbers of milliseconds: {str(done.get('timing'))[:200]}",
+            )
         if reading is None:
-            return CallReport(out, contract_error, True if unchanged is None else bool(unchanged.item()), timing,
-                              None, host_ms, done.get("audit_profile"))
-        return CallReport(out, contract_error, True if unchanged is None else bool(unchanged.item()), timing,
-                          reading.host_span_ms, host_ms, done.get("audit_profile"), reading.back_ms,
-                          reading.gpu_span_ms, reading.snapshot_span_ms, reading.refill_flush_ms)
+            return CallReport(
+                out,
+                contract_error,
+                True if unchanged is None else bool(unchanged.item()),
+                timing,
+                None,
+                host_ms,
+                done.get("audit_profile"),
+            )
+        return CallReport(
+            out,
+            contract_error,
+            True if unchanged is None else bool(unchanged.item()),
+            timing,
+            reading.host_span_ms,
+            host_ms,
+            done.get("audit_profile"),
+            reading.back_ms,
+            reading.gpu_span_ms,
+            reading.snapshot_span_ms,
+            reading.refill_flush_ms,
+        )
 
     def shape_end(self, timed: dict[int, float], prepare_launch_names: list[str]) -> dict:
         self.order("shape_end", timed={str(k): v for k, v in timed.items()}, prepare_launch_names=prepare_launch_names)

@@ -51,10 +51,14 @@ def _descriptor(value) -> bool:
         return False
     if value["type"] != "torch.Tensor":
         return True
-    return all(_text(value.get(k)) for k in ("dtype", "device", "layout")) and _counts(value.get("shape")) \
-        and _optional(_counts)(value.get("stride")) and _optional(_count)(value.get("offset")) \
-        and _optional(lambda v: isinstance(v, list) and len(v) == 8)(value.get("cuda_ipc")) \
+    return (
+        all(_text(value.get(k)) for k in ("dtype", "device", "layout"))
+        and _counts(value.get("shape"))
+        and _optional(_counts)(value.get("stride"))
+        and _optional(_count)(value.get("offset"))
+        and _optional(lambda v: isinstance(v, list) and len(v) == 8)(value.get("cuda_ipc"))
         and _optional(_text)(value.get("mailbox"))
+    )
 
 
 def _optional(check):
@@ -67,18 +71,35 @@ def _strings(value) -> bool:
 
 def _audit_profile(value) -> bool:
     """An audited call's counters: ranges of metric name -> number or text, and why there are none."""
-    return isinstance(value, dict) and _optional(lambda r: isinstance(r, list) and all(
-        isinstance(row, dict) and all(isinstance(k, str) and (_number(v) or isinstance(v, str) or v is None)
-                                      for k, v in row.items()) for row in r))(value.get("ranges")) \
-        and _optional(_text)(value.get("why_not")) \
+    return (
+        isinstance(value, dict)
+        and _optional(
+            lambda r: (
+                isinstance(r, list)
+                and all(
+                    isinstance(row, dict)
+                    and all(
+                        isinstance(k, str) and (_number(v) or isinstance(v, str) or v is None) for k, v in row.items()
+                    )
+                    for row in r
+                )
+            )
+        )(value.get("ranges"))
+        and _optional(_text)(value.get("why_not"))
         and _optional(_strings)(value.get("launch_names"))
+    )
 
 
 # Every field the judge reads from a worker's message, with what it must be; a message that breaks this is
 # malformed (X14), never a crash of the judge (red team round 3 sent a list where a descriptor goes).
 MESSAGE_FIELDS = {
-    "ready": {"done_event": _optional(_text), "timer": _object, "kernel_record": _optional(_object),
-              "sandbox": _optional(_object), "startup_s": lambda v: _object(v) and all(_number(x) for x in v.values())},
+    "ready": {
+        "done_event": _optional(_text),
+        "timer": _object,
+        "kernel_record": _optional(_object),
+        "sandbox": _optional(_object),
+        "startup_s": lambda v: _object(v) and all(_number(x) for x in v.values()),
+    },
     "imported": {"import_ms": _number, "loaded_files": _strings, "library_version": _optional(_text)},
     "import_failed": {"status": _text, "detail": _text},
     "failed": {"status": _text, "detail": _text, "fresh": lambda v: isinstance(v, bool)},
@@ -86,8 +107,12 @@ MESSAGE_FIELDS = {
     "done": {"timing": _object, "audit_profile": _optional(_audit_profile)},
     "prepare_done": {"prepare_ms": _number, "launch_names": _optional(_strings)},
     "shape_start_done": {},
-    "shape_end_done": {"kernel_record": _object, "kernel_names": _strings, "outlived": _optional(_text),
-                       "timed_launch_names": _optional(_strings)},
+    "shape_end_done": {
+        "kernel_record": _object,
+        "kernel_names": _strings,
+        "outlived": _optional(_text),
+        "timed_launch_names": _optional(_strings),
+    },
 }
 
 

@@ -53,8 +53,13 @@ def receive_order() -> Path:
 
 
 def _unfinished(raw: dict, status: str, detail: str) -> dict:
-    return {"name": raw["name"], "shape_set": raw["shape_set"], "params": dict(raw["params"]), "status": status,
-            "detail": detail}
+    return {
+        "name": raw["name"],
+        "shape_set": raw["shape_set"],
+        "params": dict(raw["params"]),
+        "status": status,
+        "detail": detail,
+    }
 
 
 def printable_line(text, limit: int = 200) -> str | None:
@@ -65,8 +70,9 @@ def printable_line(text, limit: int = 200) -> str | None:
     return line[:limit]
 
 
-def audit_solution_source(problem, solution_path: Path, loaded_files,
-                          worker_folders: tuple[Path, ...] = ()) -> list[str]:
+def audit_solution_source(
+    problem, solution_path: Path, loaded_files, worker_folders: tuple[Path, ...] = ()
+) -> list[str]:
     """The syntax-tree audit (X21), in the judge: the solution's own file and the modules of its folder it
     imports or names, whatever the worker says; then the files of the folder the worker says it loaded. Those
     names are the worker's: taken only as plain strings under the folder, outside the folders the worker
@@ -91,8 +97,9 @@ def audit_solution_source(problem, solution_path: Path, loaded_files,
         except OSError:
             continue
     try:
-        findings = audit_files(sorted(files), problem.spec.forbidden_imports,
-                               tuple(sorted(set(problem.spec.forbidden_ops))), root=folder)
+        findings = audit_files(
+            sorted(files), problem.spec.forbidden_imports, tuple(sorted(set(problem.spec.forbidden_ops))), root=folder
+        )
         if not any(folder.is_relative_to(REPO_ROOT / own) for own in ("problems", "adversarial")):
             findings += repository_imports(sorted(files), folder)  # the repository's own solutions may share code
     except Exception as exc:  # noqa: BLE001 -- a source the judge cannot read through is refused, never a crash
@@ -148,16 +155,25 @@ def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_
         send(result_fd, "import_failed", status="import_error", detail=f"the worker did not start: {exc.detail}")
         return 0
     except Exception as exc:  # noqa: BLE001 -- the judge's own failure, said in the result
-        send(result_fd, "import_failed", status="import_error",
-             detail="the judge failed to start its worker: " + "".join(traceback.format_exception(exc)[-4:]))
+        send(
+            result_fd,
+            "import_failed",
+            status="import_error",
+            detail="the judge failed to start its worker: " + "".join(traceback.format_exception(exc)[-4:]),
+        )
         return 0
     if imported["event"] == "import_failed":
-        send(result_fd, "import_failed", status=imported["status"],  # one of IMPORT_FAILURE_STATUSES (link.expect)
-             detail=str(imported.get("detail", ""))[:MAX_DETAIL_CHARS])
+        send(
+            result_fd,
+            "import_failed",
+            status=imported["status"],  # one of IMPORT_FAILURE_STATUSES (link.expect)
+            detail=str(imported.get("detail", ""))[:MAX_DETAIL_CHARS],
+        )
         return 0
     if task["enforce_forbidden"]:
-        findings = audit_solution_source(problem, solution_path, imported.get("loaded_files"),
-                                         (link.scratch, *link.worker_cache_folders()))
+        findings = audit_solution_source(
+            problem, solution_path, imported.get("loaded_files"), (link.scratch, *link.worker_cache_folders())
+        )
         if findings:
             send(result_fd, "import_failed", status="forbidden_op", detail="X21: " + "; ".join(findings[:5]))
             return 0
@@ -165,9 +181,15 @@ def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_
     timer = dict(ready.get("timer") or {}, **(link.clock.describe() if link.clock else {}))
     timer["judge_clock_calibration"] = calibration.as_dict()
     timer["sandbox"] = ready.get("sandbox") or {"outcome": f"none ({link.sandbox_why_not})"}
-    send(result_fd, "imported", import_ms=imported["import_ms"], startup_s=startup_s, timer=timer,
-         kernel_record=link.kernel_record_note() or ready.get("kernel_record"),
-         library_version=printable_line(imported.get("library_version")))
+    send(
+        result_fd,
+        "imported",
+        import_ms=imported["import_ms"],
+        startup_s=startup_s,
+        timer=timer,
+        kernel_record=link.kernel_record_note() or ready.get("kernel_record"),
+        library_version=printable_line(imported.get("library_version")),
+    )
     task = dict(task, idle_tail_ms=calibration.idle_tail_ms())
     judge = ShapeJudge(task, problem, link, calibration)
     for offset, raw in enumerate(task["shapes"]):

@@ -93,15 +93,17 @@ class ShapeJudge:
         record_kernels = self.watch and self.activity_rng.random() < KERNEL_ACTIVITY_SHARE
         return self.link.call(self.call_number, fresh, audited, record_kernels)
 
-    def check(self, shape: Shape, report: CallReport, weights: dict, pristine: dict, against_reference: bool,
-              counts: dict) -> CheckStats | None:
+    def check(
+        self, shape: Shape, report: CallReport, weights: dict, pristine: dict, against_reference: bool, counts: dict
+    ) -> CheckStats | None:
         """The checks every call gets (contract, inputs, verification), and the fp64 reference when asked;
         raises CallFailed. Returns the reference comparison, if one was made."""
         if report.contract_error:
             raise CallFailed(_failed(f"X05: output contract: {report.contract_error}"), "the output contract")
         if not report.inputs_unchanged:
-            raise CallFailed(_failed("X04: input mutation: the solution modified its inputs in place"),
-                             "the input check")
+            raise CallFailed(
+                _failed("X04: input mutation: the solution modified its inputs in place"), "the input check"
+            )
         out = report.out
         verdict = None
         if self.verify is not None:
@@ -148,8 +150,9 @@ class ShapeJudge:
         """Warm up, then time calls on fresh inputs until stable."""
         params = dict(shape.params)
         gen = self._generator(shape.name, "timed")
-        reservoir = AuditReservoir(self.audit["draw_seed"]) \
-            if self.audit and self.audit["shape"] == shape.name else None
+        reservoir = (
+            AuditReservoir(self.audit["draw_seed"]) if self.audit and self.audit["shape"] == shape.name else None
+        )
         timed_calls = [0]
         timed_normwise = counts["timed_normwise"]
         audit = {}
@@ -160,8 +163,9 @@ class ShapeJudge:
             timing = CallTiming(**report.worker_timing)
             if kind == "audited":  # checked like any call; its time (kernel replay) is not kept
                 audit.clear()
-                audit.update(report.audit_profile or {}, timed_call_index=timed_calls[0],
-                             calls_profiled=reservoir.draws)
+                audit.update(
+                    report.audit_profile or {}, timed_call_index=timed_calls[0], calls_profiled=reservoir.draws
+                )
                 self.check(shape, report, weights, inputs, False, counts)
                 return timing
             if kind == "timed":
@@ -175,8 +179,9 @@ class ShapeJudge:
                     clock["snapshot_gaps_us"].append((report.snapshot_span_ms - timing.device_ms) * 1e3)
                     clock["refill_flush_us"].append(report.refill_flush_ms * 1e3)
             clock["host_ms"].append(report.host_ms)
-            against_reference = kind == "last" or (kind == "timed" and
-                                                   self.sample_rng.random() < self.task["timed_check_rate"])
+            against_reference = kind == "last" or (
+                kind == "timed" and self.sample_rng.random() < self.task["timed_check_rate"]
+            )
             stats = self.check(shape, report, weights, inputs, against_reference, counts)
             if stats is not None:
                 timed_normwise.append(stats.normwise_err)
@@ -218,8 +223,16 @@ class ShapeJudge:
         phases_s = result["phases_s"] = {"checks": time.perf_counter() - started}
         summary = worst(stats)
         result["check"] = {**summary.as_dict(), "seeds_checked": len(stats)}
-        clock = {"timed": {}, "gaps_us": [], "spans_ms": [], "host_ms": [], "back_us": [], "gpu_gaps_us": [],
-                 "snapshot_gaps_us": [], "refill_flush_us": []}
+        clock = {
+            "timed": {},
+            "gaps_us": [],
+            "spans_ms": [],
+            "host_ms": [],
+            "back_us": [],
+            "gpu_gaps_us": [],
+            "snapshot_gaps_us": [],
+            "refill_flush_us": [],
+        }
         if not summary.passed:
             classes = "X01/X24" if shape.shape_set == "visible" else "X23/X01/X24"
             if summary.detail.startswith(("X04", "X05")):
@@ -231,9 +244,11 @@ class ShapeJudge:
             try:
                 timing, warmup_calls, timed_window, audit = self.timed(shape, weights, counts, phases_s, clock)
             except CallFailed as failed:
-                result.update(status="incorrect", detail=f"X02/X03/X13: a timed call failed {failed.against}: "
-                                                         f"{failed.stats.detail}",
-                              check={**failed.stats.as_dict(), "seeds_checked": len(stats)})
+                result.update(
+                    status="incorrect",
+                    detail=f"X02/X03/X13: a timed call failed {failed.against}: {failed.stats.detail}",
+                    check={**failed.stats.as_dict(), "seeds_checked": len(stats)},
+                )
                 return self._finish(result, counts, clock, prepare_names, None)
             result.update(timing=timing.as_dict(), warmup_calls=warmup_calls, **{TIMED_WINDOW_KEY: timed_window})
             result["check"]["timed_calls_checked"] = len(counts["timed_normwise"])
@@ -259,20 +274,28 @@ class ShapeJudge:
         if self.verify is not None:
             method = self.verify_method
         else:
-            method = "none (watch=false)" if not self.task.get("watch", True) else "none (the problem has no verify_call)"
-        result["verification"] = {"method": method, "calls_verified": counts["verified"],
-                                  "calls_checked_against_reference": counts["against_reference"],
-                                  "disagreements_with_the_reference": counts["disagreements"]}
+            method = (
+                "none (watch=false)" if not self.task.get("watch", True) else "none (the problem has no verify_call)"
+            )
+        result["verification"] = {
+            "method": method,
+            "calls_verified": counts["verified"],
+            "calls_checked_against_reference": counts["against_reference"],
+            "disagreements_with_the_reference": counts["disagreements"],
+        }
         names = record.get("kernel_names")
-        vendor_names = vendor_kernels.judge([str(n) for n in names] if isinstance(names, list) else [],
-                                            "launched by the solution")
+        vendor_names = vendor_kernels.judge(
+            [str(n) for n in names] if isinstance(names, list) else [], "launched by the solution"
+        )
         # The record is the worker's evidence; every verdict in it is the judge's: on the CPU profile the judge's
         # own note, otherwise its reading of the names (the vendor_kernels audit reads "vendor_kernels" first and
         # never takes an outcome from the worker: red team round 4 sent a number there).
-        result["kernel_record"] = self.link.kernel_record_note() or \
-            judged_kernel_record(record["kernel_record"], vendor_names)
-        clock_outcome, clock_record = judge_clock_outcome(clock, self.calibration,
-                                                          result.get("timing", {}).get("median_ms"))
+        result["kernel_record"] = self.link.kernel_record_note() or judged_kernel_record(
+            record["kernel_record"], vendor_names
+        )
+        clock_outcome, clock_record = judge_clock_outcome(
+            clock, self.calibration, result.get("timing", {}).get("median_ms")
+        )
         result["judge_clock"] = clock_record
         if audit:
             audit["timed_calls_launch_names"] = record.get("timed_launch_names")
@@ -280,12 +303,11 @@ class ShapeJudge:
         vendor = vendor_names if self.task["enforce_forbidden"] else "passed"
         if result.get("status") is None and "timing" in result:
             if clock_outcome.startswith("failed"):
-                result.update(status="integrity", detail=clock_outcome[len("failed ("):-1])
+                result.update(status="integrity", detail=clock_outcome[len("failed (") : -1])
             elif record.get("outlived"):
                 result.update(status="integrity", detail=record["outlived"])
             elif vendor != "passed":
-                result.update(status="forbidden_op", detail=vendor[len("failed ("):-1])
+                result.update(status="forbidden_op", detail=vendor[len("failed (") : -1])
         elif result.get("status") is None and vendor != "passed":
-            result.update(status="forbidden_op", detail=vendor[len("failed ("):-1])
+            result.update(status="forbidden_op", detail=vendor[len("failed (") : -1])
         return result
-

@@ -14,8 +14,17 @@ class TamperError(Exception):
 
 
 DEVICE_ERROR_TYPES = ("AcceleratorError", "OutOfMemoryError", "CudaError", "CUDARuntimeError", "CUDADriverError")
-DEVICE_ERROR_TEXT = ("CUDA error", "CUDA driver error", "CUBLAS_STATUS", "CUDNN_STATUS", "cuDNN error",
-                     "illegal memory access", "out of memory", "misaligned address", "unspecified launch failure")
+DEVICE_ERROR_TEXT = (
+    "CUDA error",
+    "CUDA driver error",
+    "CUBLAS_STATUS",
+    "CUDNN_STATUS",
+    "cuDNN error",
+    "illegal memory access",
+    "out of memory",
+    "misaligned address",
+    "unspecified launch failure",
+)
 
 
 def classify(exc: BaseException) -> tuple[str, str, bool]:

@@ -68,9 +68,16 @@ class CallServer:
         enforce = task["enforce_forbidden"]
         self.guard = ForbiddenOps(self.problem.spec.forbidden_ops if enforce else ())
         self.recorder = recorder if recorder is not None and recorder.available else None
-        self.recorder_note = recorder.describe() if recorder is not None else \
-            {"tool": None, "outcome": "not verified (CPU profile: no kernels to record)" if self.device.type == "cpu"
-             else "not verified (watch=false)"}
+        self.recorder_note = (
+            recorder.describe()
+            if recorder is not None
+            else {
+                "tool": None,
+                "outcome": "not verified (CPU profile: no kernels to record)"
+                if self.device.type == "cpu"
+                else "not verified (watch=false)",
+            }
+        )
         self.counters = counters
         if self.device.type == "cuda":
             torch.cuda.set_device(self.device)
@@ -157,8 +164,10 @@ class CallServer:
             return
         dims, dtype_name = self.output_spec
         itemsize = torch.empty((), dtype=getattr(torch, dtype_name.split(".")[-1])).element_size()
-        blocks = [torch.empty(math.prod(dims) * itemsize, dtype=torch.uint8, device=self.device).fill_(0xFF)
-                  for _ in range(POISON_BLOCKS)]
+        blocks = [
+            torch.empty(math.prod(dims) * itemsize, dtype=torch.uint8, device=self.device).fill_(0xFF)
+            for _ in range(POISON_BLOCKS)
+        ]
         del blocks
 
     def call(self, message: dict) -> None:
@@ -177,6 +186,7 @@ class CallServer:
         pad_start = self.recorder.now_ns() if self.recorder else 0
         profiled: list = []
         if message.get("audited") and self.counters is not None:
+
             def run(state, **inputs):
                 out, ranges = self.counters.profile(lambda: self.solution.run(state, **inputs))
                 profiled.append(ranges)
@@ -191,9 +201,17 @@ class CallServer:
         finally:
             if collecting:
                 gc.enable()
-        window = CallWindow(pad_start, pad_start, self.recorder.now_ns(),
-                            launch_names=frozenset(self.recorder.take_launch_names()),
-                            kernels_recorded=record_kernels) if self.recorder else None
+        window = (
+            CallWindow(
+                pad_start,
+                pad_start,
+                self.recorder.now_ns(),
+                launch_names=frozenset(self.recorder.take_launch_names()),
+                kernels_recorded=record_kernels,
+            )
+            if self.recorder
+            else None
+        )
         if window is not None:
             self.windows[number] = window
         self.held_output = out
@@ -203,9 +221,11 @@ class CallServer:
         if message.get("audited"):
             done["audit_profile"] = {
                 "ranges": profiled[0] if profiled else [],
-                "why_not": self.counters.why_not if self.counters is not None else
-                "no counter reader in this worker (watch=false or CPU profile)",
-                "launch_names": sorted(window.launch_names) if window else None}
+                "why_not": self.counters.why_not
+                if self.counters is not None
+                else "no counter reader in this worker (watch=false or CPU profile)",
+                "launch_names": sorted(window.launch_names) if window else None,
+            }
         send(self.reply_fd, "done", **done)
 
     def _queued(self, out) -> None:
@@ -218,22 +238,35 @@ class CallServer:
         timed = {int(k): v for k, v in (message.get("timed") or {}).items()}
         record = ShapeKernelSummary()
         if not self.recorder:
-            return {"kernel_record": dict(self.recorder_note), "kernel_names": [], "outlived": None,
-                    "timed_launch_names": None}
+            return {
+                "kernel_record": dict(self.recorder_note),
+                "kernel_names": [],
+                "outlived": None,
+                "timed_launch_names": None,
+            }
         record.launch_names |= self.import_launch_names | set(message.get("prepare_launch_names") or ())
         timed_names: set[str] = set()
         for number, window in sorted(self.windows.items()):
             if number in timed:
                 timed_names |= window.launch_names
-                window = CallWindow(window.pad_start_ns, window.start_ns, window.end_ns, True, timed[number],
-                                    window.launch_names, window.kernels_recorded)
+                window = CallWindow(
+                    window.pad_start_ns,
+                    window.start_ns,
+                    window.end_ns,
+                    True,
+                    timed[number],
+                    window.launch_names,
+                    window.kernels_recorded,
+                )
             record.note(window)
         record.resolve(self.recorder)
         self.windows = {}
-        return {"kernel_record": record.as_dict(),
-                "kernel_names": sorted(record.raw_names()),  # judged by the judge (vendor libraries, X21)
-                "outlived": record.outside_timed_interval(list(timed.values())),
-                "timed_launch_names": sorted(timed_names)}
+        return {
+            "kernel_record": record.as_dict(),
+            "kernel_names": sorted(record.raw_names()),  # judged by the judge (vendor libraries, X21)
+            "outlived": record.outside_timed_interval(list(timed.values())),
+            "timed_launch_names": sorted(timed_names),
+        }
 
     def recover(self) -> str | None:
         """After the solution raised: leave this process as the next shape expects it, or say why not.
@@ -255,10 +288,11 @@ class CallServer:
         self.windows = {}
         self._check_tamper()
         self._check_attempts()
-        vendor = vendor_kernels.judge(launched, "launched by the solution") if self.task["enforce_forbidden"] \
-            else "passed"
+        vendor = (
+            vendor_kernels.judge(launched, "launched by the solution") if self.task["enforce_forbidden"] else "passed"
+        )
         if vendor != "passed":
-            raise ForbiddenOpError(vendor[len("failed ("):-1])
+            raise ForbiddenOpError(vendor[len("failed (") : -1])
         return None
 
 
@@ -316,8 +350,15 @@ def main(argv: list[str]) -> int:
         poison_uninitialised_memory_everywhere()
     server = CallServer(task, reply_fd, recorder, counters)
     startup_s["call_server"] = time.perf_counter() - step_start
-    send(reply_fd, "ready", done_event=server.timer.done_handle(), timer=server.timer.describe(),
-         kernel_record=server.recorder_note, sandbox=lockdown_report(REPO_ROOT), startup_s=startup_s)
+    send(
+        reply_fd,
+        "ready",
+        done_event=server.timer.done_handle(),
+        timer=server.timer.describe(),
+        kernel_record=server.recorder_note,
+        sandbox=lockdown_report(REPO_ROOT),
+        startup_s=startup_s,
+    )
     # Calls of a trusted null workload before the solution exists: the judge's clock calibration.
     while True:
         message = reader.get(None)
@@ -331,15 +372,29 @@ def main(argv: list[str]) -> int:
     try:
         import_ms = server.import_solution()
     except BaseException as exc:  # SystemExit from the solution's import is an import failure too
-        status = "forbidden_op" if isinstance(exc, ForbiddenOpError) else \
-            "integrity" if isinstance(exc, TamperError) else "import_error"
+        status = (
+            "forbidden_op"
+            if isinstance(exc, ForbiddenOpError)
+            else "integrity"
+            if isinstance(exc, TamperError)
+            else "import_error"
+        )
         classes = "X11/X15: tampering: " if isinstance(exc, TamperError) else ""
-        send(reply_fd, "import_failed", status=status,
-             detail=f"{classes}{type(exc).__name__}: {exc}\n" + "".join(traceback.format_exception(exc)[-8:]))
+        send(
+            reply_fd,
+            "import_failed",
+            status=status,
+            detail=f"{classes}{type(exc).__name__}: {exc}\n" + "".join(traceback.format_exception(exc)[-8:]),
+        )
         return 0
     version = getattr(server.solution, "library_version", None)
-    send(reply_fd, "imported", import_ms=import_ms, loaded_files=server.loaded_files(),
-         library_version=str(version()) if callable(version) else None)
+    send(
+        reply_fd,
+        "imported",
+        import_ms=import_ms,
+        loaded_files=server.loaded_files(),
+        library_version=str(version()) if callable(version) else None,
+    )
     handlers = {"prepare": server.prepare, "shape_start": server.shape_start, "shape_end": server.shape_end}
     while True:
         message = reader.get(None)

@@ -51,11 +51,15 @@ class WorkerTimer:
     def describe(self) -> dict[str, Any]:
         if not self.gpu:
             return {"timer": "host-perf-counter (CPU profile)", "persisting_l2_check": "not applicable (CPU profile)"}
-        return {"timer": "cuda-events behind the judge's GO event",
-                "persisting_l2_reset": "cudaCtxResetPersistingL2Cache (the worker's context, after each call)"
-                if self._reset_persisting else "not verified (CUDA runtime symbol not found)",
-                "persisting_l2_check": "cudaDeviceGetLimit + cudaStreamGetAttribute before every call"
-                if not self._l2_check_unavailable else f"not verified ({self._l2_check_unavailable})"}
+        return {
+            "timer": "cuda-events behind the judge's GO event",
+            "persisting_l2_reset": "cudaCtxResetPersistingL2Cache (the worker's context, after each call)"
+            if self._reset_persisting
+            else "not verified (CUDA runtime symbol not found)",
+            "persisting_l2_check": "cudaDeviceGetLimit + cudaStreamGetAttribute before every call"
+            if not self._l2_check_unavailable
+            else f"not verified ({self._l2_check_unavailable})",
+        }
 
     def residency_detail(self) -> str | None:
         if not self.gpu or self._l2_check_unavailable:
@@ -95,12 +99,17 @@ class WorkerTimer:
         # reset before the next one all the same, and the judge resets from its own context before every GO.
         if self._reset_persisting is not None:
             self._reset_persisting()
-        return out, CallTiming(start.elapsed_time(end), (host_end - host_start) * 1e3,
-                               (host_end - tail_start) * 1e3, (returned - host_start) * 1e3)
+        return out, CallTiming(
+            start.elapsed_time(end),
+            (host_end - host_start) * 1e3,
+            (host_end - tail_start) * 1e3,
+            (returned - host_start) * 1e3,
+        )
 
     def calibration_call(self, sleep_cycles: int, queued: Callable[[Any], None]) -> CallTiming:
         """A trusted call (before the solution is imported): a sleep of known length, so that the judge can
         measure what its clock adds to the worker's events and check that DONE orders its stream."""
+
         def work():
             if self.gpu and sleep_cycles:
                 torch.cuda._sleep(sleep_cycles)

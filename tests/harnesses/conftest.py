@@ -46,8 +46,16 @@ def fake_dir(tmp_path):
 
 
 def config_for(fake_dir, out, **changes) -> HarnessConfig:
-    base = dict(model="fake-model", problem="fp8_gemm", out=str(out), device="cpu", network="none",
-                cli_dir=str(fake_dir), score=False, score_args=FAST_SCORE)
+    base = dict(
+        model="fake-model",
+        problem="fp8_gemm",
+        out=str(out),
+        device="cpu",
+        network="none",
+        cli_dir=str(fake_dir),
+        score=False,
+        score_args=FAST_SCORE,
+    )
     base.update(changes)
     return HarnessConfig(**base)
 
@@ -56,5 +64,5 @@ def escape_report(run_dir) -> dict:
     """What the hostile fake reported from inside the sandbox (kept in logs/agent.stderr)."""
     for line in (run_dir / "logs" / "agent.stderr").read_text().splitlines():
         if line.startswith("ESCAPE_REPORT "):
-            return json.loads(line[len("ESCAPE_REPORT "):])
+            return json.loads(line[len("ESCAPE_REPORT ") :])
     raise AssertionError(f"no ESCAPE_REPORT line in {run_dir}/logs/agent.stderr")

@@ -12,17 +12,40 @@ from harnesses.kernelbench import layout
 
 REPO = Path(__file__).resolve().parents[2]
 MODELS = Path(__file__).resolve().parent / "kernelbench_models"
-FAST = ["device=cpu", "lines=none", "audits=false", "shapes=visible", "check_seeds=2", "min_calls=2",
-        "max_calls=2", "warmup_s=0", "progress=false"]
+FAST = [
+    "device=cpu",
+    "lines=none",
+    "audits=false",
+    "shapes=visible",
+    "check_seeds=2",
+    "min_calls=2",
+    "max_calls=2",
+    "warmup_s=0",
+    "progress=false",
+]
 
 
 def score(tmp_path, problem: str, model_file: str) -> tuple[int, dict]:
     """Score MODELS/model_file through problem's adapter; returns the exit code and the result JSON."""
-    solution = layout.write_solution_folder(tmp_path / "run", problem, (MODELS / model_file).read_bytes(),
-                                            {"harness": "test", "model": model_file})
-    done = subprocess.run([sys.executable, "-m", "scoring.run", f"problem={problem}", f"solution={solution}",
-                           f"out={tmp_path / 'results'}", *FAST], check=False, cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
+    solution = layout.write_solution_folder(
+        tmp_path / "run", problem, (MODELS / model_file).read_bytes(), {"harness": "test", "model": model_file}
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scoring.run",
+            f"problem={problem}",
+            f"solution={solution}",
+            f"out={tmp_path / 'results'}",
+            *FAST,
+        ],
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     paths = [line.split("result: ", 1)[1].strip() for line in done.stdout.splitlines() if line.startswith("result: ")]
     assert paths, f"no result line\nstdout:\n{done.stdout}\nstderr:\n{done.stderr[-3000:]}"
     return done.returncode, json.loads(Path(paths[-1]).read_text())

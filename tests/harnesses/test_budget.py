@@ -38,8 +38,9 @@ def _unique_sleep_seconds() -> str:
 def test_limit_ends_the_process_group(tmp_path):
     first, second = _unique_sleep_seconds(), _unique_sleep_seconds()
     started = time.monotonic()
-    outcome = run_with_budget(["sh", "-c", f"sleep {first} & sleep {second}"], 1.0, tmp_path / "o", tmp_path / "e",
-                              grace_s=1.0)
+    outcome = run_with_budget(
+        ["sh", "-c", f"sleep {first} & sleep {second}"], 1.0, tmp_path / "o", tmp_path / "e", grace_s=1.0
+    )
     assert outcome.timed_out and outcome.exit_code is None
     assert time.monotonic() - started < 10
     assert _gone_within(first) and _gone_within(second)

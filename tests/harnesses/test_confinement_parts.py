@@ -11,8 +11,10 @@ import pytest
 from harnesses import netproxy, redact, seccomp_filter
 from harnesses.collect import Collector, Missing, Refused, read_untrusted
 
-HEADERS = {"x86_64": Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h"),
-           "aarch64": Path("/usr/include/asm-generic/unistd.h")}
+HEADERS = {
+    "x86_64": Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h"),
+    "aarch64": Path("/usr/include/asm-generic/unistd.h"),
+}
 
 
 @pytest.mark.parametrize("machine", sorted(HEADERS))
@@ -50,8 +52,13 @@ def test_collector_refuses_links_special_files_and_oversize(tmp_path):
     os.mkfifo(root / "fifo")
     (root / "big.txt").write_bytes(b"x" * 100)
     assert read_untrusted(root, Path("real/ok.txt"), 10) == b"fine"
-    for relative, reason in (("link.txt", "symlink"), ("linkdir/ok.txt", "symlink"), ("fifo", "not a regular"),
-                             ("big.txt", "over the cap"), ("../secret.txt", "not a plain relative")):
+    for relative, reason in (
+        ("link.txt", "symlink"),
+        ("linkdir/ok.txt", "symlink"),
+        ("fifo", "not a regular"),
+        ("big.txt", "over the cap"),
+        ("../secret.txt", "not a plain relative"),
+    ):
         with pytest.raises(Refused, match=reason):
             read_untrusted(root, Path(relative), 50)
     with pytest.raises(Missing):
@@ -69,15 +76,27 @@ def test_collector_defuses_the_home_and_records_what_it_kept(tmp_path):
     collector.defuse(home)
     assert sorted(p.name for p in home.rglob("*")) == ["a.jsonl", "projects"]
     assert {r["source"]: r["reason"] for r in collector.refused} == {
-        "home/projects/env.jsonl": "a symlink to /proc/self/environ", "home/root": "a symlink to /"}
+        "home/projects/env.jsonl": "a symlink to /proc/self/environ",
+        "home/root": "a symlink to /",
+    }
     copied = collector.copy(home, Path("projects/a.jsonl"), run_dir / "native" / "a.jsonl")
     assert copied.read_text() == "{}\n"
     assert collector.kept[0].size_bytes == 3 and len(collector.kept[0].sha256) == 64
 
 
 def test_proxy_address_rule():
-    for address in ("127.0.0.1", "::1", "169.254.169.254", "10.0.0.1", "192.168.1.1", "0.0.0.0", "fe80::1",
-                    "::ffff:127.0.0.1", "224.0.0.1", "100.64.0.1"):
+    for address in (
+        "127.0.0.1",
+        "::1",
+        "169.254.169.254",
+        "10.0.0.1",
+        "192.168.1.1",
+        "0.0.0.0",
+        "fe80::1",
+        "::ffff:127.0.0.1",
+        "224.0.0.1",
+        "100.64.0.1",
+    ):
         assert not netproxy.public_address(address), address
     for address in ("1.1.1.1", "2606:4700:4700::1111", "160.79.104.10"):
         assert netproxy.public_address(address), address
@@ -91,6 +110,7 @@ def test_proxy_allow_list_follows_the_cli_and_its_base_url():
 def test_proxy_refuses_anything_but_connect_to_an_allowed_host(tmp_path):
     proxy = netproxy.AllowListProxy(tmp_path / "p.sock", ("localhost",)).start()
     try:
+
         def ask(request: bytes) -> str:
             with socket.socket(socket.AF_UNIX) as client:
                 client.connect(str(proxy.path))
@@ -107,8 +127,12 @@ def test_proxy_refuses_anything_but_connect_to_an_allowed_host(tmp_path):
 
 
 def test_redaction_replaces_every_secret_and_names_it(tmp_path):
-    env = {"ANTHROPIC_API_KEY": "sk-live-abcdefgh123", "MY_DEPLOY_TOKEN": "tok-0987654321", "SHORT_KEY": "abc",
-           "PATH": "/usr/bin"}
+    env = {
+        "ANTHROPIC_API_KEY": "sk-live-abcdefgh123",
+        "MY_DEPLOY_TOKEN": "tok-0987654321",
+        "SHORT_KEY": "abc",
+        "PATH": "/usr/bin",
+    }
     secrets = redact.secret_values(("ANTHROPIC_API_KEY",), env)
     assert set(secrets) == {"ANTHROPIC_API_KEY", "MY_DEPLOY_TOKEN"}  # too short to redact safely: SHORT_KEY
     (tmp_path / "logs").mkdir()
@@ -117,9 +141,11 @@ def test_redaction_replaces_every_secret_and_names_it(tmp_path):
     (tmp_path / "link").symlink_to(tmp_path / "logs" / "agent.stderr")
     notes = redact.redact_folder(tmp_path, secrets)
     assert [(n.path, n.names, n.count) for n in notes] == [
-        ("logs/agent.stderr", ("ANTHROPIC_API_KEY", "MY_DEPLOY_TOKEN"), 3)]
-    assert (tmp_path / "logs" / "agent.stderr").read_text() == \
-        "key=[REDACTED:ANTHROPIC_API_KEY] [REDACTED:MY_DEPLOY_TOKEN] [REDACTED:ANTHROPIC_API_KEY]"
+        ("logs/agent.stderr", ("ANTHROPIC_API_KEY", "MY_DEPLOY_TOKEN"), 3)
+    ]
+    assert (
+        tmp_path / "logs" / "agent.stderr"
+    ).read_text() == "key=[REDACTED:ANTHROPIC_API_KEY] [REDACTED:MY_DEPLOY_TOKEN] [REDACTED:ANTHROPIC_API_KEY]"
 
 
 def test_a_missing_agent_user_is_a_usage_error_naming_the_fix():

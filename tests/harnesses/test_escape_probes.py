@@ -32,7 +32,9 @@ IS_ROOT = os.geteuid() == 0
 LIMITS = dict(max_processes=64, workspace_mb=64, tmp_mb=64, file_mb=32)
 
 PY = "python3 -c "
-HANDLE_OPEN = PY + '''"
+HANDLE_OPEN = (
+    PY
+    + '''"
 import ctypes, errno, os
 libc = ctypes.CDLL(None, use_errno=True)
 class Handle(ctypes.Structure):
@@ -46,7 +48,10 @@ fd = os.open('/workspace', os.O_RDONLY)
 r = libc.open_by_handle_at(fd, ctypes.byref(h), os.O_RDONLY)
 print('open_by_handle_at', r, errno.errorcode.get(ctypes.get_errno()))
 "'''
-SYSCALLS = PY + '''"
+)
+SYSCALLS = (
+    PY
+    + '''"
 import ctypes, errno, socket
 libc = ctypes.CDLL(None, use_errno=True)
 def show(name, r):
@@ -62,7 +67,10 @@ for family, kind, name in ((socket.AF_INET, socket.SOCK_RAW, 'raw_inet'), (17, s
     except OSError as exc:
         print(name, -1, errno.errorcode.get(exc.errno))
 "'''
-FORK_BOMB = PY + '''"
+)
+FORK_BOMB = (
+    PY
+    + '''"
 import os, signal, time
 children = []
 try:
@@ -77,18 +85,23 @@ print('forked', len(children))
 for pid in children:
     os.kill(pid, signal.SIGKILL)
 "'''
+)
 
 
 def _connect(target: str) -> str:
     host, port = target.rsplit(":", 1)
-    return (f"{PY}\"import socket\ntry:\n    socket.create_connection(('{host}', {port}), timeout=3).close(); "
-            f"print('connected')\nexcept OSError as e:\n    print('refused', e)\"")
+    return (
+        f"{PY}\"import socket\ntry:\n    socket.create_connection(('{host}', {port}), timeout=3).close(); "
+        f"print('connected')\nexcept OSError as e:\n    print('refused', e)\""
+    )
 
 
 def _via_proxy(target: str) -> str:
-    return (f"{PY}\"import socket\ns = socket.create_connection(('127.0.0.1', 3128), timeout=5)\n"
-            f"s.sendall(b'CONNECT {target} HTTP/1.1\\r\\nHost: {target}\\r\\n\\r\\n')\n"
-            f"print(s.recv(200).decode().splitlines()[0])\"")
+    return (
+        f"{PY}\"import socket\ns = socket.create_connection(('127.0.0.1', 3128), timeout=5)\n"
+        f"s.sendall(b'CONNECT {target} HTTP/1.1\\r\\nHost: {target}\\r\\n\\r\\n')\n"
+        f"print(s.recv(200).decode().splitlines()[0])\""
+    )
 
 
 def _run(tmp_path, probes, solution="def run(state, *a, **k):\n    return None\n", **changes):
@@ -117,10 +130,13 @@ def default_run(tmp_path_factory, host_listener):
     tmp_path = tmp_path_factory.mktemp("probes")
     port = host_listener
     probes = [
-        {"name": "control", "shell": "python3 -c 'import torch, numpy; print(torch.__version__)' && "
-                                     "printf 'int main(void){return 0;}' > /tmp/t.c && cc /tmp/t.c -o /tmp/t && "
-                                     "/tmp/t && echo compiled && echo ok > /workspace/ok.txt && cat /workspace/ok.txt "
-                                     "&& test -d /sys/devices/system/cpu && test ! -e /sys/fs/cgroup && getent passwd $(id -u) | cut -d: -f1"},
+        {
+            "name": "control",
+            "shell": "python3 -c 'import torch, numpy; print(torch.__version__)' && "
+            "printf 'int main(void){return 0;}' > /tmp/t.c && cc /tmp/t.c -o /tmp/t && "
+            "/tmp/t && echo compiled && echo ok > /workspace/ok.txt && cat /workspace/ok.txt "
+            "&& test -d /sys/devices/system/cpu && test ! -e /sys/fs/cgroup && getent passwd $(id -u) | cut -d: -f1",
+        },
         {"name": "identity", "shell": "id -u; grep -E '^(CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status"},
         {"name": "handle_open", "shell": HANDLE_OPEN},
         {"name": "syscalls", "shell": SYSCALLS},
@@ -130,8 +146,11 @@ def default_run(tmp_path_factory, host_listener):
         {"name": "proc_sys", "shell": "echo '|/tmp/x' > /proc/sys/kernel/core_pattern"},
         {"name": "proc_sys_mount", "shell": "grep ' /proc/sys ' /proc/self/mountinfo"},
         {"name": "mountinfo", "shell": "cat /proc/self/mountinfo"},
-        {"name": "write_outside", "shell": "for p in /etc/x /usr/x /x /home/x /run/ceiling/x; do "
-                                           "touch $p 2>/dev/null && echo wrote $p; done; true"},
+        {
+            "name": "write_outside",
+            "shell": "for p in /etc/x /usr/x /x /home/x /run/ceiling/x; do "
+            "touch $p 2>/dev/null && echo wrote $p; done; true",
+        },
         {"name": "direct_loopback", "shell": _connect(f"127.0.0.1:{port}")},
         {"name": "direct_metadata", "shell": _connect("169.254.169.254:80")},
         {"name": "direct_outside", "shell": _connect("1.1.1.1:443")},
@@ -140,13 +159,20 @@ def default_run(tmp_path_factory, host_listener):
         {"name": "proxy_metadata", "shell": _via_proxy("169.254.169.254:80")},
         {"name": "proxy_other_host", "shell": _via_proxy("example.com:443")},
         {"name": "fork_bomb", "shell": FORK_BOMB, "timeout_s": 60},
-        {"name": "big_write_workspace", "shell": "head -c 2G /dev/zero > /workspace/big; echo rc=$?; "
-                                                 "ls -l /workspace/big; rm -f /workspace/big"},
-        {"name": "big_write_tmp", "shell": "head -c 2G /dev/zero > /tmp/big; echo rc=$?; ls -l /tmp/big; "
-                                           "rm -f /tmp/big"},
-        {"name": "many_files_workspace", "shell": "for i in $(seq 1 100); do head -c 1M /dev/zero > "
-                                                  "/workspace/f$i || { echo stopped at $i; break; }; done; "
-                                                  "du -sm /workspace; rm -f /workspace/f*"},
+        {
+            "name": "big_write_workspace",
+            "shell": "head -c 2G /dev/zero > /workspace/big; echo rc=$?; ls -l /workspace/big; rm -f /workspace/big",
+        },
+        {
+            "name": "big_write_tmp",
+            "shell": "head -c 2G /dev/zero > /tmp/big; echo rc=$?; ls -l /tmp/big; rm -f /tmp/big",
+        },
+        {
+            "name": "many_files_workspace",
+            "shell": "for i in $(seq 1 100); do head -c 1M /dev/zero > "
+            "/workspace/f$i || { echo stopped at $i; break; }; done; "
+            "du -sm /workspace; rm -f /workspace/f*",
+        },
     ]
     return _run(tmp_path, probes, api_hosts="localhost", **LIMITS)
 
@@ -252,11 +278,16 @@ def test_big_writes_are_capped(default_run):
 def test_symlinked_solution_and_native_transcripts_are_refused(tmp_path):
     house = REPO_ROOT / "problems" / "fp8_gemm" / "solutions" / "house.py"
     projects = "~/.claude/projects/probe"
-    probes = [{"name": "plant", "shell": f"rm solution.py && ln -s {house} solution.py && mkdir -p {projects} && "
-                                        f"ln -s /proc/self/environ {projects}/environ.jsonl && "
-                                        f"ln -s {REPO_ROOT}/problems/fp8_gemm/problem.toml {projects}/toml.jsonl && "
-                                        f"ln -s /etc/hostname {projects}/host.jsonl && ln -s / ~/.claude/projects/root && "
-                                        f"mkfifo {projects}/fifo.jsonl && echo '{{}}' > {projects}/honest.jsonl"}]
+    probes = [
+        {
+            "name": "plant",
+            "shell": f"rm solution.py && ln -s {house} solution.py && mkdir -p {projects} && "
+            f"ln -s /proc/self/environ {projects}/environ.jsonl && "
+            f"ln -s {REPO_ROOT}/problems/fp8_gemm/problem.toml {projects}/toml.jsonl && "
+            f"ln -s /etc/hostname {projects}/host.jsonl && ln -s / ~/.claude/projects/root && "
+            f"mkfifo {projects}/fifo.jsonl && echo '{{}}' > {projects}/honest.jsonl",
+        }
+    ]
     run_dir, report, record = _run(tmp_path, probes, score=True)
     assert report["plant"]["rc"] == 0, report["plant"]
     assert not (run_dir / "solution.py").exists() and record["solution"] is None
@@ -288,8 +319,12 @@ def test_oversized_and_special_solutions_are_refused(tmp_path):
 @needs_agent_user
 def test_setsid_daemon_is_killed_at_the_end(tmp_path):
     marker = f"{31000 + os.getpid() % 1000}.{os.getpid()}"
-    probes = [{"name": "daemon", "shell": f"setsid sh -c 'exec sleep {marker}' </dev/null >/dev/null 2>&1 & "
-                                          f"sleep 0.5; echo started"}]
+    probes = [
+        {
+            "name": "daemon",
+            "shell": f"setsid sh -c 'exec sleep {marker}' </dev/null >/dev/null 2>&1 & sleep 0.5; echo started",
+        }
+    ]
     _, report, record = _run(tmp_path, probes)
     assert "started" in report["daemon"]["stdout"] and record["confinement"]["pid_namespace_ended"]
     alive = []
@@ -308,8 +343,10 @@ def test_secrets_stay_out_of_the_sandbox_and_out_of_results(tmp_path, monkeypatc
     api_key, other = "sk-probe-0123456789abcdef", "host-only-token-9876543210"
     monkeypatch.setenv("ANTHROPIC_API_KEY", api_key)  # the CLI's own key: it must get it
     monkeypatch.setenv("CEILING_PROBE_DEPLOY_TOKEN", other)  # the harness's: it must not
-    probes = [{"name": "env", "shell": "env; tr '\\0' '\\n' < /proc/self/environ"},
-              {"name": "plant", "shell": "echo \"$ANTHROPIC_API_KEY\" > solution.py"}]
+    probes = [
+        {"name": "env", "shell": "env; tr '\\0' '\\n' < /proc/self/environ"},
+        {"name": "plant", "shell": "echo \"$ANTHROPIC_API_KEY\" > solution.py"},
+    ]
     run_dir, report, record = _run(tmp_path, probes)
     assert other not in json.dumps(report)  # never passed in
     for path in run_dir.rglob("*"):

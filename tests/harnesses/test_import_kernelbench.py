@@ -23,19 +23,33 @@ def make_clone(root, runs):
     """A clone with their leaderboard layout: runs = [(harness, model, effort, their_problem, run_id, fraction)]."""
     models = {}
     for harness, model, effort, problem, run_id, fraction in runs:
-        entry = models.setdefault((harness, model, effort), {"label": f"{harness}/{model} [{effort}]",
-                                                             "harness": harness, "model": model, "effort": effort,
-                                                             "results": {}})
-        entry["results"][problem] = {"run_id": run_id, "correct": fraction is not None, "has_solution": True,
-                                     "peak_fraction": fraction, "elapsed_seconds": 100,
-                                     "annotation_verdict": "clean", "output_tokens": 5}
+        entry = models.setdefault(
+            (harness, model, effort),
+            {
+                "label": f"{harness}/{model} [{effort}]",
+                "harness": harness,
+                "model": model,
+                "effort": effort,
+                "results": {},
+            },
+        )
+        entry["results"][problem] = {
+            "run_id": run_id,
+            "correct": fraction is not None,
+            "has_solution": True,
+            "peak_fraction": fraction,
+            "elapsed_seconds": 100,
+            "annotation_verdict": "clean",
+            "output_tokens": 5,
+        }
         path = root / "public" / "runs" / "h100" / f"{run_id}_solution.py.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(AGENT_FILE + run_id.encode())
     board = root / "benchmarks" / "hard" / "results" / "leaderboard.h100.json"
     board.parent.mkdir(parents=True, exist_ok=True)
-    board.write_text(json.dumps({"schema_version": 1, "hardware": {"name": "NVIDIA H100 PCIe"},
-                                 "models": list(models.values())}))
+    board.write_text(
+        json.dumps({"schema_version": 1, "hardware": {"name": "NVIDIA H100 PCIe"}, "models": list(models.values())})
+    )
     return root
 
 
@@ -44,17 +58,20 @@ def adapters(tmp_path, monkeypatch):
     """fp8_gemm adaptable, topk declared not faithful, the others without an adapter."""
     folder = tmp_path / "adapters"
     folder.mkdir()
-    (folder / "fp8_gemm.py").write_text('FAITHFUL = True\nPER_CALL_GLUE = "one multiply"\n'
-                                        'THEIR_PROBLEM = "01_fp8_gemm"\nimport agent_solution\n')
+    (folder / "fp8_gemm.py").write_text(
+        'FAITHFUL = True\nPER_CALL_GLUE = "one multiply"\nTHEIR_PROBLEM = "01_fp8_gemm"\nimport agent_solution\n'
+    )
     (folder / "topk.py").write_text('FAITHFUL = False\nWHY_NOT = "their contract returns unsorted values"\n')
     monkeypatch.setattr(layout, "ADAPTERS", folder)
     return folder
 
 
-RUNS = [("codex", "gpt-5.5", "xhigh", "01_fp8_gemm", "20260618_041754_codex_gpt-5.5_01_fp8_gemm", 0.24),
-        ("claude", "opus", "max", "01_fp8_gemm", "20260618_041709_claude_opus_01_fp8_gemm", None),
-        ("claude", "opus", "max", "05_topk_bitonic", "20260618_041800_claude_opus_05_topk_bitonic", 0.05),
-        ("claude", "opus", "max", "04_not_ours", "20260618_041900_claude_opus_04_not_ours", 0.5)]
+RUNS = [
+    ("codex", "gpt-5.5", "xhigh", "01_fp8_gemm", "20260618_041754_codex_gpt-5.5_01_fp8_gemm", 0.24),
+    ("claude", "opus", "max", "01_fp8_gemm", "20260618_041709_claude_opus_01_fp8_gemm", None),
+    ("claude", "opus", "max", "05_topk_bitonic", "20260618_041800_claude_opus_05_topk_bitonic", 0.05),
+    ("claude", "opus", "max", "04_not_ours", "20260618_041900_claude_opus_04_not_ours", 0.5),
+]
 
 
 def test_every_adaptable_run_gets_a_folder_with_the_file_unchanged_and_its_provenance(tmp_path, adapters):
@@ -101,15 +118,16 @@ def test_runs_are_shared_out_one_per_gpu_at_a_time_each_scorer_pinned_to_its_gpu
     leaves every folder but its scratch read-only): the two imports overlap only if the runs ran at once."""
     clone = make_clone(tmp_path / "clone", RUNS)
     out, results, lines = tmp_path / "out", tmp_path / "results", []
-    config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
-                                                    "gpus=0,1"], "t")
+    config = importer.parse(
+        importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}", "gpus=0,1"], "t"
+    )
     assert importer.run_import(config, echo=lambda text, **_: None) == 0
     for run in RUNS[:2]:
         (out / "fp8_gemm" / run[4] / "solution.py").write_text(
             "import os, time\nstarted = time.time()\ntime.sleep(3)\n"
-            "raise ImportError('seen %s %s %s' % (os.environ.get('CUDA_VISIBLE_DEVICES'), started, time.time()))\n")
-    config = importer.parse(importer.ImportConfig, [f"out={out}", f"results={results}", "score=true",
-                                                    "gpus=0,1"], "t")
+            "raise ImportError('seen %s %s %s' % (os.environ.get('CUDA_VISIBLE_DEVICES'), started, time.time()))\n"
+        )
+    config = importer.parse(importer.ImportConfig, [f"out={out}", f"results={results}", "score=true", "gpus=0,1"], "t")
     importer.run_import(config, echo=lambda text, **_: lines.append(text))
     seen = []
     for run in RUNS[:2]:
@@ -135,17 +153,29 @@ def test_a_run_that_would_not_finish_by_the_deadline_is_not_started(tmp_path, ad
     out, results, lines = tmp_path / "out", tmp_path / "results", []
     earlier = results / "h100_sxm" / "earlier.json"
     earlier.parent.mkdir(parents=True)
-    earlier.write_text(json.dumps({"agent": {"rescored_from": importer.RESCORED_FROM}, "problem": {"name": "fp8_gemm"},
-                                   "systems": [{"wall_s": 1000.0}]}))
-    (results / "h100_sxm" / "house.json").write_text(json.dumps({"agent": None, "problem": {"name": "topk"},
-                                                                 "systems": [{"wall_s": 5000.0}]}))  # not re-scored
+    earlier.write_text(
+        json.dumps(
+            {
+                "agent": {"rescored_from": importer.RESCORED_FROM},
+                "problem": {"name": "fp8_gemm"},
+                "systems": [{"wall_s": 1000.0}],
+            }
+        )
+    )
+    (results / "h100_sxm" / "house.json").write_text(
+        json.dumps({"agent": None, "problem": {"name": "topk"}, "systems": [{"wall_s": 5000.0}]})
+    )  # not re-scored
     assert schedule.run_times_s(results) == {"fp8_gemm": [1000.0]}
-    config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
-                                                    "score=true", "deadline_s=600", "unknown_run_s=1000"], "t")
+    config = importer.parse(
+        importer.ImportConfig,
+        [f"path={clone}", f"out={out}", f"results={results}", "score=true", "deadline_s=600", "unknown_run_s=1000"],
+        "t",
+    )
     assert importer.run_import(config, echo=lambda text, **_: lines.append(text)) == 1
     passed_over = [line for line in lines if "not started" in line]
-    assert len(passed_over) == 2 and all("needs about 1265 s" in line and "(deadline_s)" in line
-                                         for line in passed_over)
+    assert len(passed_over) == 2 and all(
+        "needs about 1265 s" in line and "(deadline_s)" in line for line in passed_over
+    )
     assert sorted(p.name for p in results.glob("*/*.json")) == ["earlier.json", "house.json"]  # nothing started
     with pytest.raises(OptionError, match="unknown_run_s"):
         importer.parse(importer.ImportConfig, ["score=true", "unknown_run_s=0"], "t")
@@ -171,8 +201,9 @@ def test_selection_by_problem_and_run_and_clear_errors(tmp_path, adapters):
 def test_a_run_already_scored_for_the_same_file_and_adapter_is_found(tmp_path):
     results = tmp_path / "results" / "h100_sxm"
     results.mkdir(parents=True)
-    (results / "a.json").write_text(json.dumps({"agent": {"source": {"sha256": "f" * 64},
-                                                          "adapter": {"sha256": "a" * 64}}}))
+    (results / "a.json").write_text(
+        json.dumps({"agent": {"source": {"sha256": "f" * 64}, "adapter": {"sha256": "a" * 64}}})
+    )
     (results / "junk.json").write_text("{not json")
     assert schedule.existing_result(tmp_path / "results", "f" * 64, "a" * 64) == results / "a.json"
     assert schedule.existing_result(tmp_path / "results", "f" * 64, "b" * 64) is None  # the adapter changed
@@ -181,12 +212,19 @@ def test_a_run_already_scored_for_the_same_file_and_adapter_is_found(tmp_path):
 def test_a_sidecar_appended_by_their_export_is_split_back_into_its_own_file(tmp_path):
     python = b"from pathlib import Path\nSRC = Path(__file__).parent / 'k.cu'\n"
     cuda = b"// kernel\n__global__ void k() {}\n"
-    banner = b"\n# " + b"=" * 20 + b"\n# ===== sidecar: k.cu (33 bytes, loaded by solution.py) =====\n# " + b"=" * 20 + b"\n\n"
+    banner = (
+        b"\n# "
+        + b"=" * 20
+        + b"\n# ===== sidecar: k.cu (33 bytes, loaded by solution.py) =====\n# "
+        + b"=" * 20
+        + b"\n\n"
+    )
     published = python + banner + cuda
     solution, sidecars, record = layout.split_sidecars(published)
     assert solution == python + b"\n" and sidecars == {"k.cu": cuda}
-    assert record == [{"name": "k.cu", "bytes": len(cuda), "declared_size": 33,
-                       "sha256": hashlib.sha256(cuda).hexdigest()}]
+    assert record == [
+        {"name": "k.cu", "bytes": len(cuda), "declared_size": 33, "sha256": hashlib.sha256(cuda).hexdigest()}
+    ]
     folder = tmp_path / "run"
     layout.write_solution_folder(folder, "fp8_gemm", published, {"harness": "h"})
     assert (folder / "k.cu").read_bytes() == cuda
@@ -199,10 +237,14 @@ def test_a_sidecar_appended_by_their_export_is_split_back_into_its_own_file(tmp_
 def test_a_failed_build_is_told_from_other_failures_and_keeps_the_compilers_reason(tmp_path):
     from kernelbench_their_model import build_failure_reason, builds_an_extension
 
-    failed = RuntimeError("Error building extension 'fp8'\n[1/2] nvcc ...\n"
-                          "/tmp/x.cu:3:10: fatal error: cutlass/cutlass.h: No such file or directory\n")
-    assert build_failure_reason(failed) == "RuntimeError: /tmp/x.cu:3:10: fatal error: cutlass/cutlass.h: No such " \
-                                           "file or directory"
+    failed = RuntimeError(
+        "Error building extension 'fp8'\n[1/2] nvcc ...\n"
+        "/tmp/x.cu:3:10: fatal error: cutlass/cutlass.h: No such file or directory\n"
+    )
+    assert (
+        build_failure_reason(failed) == "RuntimeError: /tmp/x.cu:3:10: fatal error: cutlass/cutlass.h: No such "
+        "file or directory"
+    )
     assert build_failure_reason(AssertionError("N % 128 == 0")) is None  # the shape, not the build
     agent = tmp_path / "agent_solution.py"
     agent.write_text("import triton\n")
@@ -220,10 +262,21 @@ def test_the_report_sets_their_verdict_beside_ours_and_counts_their_passes(tmp_p
     folder.mkdir()
 
     def result(name, sha, correct, theirs, status, ours, failure=None):
-        agent = {"harness": "codex", "model": name, "effort": "xhigh", "rescored_from": "kernelbench.com",
-                 "source": {"sha256": sha}, "published": {"correct": correct, "peak_fraction": theirs}}
-        return {"agent": agent, "problem": {"name": "fp8_gemm"}, "status": status, "score": {"fraction": ours},
-                "systems": [{"status": status, "failure": failure}]}
+        agent = {
+            "harness": "codex",
+            "model": name,
+            "effort": "xhigh",
+            "rescored_from": "kernelbench.com",
+            "source": {"sha256": sha},
+            "published": {"correct": correct, "peak_fraction": theirs},
+        }
+        return {
+            "agent": agent,
+            "problem": {"name": "fp8_gemm"},
+            "status": status,
+            "score": {"fraction": ours},
+            "systems": [{"status": status, "failure": failure}],
+        }
 
     near = {"class": "near_miss", "label": "near miss", "unseen_only": True, "detail": "3 of 10 elements"}
     (folder / "20260101T000000Z-a.json").write_text(json.dumps(result("old", "s1", True, 0.2, "passed", 0.3)))
@@ -231,11 +284,15 @@ def test_the_report_sets_their_verdict_beside_ours_and_counts_their_passes(tmp_p
     (folder / "20260101T000002Z-b.json").write_text(json.dumps(result("b", "s2", False, None, "passed", 0.1)))
     (folder / "20260101T000003Z-c.json").write_text(json.dumps({"agent": None, "systems": []}))  # not re-scored
     text = report(tmp_path)
-    assert ("2 scored; of their 1 passes, 0 pass here (the code they timed); their passes not passed here: "
-            "near_miss 1 (all 2 files: near_miss 1).") in text
+    assert (
+        "2 scored; of their 1 passes, 0 pass here (the code they timed); their passes not passed here: "
+        "near_miss 1 (all 2 files: near_miss 1)."
+    ) in text
     assert "Verdicts over their 1 passes: a 0, b 0, c 1, rescore 0; over all 2 files: a 1, b 0, c 1, rescore 0." in text
-    assert ("| codex / new [xhigh] | 0.200 | incorrect 0.000 | c: wrong inside their contract at (no shape recorded): "
-            "3 of 10 elements | near miss, only on unseen shapes: 3 of 10 elements |") in text
+    assert (
+        "| codex / new [xhigh] | 0.200 | incorrect 0.000 | c: wrong inside their contract at (no shape recorded): "
+        "3 of 10 elements | near miss, only on unseen shapes: 3 of 10 elements |"
+    ) in text
     assert "| codex / b [xhigh] | failed | passed 0.100 | a: passes our full contract |  |" in text
     assert "/ old " not in text  # newest per file
 
@@ -244,23 +301,37 @@ def test_the_report_names_the_gpu_of_a_run_not_measured_on_an_h100_sxm_and_never
     from harnesses.kernelbench.report import report
 
     def result(name, sha, hardware, label, ours):
-        agent = {"harness": "codex", "model": name, "effort": "xhigh", "rescored_from": "kernelbench.com",
-                 "source": {"sha256": sha}, "published": {"correct": True, "peak_fraction": 0.07}}
-        return {"agent": agent, "problem": {"name": "moe_swiglu"}, "status": "passed", "score": {"fraction": ours},
-                "hardware": {"peak": {"key": hardware, "label": label}},
-                "systems": [{"status": "passed", "failure": None}]}
+        agent = {
+            "harness": "codex",
+            "model": name,
+            "effort": "xhigh",
+            "rescored_from": "kernelbench.com",
+            "source": {"sha256": sha},
+            "published": {"correct": True, "peak_fraction": 0.07},
+        }
+        return {
+            "agent": agent,
+            "problem": {"name": "moe_swiglu"},
+            "status": "passed",
+            "score": {"fraction": ours},
+            "hardware": {"peak": {"key": hardware, "label": label}},
+            "systems": [{"status": "passed", "failure": None}],
+        }
 
     for hardware, run_id, data in [
-            ("h100_sxm", "20260101T000000Z-a", result("sxm", "s1", "h100_sxm", "H100 SXM", 0.5)),
-            ("h200_sxm", "20260101T000001Z-b", result("h200", "s2", "h200_sxm", "H200 SXM", 0.621)),
-            # The same file scored again later on an H100 SXM: the later run wins though its folder sorts first.
-            ("h200_sxm", "20260101T000002Z-c", result("first", "s3", "h200_sxm", "H200 SXM", 0.3)),
-            ("h100_sxm", "20260101T000003Z-c", result("again", "s3", "h100_sxm", "H100 SXM", 0.4))]:
+        ("h100_sxm", "20260101T000000Z-a", result("sxm", "s1", "h100_sxm", "H100 SXM", 0.5)),
+        ("h200_sxm", "20260101T000001Z-b", result("h200", "s2", "h200_sxm", "H200 SXM", 0.621)),
+        # The same file scored again later on an H100 SXM: the later run wins though its folder sorts first.
+        ("h200_sxm", "20260101T000002Z-c", result("first", "s3", "h200_sxm", "H200 SXM", 0.3)),
+        ("h100_sxm", "20260101T000003Z-c", result("again", "s3", "h100_sxm", "H100 SXM", 0.4)),
+    ]:
         (tmp_path / hardware).mkdir(exist_ok=True)
         (tmp_path / hardware / f"{run_id}.json").write_text(json.dumps(data))
     text = report(tmp_path)
-    assert "3 scored (1 on H200 SXM); of their 3 passes, 3 pass here (the code they timed); their passes not " \
-           "passed here: none (all 3 files: none)." in text
+    assert (
+        "3 scored (1 on H200 SXM); of their 3 passes, 3 pass here (the code they timed); their passes not "
+        "passed here: none (all 3 files: none)." in text
+    )
     # As measured, of the H200's peaks; theirs beside it recomputed with our MoE work formula (x top-k).
     passed = "a: passes our full contract |  |"
     assert f"| codex / h200 [xhigh] | 0.070 (0.444 with our formula) | passed 0.621 (H200 SXM) | {passed}" in text
@@ -295,6 +366,7 @@ def _descendant_workers(ancestor: int) -> set[int]:
             if pid == ancestor:
                 return True
         return False
+
     return {pid for pid in workers if below(pid)}
 
 
@@ -303,15 +375,17 @@ def test_a_run_past_its_deadline_is_killed_with_its_workers_and_keeps_its_log(tm
     are killed (they would hold the GPU through the next run), and score.log keeps what it wrote."""
     clone = make_clone(tmp_path / "clone", RUNS[:1])
     out, results = tmp_path / "out", tmp_path / "results"
-    config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
-                                                    "device=cpu"], "t")
+    config = importer.parse(
+        importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}", "device=cpu"], "t"
+    )
     assert importer.run_import(config, echo=lambda text, **_: None) == 0
     folder = out / "fp8_gemm" / RUNS[0][4]
     (folder / "solution.py").write_text("import time\nwhile True:\n    time.sleep(1)\n")
     workers: set[int] = set()  # the scoring workers this test's scorer started, seen while it ran
     outcomes: list = []
-    scoring = threading.Thread(target=lambda: outcomes.append(
-        schedule.score_folder(config, folder, "fp8_gemm", limit_s=20)))
+    scoring = threading.Thread(
+        target=lambda: outcomes.append(schedule.score_folder(config, folder, "fp8_gemm", limit_s=20))
+    )
     scoring.start()
     while scoring.is_alive():
         workers |= _descendant_workers(os.getpid())
@@ -336,10 +410,10 @@ def test_a_run_past_its_deadline_is_killed_with_its_workers_and_keeps_its_log(tm
 # kinetic-0715[1m]'s fp8 and moe. Each builds its CUTLASS path only from a folder beside itself.
 LOOKUPS = {
     "./cutlass_src": 'here = pathlib.Path(__file__).resolve().parent\nextra_include_paths=[\n'
-                     '    str(here / "cutlass_src" / "include"),\n    str(here / "cutlass_src" / "tools" / "util" / "include"),\n]\n',
+    '    str(here / "cutlass_src" / "include"),\n    str(here / "cutlass_src" / "tools" / "util" / "include"),\n]\n',
     "./cutlass_3.9": '_HERE = os.path.dirname(os.path.abspath(__file__))\n_CUTLASS_DIR = os.path.join(_HERE, "cutlass_3.9")\n',
     "./third_party/cutlass": '_HERE = os.path.dirname(os.path.abspath(__file__))\n'
-                             '        cutlass = os.path.join(_HERE, "third_party", "cutlass")\n',
+    '        cutlass = os.path.join(_HERE, "third_party", "cutlass")\n',
 }
 
 
@@ -347,13 +421,15 @@ def cutlass_tree(root: Path) -> Path:
     (root / "include" / "cutlass").mkdir(parents=True)
     (root / "include" / "cutlass" / "cutlass.h").write_text("// CUTLASS\n")
     (root / "include" / "cutlass" / "version.h").write_text(
-        "#define CUTLASS_MAJOR 4\n#define CUTLASS_MINOR 2\n#define CUTLASS_PATCH 0\n")
+        "#define CUTLASS_MAJOR 4\n#define CUTLASS_MINOR 2\n#define CUTLASS_PATCH 0\n"
+    )
     return root
 
 
 @pytest.mark.parametrize("folder", list(LOOKUPS))
 def test_the_folder_a_published_file_looks_in_is_found_in_its_text(folder):
     from harnesses.kernelbench.fallbacks import cutlass_folders_in
+
     assert cutlass_folders_in(LOOKUPS[folder]) == [folder]
     assert cutlass_folders_in('os.path.join(_HERE, "fp8_gemm_cutlass.cu")') == []  # a source file, not a tree
 
@@ -404,8 +480,11 @@ def test_a_runs_build_beside_its_file_can_write_in_the_sandboxed_worker(tmp_path
     clone = make_clone(tmp_path / "clone", RUNS[:1])
     out, results = tmp_path / "out", tmp_path / "results"
     tree = cutlass_tree(tmp_path / "cutlass-4.2.0")
-    config = importer.parse(importer.ImportConfig, [f"path={clone}", f"out={out}", f"results={results}",
-                                                    "device=cpu", f"cutlass={tree}"], "t")
+    config = importer.parse(
+        importer.ImportConfig,
+        [f"path={clone}", f"out={out}", f"results={results}", "device=cpu", f"cutlass={tree}"],
+        "t",
+    )
     assert importer.run_import(config, echo=lambda text, **_: None) == 0
     folder = out / "fp8_gemm" / RUNS[0][4]
     (folder / "solution.py").write_text(BUILDS_BESIDE_ITSELF)

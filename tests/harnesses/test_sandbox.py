@@ -18,13 +18,25 @@ HELD_OUT = ("odd_m_3000", "decode_m64_7168", "mlp_down_rect", "odd_m_33")
 
 def test_workspace_holds_only_public_files(tmp_path):
     ws = make_workspace(REPO_ROOT / "problems" / "fp8_gemm", tmp_path / "ws")
-    assert sorted(p.name for p in ws.iterdir()) == ["check.py", "problem.json", "problem.py", "prompt.md",
-                                                    "solution.py"]
+    assert sorted(p.name for p in ws.iterdir()) == [
+        "check.py",
+        "problem.json",
+        "problem.py",
+        "prompt.md",
+        "solution.py",
+    ]
     public = (ws / "problem.json").read_text()
     for name in HELD_OUT:
         assert name not in public
-    assert set(json.loads(public)) == {"name", "title", "summary", "precision", "tolerance", "forbidden_ops",
-                                       "visible_shapes"}
+    assert set(json.loads(public)) == {
+        "name",
+        "title",
+        "summary",
+        "precision",
+        "tolerance",
+        "forbidden_ops",
+        "visible_shapes",
+    }
     assert "square_8192" in public and "square_64" in public
 
 
@@ -45,11 +57,22 @@ def test_hostile_agent_cannot_escape(fake_dir, tmp_path, monkeypatch):
     toml = REPO_ROOT / "problems" / "fp8_gemm" / "problem.toml"
     behaviour = {
         "mode": "hostile",
-        "probe_read": [str(toml), str(REPO_ROOT / "scoring" / "run.py"), str(other_run / "solution.py"),
-                       str(user_home / ".claude" / "settings.json"), "/workspace/problem.py"],
+        "probe_read": [
+            str(toml),
+            str(REPO_ROOT / "scoring" / "run.py"),
+            str(other_run / "solution.py"),
+            str(user_home / ".claude" / "settings.json"),
+            "/workspace/problem.py",
+        ],
         "probe_list": [str(REPO_ROOT), str(out), str(user_home), "/workspace"],
-        "probe_write": ["/etc/ceiling-escape", "/usr/ceiling-escape", str(REPO_ROOT / "escape.txt"),
-                        str(out / "escape.txt"), str(user_home / "escape.txt"), "/workspace/control.txt"],
+        "probe_write": [
+            "/etc/ceiling-escape",
+            "/usr/ceiling-escape",
+            str(REPO_ROOT / "escape.txt"),
+            str(out / "escape.txt"),
+            str(user_home / "escape.txt"),
+            "/workspace/control.txt",
+        ],
         "probe_connect": [f"127.0.0.1:{port}"],
     }
     (fake_dir / "fake_behaviour.json").write_text(json.dumps(behaviour))
@@ -75,8 +98,9 @@ def test_network_host_policy_reaches_the_host(fake_dir, tmp_path):
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
     port = listener.getsockname()[1]
-    (fake_dir / "fake_behaviour.json").write_text(json.dumps({"mode": "hostile",
-                                                              "probe_connect": [f"127.0.0.1:{port}"]}))
+    (fake_dir / "fake_behaviour.json").write_text(
+        json.dumps({"mode": "hostile", "probe_connect": [f"127.0.0.1:{port}"]})
+    )
     run_dir = run_one(config_for(fake_dir, tmp_path / "out", harness="gemini", network="host"))
     listener.close()
     assert escape_report(run_dir)["connect"][f"127.0.0.1:{port}"] == "ok"
@@ -85,8 +109,9 @@ def test_network_host_policy_reaches_the_host(fake_dir, tmp_path):
 def test_gpu_nodes_are_bound_and_secrets_covered(tmp_path, monkeypatch):
     monkeypatch.setattr(sandbox.glob, "glob", lambda pattern: ["/dev/nvidia0", "/dev/nvidiactl"])
     monkeypatch.setattr(sandbox, "bwrap_path", lambda: "bwrap")
-    policy = sandbox.SandboxPolicy(tmp_path, tmp_path, tmp_path / "files", "none",
-                                   hidden=(Path("/usr/share/secret-repo"),))
+    policy = sandbox.SandboxPolicy(
+        tmp_path, tmp_path, tmp_path / "files", "none", hidden=(Path("/usr/share/secret-repo"),)
+    )
     prepared = sandbox.command(policy, ["true"], {"PATH": "/usr/bin"})
     for fd in prepared.pass_fds:
         os.close(fd)
@@ -94,4 +119,4 @@ def test_gpu_nodes_are_bound_and_secrets_covered(tmp_path, monkeypatch):
     joined = " ".join(cmd)
     assert "--dev-bind /dev/nvidia0 /dev/nvidia0" in joined and "--dev-bind /dev/nvidiactl" in joined
     assert "--tmpfs /usr/share/secret-repo" in joined and "--unshare-all" in cmd and "--share-net" not in cmd
-    assert cmd[cmd.index("--clearenv") + 1:cmd.index("--seccomp")] == ["--setenv", "PATH", "/usr/bin"]
+    assert cmd[cmd.index("--clearenv") + 1 : cmd.index("--seccomp")] == ["--setenv", "PATH", "/usr/bin"]

@@ -74,8 +74,9 @@ def _tail(path: Path) -> str:
 def slurm(tmp_path, monkeypatch):
     missing = [name for name in DAEMONS if not shutil.which(name)]
     if missing:
-        pytest.skip(f"SLURM/munge not installed ({', '.join(missing)} missing): "
-                    "run scripts/install_test_system_packages.sh")
+        pytest.skip(
+            f"SLURM/munge not installed ({', '.join(missing)} missing): run scripts/install_test_system_packages.sh"
+        )
     if os.geteuid() != 0:
         pytest.skip("the single-node SLURM test starts slurmd as root; not root here")
     d = tmp_path / "slurm"
@@ -89,9 +90,19 @@ def slurm(tmp_path, monkeypatch):
     (d / "slurm.conf").write_text(_conf(d, host))
     monkeypatch.setenv("SLURM_CONF", str(d / "slurm.conf"))
     try:
-        steps = [["munged", f"--socket={d}/munge.sock", f"--key-file={key}", f"--pid-file={d}/munged.pid",
-                  f"--log-file={d}/munged.log", f"--seed-file={d}/munge.seed", "--force"],
-                 ["slurmctld", "-f", str(d / "slurm.conf")], ["slurmd", "-f", str(d / "slurm.conf")]]
+        steps = [
+            [
+                "munged",
+                f"--socket={d}/munge.sock",
+                f"--key-file={key}",
+                f"--pid-file={d}/munged.pid",
+                f"--log-file={d}/munged.log",
+                f"--seed-file={d}/munge.seed",
+                "--force",
+            ],
+            ["slurmctld", "-f", str(d / "slurm.conf")],
+            ["slurmd", "-f", str(d / "slurm.conf")],
+        ]
         for argv in steps:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=30)
             if proc.returncode != 0:
@@ -104,8 +115,9 @@ def slurm(tmp_path, monkeypatch):
                 break
             time.sleep(0.5)
         else:
-            pytest.skip(f"the SLURM node never became idle (sinfo: {state.strip()!r}); slurmd log: "
-                        f"{_tail(d / 'slurmd.log')}")
+            pytest.skip(
+                f"the SLURM node never became idle (sinfo: {state.strip()!r}); slurmd log: {_tail(d / 'slurmd.log')}"
+            )
         yield d
     finally:
         _stop(d)

@@ -48,10 +48,12 @@ harness = "kimi"
 model = "missing"
 cli_dir = "{root / 'nowhere'}"
 ''')
-    first = subprocess.run([sys.executable, "-m", "harnesses.sweep", str(sweep)], cwd=repo, capture_output=True,
-                           text=True, timeout=600)
-    second = subprocess.run([sys.executable, "-m", "harnesses.sweep", str(sweep)], cwd=repo, capture_output=True,
-                            text=True, timeout=120)
+    first = subprocess.run(
+        [sys.executable, "-m", "harnesses.sweep", str(sweep)], cwd=repo, capture_output=True, text=True, timeout=600
+    )
+    second = subprocess.run(
+        [sys.executable, "-m", "harnesses.sweep", str(sweep)], cwd=repo, capture_output=True, text=True, timeout=120
+    )
     return root, first, second
 
 
@@ -63,8 +65,11 @@ def test_sweep_runs_scores_and_resumes(sweep_run):
     assert first.stdout.count("usage error") == 4 and first.stdout.count(": passed (") == 8
     runs = sorted((root / "results" / "cpu" / "runs").iterdir())
     assert [r.name for r in runs] == sorted(
-        f"{h}-{p}-t{t}" for h in ("claude-fake-a-default", "gemini-fake-b-high")
-        for p in ("fp8_gemm", "fp8_gemm_b") for t in (0, 1))
+        f"{h}-{p}-t{t}"
+        for h in ("claude-fake-a-default", "gemini-fake-b-high")
+        for p in ("fp8_gemm", "fp8_gemm_b")
+        for t in (0, 1)
+    )
     for run in runs:
         record = json.loads((run / "run.json").read_text())
         result = json.loads((run / "result.json").read_text())
@@ -87,7 +92,12 @@ def test_site_builds_from_sweep_results(sweep_run):
         pytest.skip("board (the site engineer's generator) is not in this branch yet")
     root, _, _ = sweep_run
     site = root / "site"
-    proc = subprocess.run([sys.executable, "-m", "board", f"results={root / 'results'}", f"out={site}"],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "board", f"results={root / 'results'}", f"out={site}"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert (site / "index.html").is_file()

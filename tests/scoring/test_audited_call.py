@@ -37,14 +37,29 @@ def _seed_drawing_late(after: int) -> int:
 @pytest.mark.parametrize("late", [False, True])
 def test_the_audited_call_is_the_reservoirs_last_draw_among_the_calls_made(tmp_path, late):
     problem = load_problem(find_problem("softmax"))
-    config = RunConfig(problem="softmax", device="cpu", check_seeds=1, warmup_s=0.0, min_calls=3,
-                       min_timed_s=1.0, max_calls=200, progress=False, out=str(tmp_path))
+    config = RunConfig(
+        problem="softmax",
+        device="cpu",
+        check_seeds=1,
+        warmup_s=0.0,
+        min_calls=3,
+        min_timed_s=1.0,
+        max_calls=200,
+        progress=False,
+        out=str(tmp_path),
+    )
     hardware = detect("cpu", problem.spec.precision, peak_tflops=1.0, peak_gbps=1.0)
     shape = problem.spec.shapes_for("cpu").visible[0]
     draw_seed = _seed_drawing_late(after=config.min_calls) if late else 12345
     task = worker_task("solution", HOUSE, problem, hardware, config, 1234, audited=(shape, draw_seed))
-    outcome = run_system(task, [shape], tmp_path / "house.log", import_timeout_s=300, shape_timeout_s=300,
-                         on_progress=lambda index, result: None)
+    outcome = run_system(
+        task,
+        [shape],
+        tmp_path / "house.log",
+        import_timeout_s=300,
+        shape_timeout_s=300,
+        on_progress=lambda index, result: None,
+    )
     (result,) = outcome.shapes
     assert result["status"] == "passed", result.get("detail")
     profile = result["audit_profile"]

@@ -18,8 +18,17 @@ from scoring.run import main
 from scoring.solution_file import MAX_SOURCE_BYTES, UnreadableSolution, read_solution
 
 REPO = Path(__file__).resolve().parents[2]
-QUICK = ["problem=fp8_gemm", "shapes=visible", "lines=none", "device=cpu", "check_seeds=1", "min_calls=2",
-         "max_calls=2", "warmup_s=0", "budget_s=0.1"]
+QUICK = [
+    "problem=fp8_gemm",
+    "shapes=visible",
+    "lines=none",
+    "device=cpu",
+    "check_seeds=1",
+    "min_calls=2",
+    "max_calls=2",
+    "warmup_s=0",
+    "budget_s=0.1",
+]
 
 # What each unreadable file holds, and the words its import detail must contain.
 UNREADABLE = {
@@ -38,6 +47,7 @@ def write(folder: Path, name: str, content: bytes) -> Path:
 
 # -- the solution file -----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("case", sorted(UNREADABLE))
 def test_an_unreadable_solution_is_refused_with_its_reason(case, tmp_path):
     content, words = UNREADABLE[case]
@@ -47,12 +57,19 @@ def test_an_unreadable_solution_is_refused_with_its_reason(case, tmp_path):
     assert str(refused.value).startswith(f"{path}: ") and words in str(refused.value)
 
 
-@pytest.mark.parametrize("content,words", [
-    (b"# -*- coding: latin-1 -*-\nx = 1\n", "declares the source encoding 'iso-8859-1'"),  # audit and import differ
-    (b"# -*- coding: no-such-codec -*-\nx = 1\n", "SyntaxError line 1: unknown encoding"),
-    (b"def f():\n    pass\nreturn 1\n", "SyntaxError line 3: 'return' outside function"),  # the compiler's, not the parser's
-    (b"x = " + b"-" * 100_000 + b"1\n", "too deeply nested|SyntaxError"),  # which one depends on the Python
-], ids=["declares_latin1", "unknown_codec", "return_outside_a_function", "deep_nesting"])
+@pytest.mark.parametrize(
+    "content,words",
+    [
+        (b"# -*- coding: latin-1 -*-\nx = 1\n", "declares the source encoding 'iso-8859-1'"),  # audit and import differ
+        (b"# -*- coding: no-such-codec -*-\nx = 1\n", "SyntaxError line 1: unknown encoding"),
+        (
+            b"def f():\n    pass\nreturn 1\n",
+            "SyntaxError line 3: 'return' outside function",
+        ),  # the compiler's, not the parser's
+        (b"x = " + b"-" * 100_000 + b"1\n", "too deeply nested|SyntaxError"),  # which one depends on the Python
+    ],
+    ids=["declares_latin1", "unknown_codec", "return_outside_a_function", "deep_nesting"],
+)
 def test_source_python_would_not_compile_as_utf8_is_refused(content, words, tmp_path):
     with pytest.raises(UnreadableSolution, match=words):
         read_solution(write(tmp_path, "solution", content))
@@ -87,8 +104,9 @@ def test_the_run_records_an_unreadable_solution_as_its_import_error(case, tmp_pa
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "scoring.run", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "scoring.run", *args], cwd=REPO, capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def test_the_cli_scores_a_binary_file_as_an_import_error(tmp_path):
@@ -130,17 +148,39 @@ def test_an_option_outside_its_range_names_the_key_the_value_and_the_range(arg):
 
 
 def test_every_numeric_option_declares_its_range():
-    unranged = [f.name for f in dataclasses.fields(RunConfig)
-                if str(f.type) in ("int", "float", "float | None") and f.metadata.get("allowed") is None]
+    unranged = [
+        f.name
+        for f in dataclasses.fields(RunConfig)
+        if str(f.type) in ("int", "float", "float | None") and f.metadata.get("allowed") is None
+    ]
     assert unranged == ["seed"]  # any integer seeds the inputs
 
 
 def test_edge_values_inside_the_ranges_are_accepted():
-    config = parse_args(["problem=fp8_gemm", "timed_check_rate=0", "warmup_s=0", "check_seeds=1", "min_calls=1",
-                         "max_calls=1", "budget_s=1e-9", "target_rse=1e-9", "import_timeout_s=0.001",
-                         "peak_tflops=none", "peak_gbps=0.5", "seed=-7", "seed_secret=00ff"])
-    assert (config.timed_check_rate, config.warmup_s, config.min_calls, config.max_calls, config.peak_tflops) == \
-        (0.0, 0.0, 1, 1, None)
+    config = parse_args(
+        [
+            "problem=fp8_gemm",
+            "timed_check_rate=0",
+            "warmup_s=0",
+            "check_seeds=1",
+            "min_calls=1",
+            "max_calls=1",
+            "budget_s=1e-9",
+            "target_rse=1e-9",
+            "import_timeout_s=0.001",
+            "peak_tflops=none",
+            "peak_gbps=0.5",
+            "seed=-7",
+            "seed_secret=00ff",
+        ]
+    )
+    assert (config.timed_check_rate, config.warmup_s, config.min_calls, config.max_calls, config.peak_tflops) == (
+        0.0,
+        0.0,
+        1,
+        1,
+        None,
+    )
     assert parse_args(["problem=fp8_gemm", "timed_check_rate=1"]).timed_check_rate == 1.0
 
 

@@ -30,8 +30,16 @@ def sleep_briefly():
 
 def test_statistics_are_consistent_and_every_call_goes_through_the_timer():
     timer = CountingTimer()
-    stats = bench.time_calls(sleep_briefly, timer=timer, warmup_calls=3, warmup_s=0.0, min_calls=10, max_calls=60,
-                             target_rse=0.5, budget_s=5.0)
+    stats = bench.time_calls(
+        sleep_briefly,
+        timer=timer,
+        warmup_calls=3,
+        warmup_s=0.0,
+        min_calls=10,
+        max_calls=60,
+        target_rse=0.5,
+        budget_s=5.0,
+    )
     assert 10 <= stats.count <= 60
     assert 0 < stats.p10_ms <= stats.median_ms <= stats.p90_ms
     assert stats.median_ms >= 0.2  # the sleep is inside the timed window
@@ -41,17 +49,42 @@ def test_statistics_are_consistent_and_every_call_goes_through_the_timer():
 
 
 def test_the_scorers_stopping_rule_decides_the_count():
-    loose = bench.time_calls(sleep_briefly, timer=CpuTimer(), warmup_calls=0, warmup_s=0.0, min_calls=8,
-                             min_timed_s=0.0, max_calls=100, target_rse=10.0)
+    loose = bench.time_calls(
+        sleep_briefly,
+        timer=CpuTimer(),
+        warmup_calls=0,
+        warmup_s=0.0,
+        min_calls=8,
+        min_timed_s=0.0,
+        max_calls=100,
+        target_rse=10.0,
+    )
     assert (loose.stop_reason, loose.count) == ("converged", 8)  # stable at the first check
-    floored = bench.time_calls(sleep_briefly, timer=CpuTimer(), warmup_calls=0, warmup_s=0.0, min_calls=8,
-                               max_calls=100_000, target_rse=10.0)  # the scorer's floor of timed seconds
+    floored = bench.time_calls(
+        sleep_briefly, timer=CpuTimer(), warmup_calls=0, warmup_s=0.0, min_calls=8, max_calls=100_000, target_rse=10.0
+    )  # the scorer's floor of timed seconds
     assert floored.stop_reason == "converged" and floored.count > 8
-    never = bench.time_calls(sleep_briefly, timer=CpuTimer(), warmup_calls=0, warmup_s=0.0, min_calls=5,
-                             max_calls=12, target_rse=0.0, budget_s=60.0)
+    never = bench.time_calls(
+        sleep_briefly,
+        timer=CpuTimer(),
+        warmup_calls=0,
+        warmup_s=0.0,
+        min_calls=5,
+        max_calls=12,
+        target_rse=0.0,
+        budget_s=60.0,
+    )
     assert (never.stop_reason, never.count) == ("max_calls", 12)
-    spent = bench.time_calls(sleep_briefly, timer=CpuTimer(), warmup_calls=0, warmup_s=0.0, min_calls=5,
-                             max_calls=1000, target_rse=0.0, budget_s=0.0)
+    spent = bench.time_calls(
+        sleep_briefly,
+        timer=CpuTimer(),
+        warmup_calls=0,
+        warmup_s=0.0,
+        min_calls=5,
+        max_calls=1000,
+        target_rse=0.0,
+        budget_s=0.0,
+    )
     assert (spent.stop_reason, spent.count) == ("budget", 5)
 
 

@@ -12,12 +12,20 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from scripts.bench_ab import compare_sides  # noqa: E402
+
 FAST = "shapes=visible lines=eager check_seeds=1 min_calls=2 max_calls=3 warmup_s=0 audits=false"
 
 
 def _run(medians_ms: dict) -> dict:
-    return {"systems": [{"shapes": [{"name": name, "status": "passed", "timing": {"median_ms": ms}}
-                                    for name, ms in medians_ms.items()]}]}
+    return {
+        "systems": [
+            {
+                "shapes": [
+                    {"name": name, "status": "passed", "timing": {"median_ms": ms}} for name, ms in medians_ms.items()
+                ]
+            }
+        ]
+    }
 
 
 def test_a_shift_beyond_both_sides_spread_is_counted_and_short_shapes_are_left_out():
@@ -32,15 +40,32 @@ def test_a_shift_beyond_both_sides_spread_is_counted_and_short_shapes_are_left_o
 
 @pytest.mark.slow
 def test_two_rounds_alternate_the_sides_and_write_the_comparison(tmp_path):
-    done = subprocess.run([sys.executable, "scripts/bench_ab.py", "a=prestart=true", "b=prestart=false",
-                           "problems=softmax", "device=cpu", "rounds=2", f"out={tmp_path}",
-                           f"score_args={FAST}"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "scripts/bench_ab.py",
+            "a=prestart=true",
+            "b=prestart=false",
+            "problems=softmax",
+            "device=cpu",
+            "rounds=2",
+            f"out={tmp_path}",
+            f"score_args={FAST}",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     order = [line.split()[2] for line in done.stdout.splitlines() if line.startswith("round")]
     assert order == ["a", "b", "b", "a"]
     summary = json.loads(next(tmp_path.glob("*/*-ab.json")).read_text())
     row = summary["problems"]["softmax"]
-    assert summary["schema"] == "ceiling.ab-bench/1" and (summary["a"], summary["b"]) == ("prestart=true", "prestart=false")
+    assert summary["schema"] == "ceiling.ab-bench/1" and (summary["a"], summary["b"]) == (
+        "prestart=true",
+        "prestart=false",
+    )
     assert [len(row["runs"][side]) for side in ("a", "b")] == [2, 2]
     assert all("prestart=false" in run["command"] for run in row["runs"]["b"])
     assert all(run["seconds"]["workers_started_ahead"] == 0 for run in row["runs"]["b"])

@@ -15,9 +15,21 @@ FAST = "shapes=visible lines=none check_seeds=1 min_calls=2 max_calls=3 warmup_s
 
 @pytest.mark.slow
 def test_a_solution_is_scored_alone_then_on_every_gpu_at_once_and_compared(tmp_path):
-    done = subprocess.run([sys.executable, "scripts/bench_gpus.py", "problem=softmax", "gpus=0,1", "device=cpu",
-                           f"out={tmp_path}", f"score_args={FAST}"], cwd=REPO, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "scripts/bench_gpus.py",
+            "problem=softmax",
+            "gpus=0,1",
+            "device=cpu",
+            f"out={tmp_path}",
+            f"score_args={FAST}",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     summary = json.loads(next(tmp_path.glob("*/*-gpus.json")).read_text())
     assert summary["schema"] == "ceiling.gpus-bench/1" and summary["gpus"] == ["0", "1"]
@@ -30,6 +42,7 @@ def test_a_solution_is_scored_alone_then_on_every_gpu_at_once_and_compared(tmp_p
 
 
 def test_unknown_options_print_the_usage():
-    done = subprocess.run([sys.executable, "scripts/bench_gpus.py", "gpu=0"], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "scripts/bench_gpus.py", "gpu=0"], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 2 and "python scripts/bench_gpus.py" in done.stdout

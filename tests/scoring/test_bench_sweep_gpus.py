@@ -15,9 +15,21 @@ FAST = "lines=none audits=false shapes=visible check_seeds=1 min_calls=2 max_cal
 
 @pytest.mark.slow
 def test_a_sweep_runs_on_one_gpu_then_on_every_gpu_and_its_cells_are_compared(tmp_path):
-    done = subprocess.run([sys.executable, "scripts/bench_sweep_gpus.py", "gpus=0,1", "cells_per_gpu=1",
-                           "device=cpu", f"out={tmp_path}", f"score_args={FAST}"], cwd=REPO, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "scripts/bench_sweep_gpus.py",
+            "gpus=0,1",
+            "cells_per_gpu=1",
+            "device=cpu",
+            f"out={tmp_path}",
+            f"score_args={FAST}",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     summary = json.loads(next(tmp_path.glob("*/*-sweep-gpus.json")).read_text())
     assert summary["schema"] == "ceiling.sweep-gpus-bench/1" and summary["trials"] == 2

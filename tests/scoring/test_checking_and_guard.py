@@ -35,12 +35,15 @@ class LazyTensor(torch.Tensor):
     pass
 
 
-@pytest.mark.parametrize("out,words", [
-    (torch.zeros(4, 4).as_subclass(LazyTensor), "plain torch.Tensor"),
-    (torch.zeros(4, 5, dtype=torch.bfloat16), "shape"),
-    (torch.zeros(4, 4), "dtype"),
-    ("not a tensor", "expected a plain torch.Tensor"),
-])
+@pytest.mark.parametrize(
+    "out,words",
+    [
+        (torch.zeros(4, 4).as_subclass(LazyTensor), "plain torch.Tensor"),
+        (torch.zeros(4, 5, dtype=torch.bfloat16), "shape"),
+        (torch.zeros(4, 4), "dtype"),
+        ("not a tensor", "expected a plain torch.Tensor"),
+    ],
+)
 def test_output_contract_refuses_subclasses_and_wrong_declarations(out, words):
     with pytest.raises(OutputContractError, match=words):
         check_output_contract(out, (4, 4), torch.bfloat16, torch.device("cpu"))
@@ -55,9 +58,16 @@ def refused_gemms():
 
 def test_forbidden_op_is_refused_in_every_spelling_and_every_mode(refused_gemms):
     a, b = torch.randn(8, 8), torch.randn(8, 8)
-    spellings = [lambda: a @ b, lambda: torch.mm(a, b), lambda: a.matmul(b), lambda: getattr(torch, "m" + "m")(a, b),
-                 lambda: torch.ops.aten.mm.default(a, b), lambda: torch.nn.functional.linear(a, b),
-                 lambda: torch.mm(a, b, out=torch.empty(8, 8)), lambda: a.to_sparse() @ b]
+    spellings = [
+        lambda: a @ b,
+        lambda: torch.mm(a, b),
+        lambda: a.matmul(b),
+        lambda: getattr(torch, "m" + "m")(a, b),
+        lambda: torch.ops.aten.mm.default(a, b),
+        lambda: torch.nn.functional.linear(a, b),
+        lambda: torch.mm(a, b, out=torch.empty(8, 8)),
+        lambda: a.to_sparse() @ b,
+    ]
     for spelling in spellings:
         with pytest.raises(ForbiddenOpError, match=r"aten::(mm|matmul|linear)"):
             spelling()
@@ -119,4 +129,6 @@ def test_input_mutation_check_treats_nan_as_unchanged_and_any_write_as_a_change(
     changed = x.clone()
     changed[0] = 2.0
     assert not bool(_same_values(changed, x))
-    assert bool(_same_values(torch.arange(4), torch.arange(4))) and not bool(_same_values(torch.arange(4), torch.arange(1, 5)))
+    assert bool(_same_values(torch.arange(4), torch.arange(4))) and not bool(
+        _same_values(torch.arange(4), torch.arange(1, 5))
+    )

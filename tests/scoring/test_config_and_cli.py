@@ -14,22 +14,30 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_values_are_converted_to_the_field_types():
     config = parse_args(["problem=fp8_gemm", "audits=off", "min_calls=7", "target_rse=0.01", "peak_tflops=1000"])
-    assert (config.problem, config.audits, config.min_calls, config.target_rse, config.peak_tflops) == \
-        ("fp8_gemm", False, 7, 0.01, 1000.0)
+    assert (config.problem, config.audits, config.min_calls, config.target_rse, config.peak_tflops) == (
+        "fp8_gemm",
+        False,
+        7,
+        0.01,
+        1000.0,
+    )
 
 
 def test_bare_problem_name_is_accepted_first():
     assert parse_args(["fp8_gemm", "shapes=visible"]).shapes == "visible"
 
 
-@pytest.mark.parametrize("argv,words", [
-    (["problem=fp8_gemm", "shape=visible"], "did you mean 'shapes'"),
-    (["problem=fp8_gemm", "shapes=visibel"], "did you mean 'visible'"),
-    (["problem=fp8_gemm", "min_calls=many"], "expected int"),
-    (["problem=fp8_gemm", "audits=maybe"], "expected bool"),
-    (["problem=fp8_gemm", "lines=eager,cublas"], "unknown line 'cublas'"),
-    (["problem=fp8_gemm", "stray"], "not key=value"),
-])
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["problem=fp8_gemm", "shape=visible"], "did you mean 'shapes'"),
+        (["problem=fp8_gemm", "shapes=visibel"], "did you mean 'visible'"),
+        (["problem=fp8_gemm", "min_calls=many"], "expected int"),
+        (["problem=fp8_gemm", "audits=maybe"], "expected bool"),
+        (["problem=fp8_gemm", "lines=eager,cublas"], "unknown line 'cublas'"),
+        (["problem=fp8_gemm", "stray"], "not key=value"),
+    ],
+)
 def test_bad_arguments_explain_themselves(argv, words):
     with pytest.raises(ConfigError, match=words):
         parse_args(argv)
@@ -43,8 +51,9 @@ def test_help_lists_every_key_with_its_default():
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "scoring.run", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "scoring.run", *args], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_cli_help_and_list_exit_zero():

@@ -38,8 +38,13 @@ def test_the_engine_does_not_depend_on_the_corpus():
 
 
 def test_python_m_scoring_corpus_is_the_entry_point():
-    proc = subprocess.run([sys.executable, "-m", "scoring.corpus", "help"], cwd=SCORING_DIR.parent,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "scoring.corpus", "help"],
+        cwd=SCORING_DIR.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0 and proc.stdout.startswith("python -m scoring.corpus [key=value ...]"), proc.stderr
 
 
@@ -55,20 +60,25 @@ def test_every_case_declares_both_profiles_and_every_problem_has_a_house_case():
     assert houses == {c.problem for c in cases}
 
 
-@pytest.mark.parametrize("literal,words", [
-    ('{"class": "X04", "cpu": {"status": "incorrect"}}', "missing ['gpu']"),
-    ('{"class": "X4", "cpu": {"status": "passed"}, "gpu": {"status": "passed"}}', "EXPECTED['class'] is 'X4'"),
-    ('{"class": None, "cpu": {"status": "wrong"}, "gpu": {"status": "passed"}}', "EXPECTED['cpu']['status']"),
-    ('{"class": None, "cpu": {"status": "passed", "detial": "x"}, "gpu": {"status": "passed"}}', "unknown keys"),
-    ('{"class": None, "cpu": {"not_exercised": ""}, "gpu": {"status": "passed"}}', "non-empty reason"),
-    ('{"class": None, "cpu": {"status": "passed"}, "gpu": None}', "EXPECTED['gpu'] must be a dict"),
-    ('{"class": None, "cpu": {"status": ["passed"]}, "gpu": {"status": "passed"}}', "a list of two or more"),
-    ('{"class": None, "cpu": {"status": ["passed", "fine"]}, "gpu": {"status": "passed"}}', "is 'fine'"),
-    ('{"class": None, "shape_set": "seen", "cpu": {"status": "passed"}, "gpu": {"status": "passed"}}', "shape_set"),
-    ("make_expected()", "must be a literal"),
-    ('{"class": None, "cpu": {"status": "passed", "seed_secret": "../x"}, "gpu": {"status": "passed"}}',
-     "EXPECTED['cpu']['seed_secret'] must be lowercase hex"),
-])
+@pytest.mark.parametrize(
+    "literal,words",
+    [
+        ('{"class": "X04", "cpu": {"status": "incorrect"}}', "missing ['gpu']"),
+        ('{"class": "X4", "cpu": {"status": "passed"}, "gpu": {"status": "passed"}}', "EXPECTED['class'] is 'X4'"),
+        ('{"class": None, "cpu": {"status": "wrong"}, "gpu": {"status": "passed"}}', "EXPECTED['cpu']['status']"),
+        ('{"class": None, "cpu": {"status": "passed", "detial": "x"}, "gpu": {"status": "passed"}}', "unknown keys"),
+        ('{"class": None, "cpu": {"not_exercised": ""}, "gpu": {"status": "passed"}}', "non-empty reason"),
+        ('{"class": None, "cpu": {"status": "passed"}, "gpu": None}', "EXPECTED['gpu'] must be a dict"),
+        ('{"class": None, "cpu": {"status": ["passed"]}, "gpu": {"status": "passed"}}', "a list of two or more"),
+        ('{"class": None, "cpu": {"status": ["passed", "fine"]}, "gpu": {"status": "passed"}}', "is 'fine'"),
+        ('{"class": None, "shape_set": "seen", "cpu": {"status": "passed"}, "gpu": {"status": "passed"}}', "shape_set"),
+        ("make_expected()", "must be a literal"),
+        (
+            '{"class": None, "cpu": {"status": "passed", "seed_secret": "../x"}, "gpu": {"status": "passed"}}',
+            "EXPECTED['cpu']['seed_secret'] must be lowercase hex",
+        ),
+    ],
+)
 def test_a_bad_expected_names_the_file_and_the_field(tmp_path, literal, words):
     path = tmp_path / "bad_case.py"
     path.write_text(f"EXPECTED = {literal}\n")
@@ -79,8 +89,10 @@ def test_a_bad_expected_names_the_file_and_the_field(tmp_path, literal, words):
 
 def test_expected_is_read_above_a_parse_error(tmp_path):
     path = tmp_path / "broken.py"
-    path.write_text('EXPECTED = {"class": None, "cpu": {"status": "import_error"}, "gpu": {"status": "import_error"}}\n'
-                    "def run(state) return\n")
+    path.write_text(
+        'EXPECTED = {"class": None, "cpu": {"status": "import_error"}, "gpu": {"status": "import_error"}}\n'
+        "def run(state) return\n"
+    )
     assert adversary_case(path, "fp8_gemm").expected["cpu"].status == "import_error"
 
 
@@ -141,9 +153,17 @@ def test_a_class_named_only_by_a_failed_audit_counts_as_named():
     from scoring.corpus.judge import class_named
 
     bf16_cast = next(c for c in all_cases() if c.case_id == "fp8_gemm/wrong/bf16_cast")
-    result = {"systems": [{"status": "integrity", "shapes": [{"name": "square_64", "status": "passed"}],
-                           "audits": [{"id": "tensor_precision",
-                                       "outcome": "failed (X20: tensor work on the bf16 path, expected fp8)"}]}]}
+    result = {
+        "systems": [
+            {
+                "status": "integrity",
+                "shapes": [{"name": "square_64", "status": "passed"}],
+                "audits": [
+                    {"id": "tensor_precision", "outcome": "failed (X20: tensor work on the bf16 path, expected fp8)"}
+                ],
+            }
+        ]
+    }
     assert bf16_cast.class_id == "X20" and class_named(bf16_cast, result) is True
     result["systems"][0]["audits"][0]["outcome"] = "not verified (ncu not found)"
     assert class_named(bf16_cast, result) is False
@@ -153,21 +173,27 @@ def test_an_outcome_that_turns_on_noise_may_list_the_statuses_it_can_get(tmp_pat
     from scoring.corpus.judge import mismatches
 
     path = tmp_path / "either.py"
-    path.write_text('EXPECTED = {"class": "X10", "cpu": {"status": ["passed", "integrity"], '
-                    '"shapes": {"square_64": ["passed", "integrity"]}}, "gpu": {"not_exercised": "no"}}\n')
+    path.write_text(
+        'EXPECTED = {"class": "X10", "cpu": {"status": ["passed", "integrity"], '
+        '"shapes": {"square_64": ["passed", "integrity"]}}, "gpu": {"not_exercised": "no"}}\n'
+    )
     case = adversary_case(path, "fp8_gemm")
     expected = case.expected["cpu"]
     assert expected.as_dict()["status"] == ["passed", "integrity"]
 
     def result(status):
-        return {"systems": [{"status": status, "shapes": [{"name": "square_64", "status": status, "detail": ""}],
-                             "audits": []}]}
+        return {
+            "systems": [
+                {"status": status, "shapes": [{"name": "square_64", "status": status, "detail": ""}], "audits": []}
+            ]
+        }
 
     assert mismatches(case, expected, result("passed")) == []
     assert mismatches(case, expected, result("integrity")) == []
     assert mismatches(case, expected, result("incorrect")) == [
         "status 'incorrect', expected 'passed' or 'integrity'",
-        "shape 'square_64' is 'incorrect', expected 'passed' or 'integrity'"]
+        "shape 'square_64' is 'incorrect', expected 'passed' or 'integrity'",
+    ]
     assert runner.runs_alone(case, "cpu")
 
 
@@ -183,9 +209,17 @@ def test_a_drawn_defence_is_scored_with_its_recorded_secret_and_its_audit_detail
     assert runner.run_config(case, runner.CorpusConfig(), "cpu").seed_secret == ""
 
     def result(outcome):
-        return {"systems": [{"status": "integrity", "shapes": [{"name": "square_8192", "status": "passed"}],
-                             "audits": [{"id": "tensor_precision", "outcome": outcome}]}]}
+        return {
+            "systems": [
+                {
+                    "status": "integrity",
+                    "shapes": [{"name": "square_8192", "status": "passed"}],
+                    "audits": [{"id": "tensor_precision", "outcome": outcome}],
+                }
+            ]
+        }
 
     assert mismatches(case, expected, result("failed (X20: tensor work on the bf16 path, expected fp8)")) == []
     assert mismatches(case, expected, result("failed (X22: a third of the formula's work)")) == [
-        "no detail contains 'tensor_precision: failed (X20'"]
+        "no detail contains 'tensor_precision: failed (X20'"
+    ]

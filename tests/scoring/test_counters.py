@@ -56,10 +56,22 @@ def test_set_config_layout_by_hand():
     # uint16 targetNestingLevel 88: 88 + 2 = 90 (sizeof is 96 with the tail padding CUPTI must not see).
     cls = counters.CUpti_RangeProfiler_SetConfig_Params
     offsets = {name: getattr(cls, name).offset for name, _ in cls._fields_}
-    assert offsets == {"structSize": 0, "pPriv": 8, "pRangeProfilerObject": 16, "configSize": 24, "pConfig": 32,
-                       "counterDataImageSize": 40, "pCounterDataImage": 48, "range": 56, "replayMode": 60,
-                       "maxRangesPerPass": 64, "numNestingLevels": 72, "minNestingLevel": 74, "passIndex": 80,
-                       "targetNestingLevel": 88}
+    assert offsets == {
+        "structSize": 0,
+        "pPriv": 8,
+        "pRangeProfilerObject": 16,
+        "configSize": 24,
+        "pConfig": 32,
+        "counterDataImageSize": 40,
+        "pCounterDataImage": 48,
+        "range": 56,
+        "replayMode": 60,
+        "maxRangesPerPass": 64,
+        "numNestingLevels": 72,
+        "minNestingLevel": 74,
+        "passIndex": 80,
+        "targetNestingLevel": 88,
+    }
     assert ctypes.sizeof(cls) == 96 and struct_size(cls) == 90
 
 
@@ -131,6 +143,7 @@ class FakeLibrary:
             if handler is not None:
                 handler(self, *objects)
             return 0
+
         return function
 
     # CUDA driver
@@ -179,8 +192,9 @@ class FakeLibrary:
         params.counterDataSize = 256
 
     def on_cuptiRangeProfilerSetConfig(self, params):
-        self.set_config = {name: getattr(params, name) for name, _ in params._fields_
-                           if name not in ("pConfig", "pCounterDataImage")}
+        self.set_config = {
+            name: getattr(params, name) for name, _ in params._fields_ if name not in ("pConfig", "pCounterDataImage")
+        }
 
     def on_cuptiRangeProfilerStop(self, params):
         params.isAllPassSubmitted = int(self.all_passes)
@@ -215,9 +229,14 @@ def test_building_the_reader_schedules_the_metrics(monkeypatch):
     assert reader.available and reader.why_not is None
     assert (reader.chip, reader.passes, reader.cupti_version) == ("GH100", 3, 130001)
     assert library.metric_names == list(AUDIT_METRICS)
-    assert log.index("cuInit") < log.index("cuptiProfilerInitialize") < log.index("cuptiDeviceGetChipName") \
-        < log.index("cuptiProfilerHostInitialize") < log.index("cuptiProfilerHostConfigAddMetrics") \
+    assert (
+        log.index("cuInit")
+        < log.index("cuptiProfilerInitialize")
+        < log.index("cuptiDeviceGetChipName")
+        < log.index("cuptiProfilerHostInitialize")
+        < log.index("cuptiProfilerHostConfigAddMetrics")
         < log.index("cuptiProfilerHostGetConfigImage")
+    )
     assert reader.device_support == "supported"
     assert reader.counter_availability.startswith("image of the current context")
     reader.close()
@@ -232,13 +251,22 @@ def test_one_profiled_call_enables_starts_runs_stops_decodes_evaluates_and_disab
     assert [r["range"] for r in ranges] == ["0", "1"]
     assert ranges[1][AUDIT_METRICS[0]] == 1000.0 and ranges[1][AUDIT_METRICS[-1]] == 1000.0 + len(AUDIT_METRICS) - 1
     cupti = [name for name in log if name.startswith("cupti") and name != "cuptiGetResultString" or name == "fn"]
-    assert cupti == ["cuptiRangeProfilerEnable", "cuptiRangeProfilerGetCounterDataSize",
-                     "cuptiRangeProfilerCounterDataImageInitialize", "cuptiRangeProfilerSetConfig",
-                     "cuptiRangeProfilerStart", "fn", "cuptiRangeProfilerStop", "cuptiRangeProfilerDecodeData",
-                     "cuptiRangeProfilerGetCounterDataInfo",
-                     "cuptiRangeProfilerCounterDataGetRangeInfo", "cuptiProfilerHostEvaluateToGpuValues",
-                     "cuptiRangeProfilerCounterDataGetRangeInfo", "cuptiProfilerHostEvaluateToGpuValues",
-                     "cuptiRangeProfilerDisable"]
+    assert cupti == [
+        "cuptiRangeProfilerEnable",
+        "cuptiRangeProfilerGetCounterDataSize",
+        "cuptiRangeProfilerCounterDataImageInitialize",
+        "cuptiRangeProfilerSetConfig",
+        "cuptiRangeProfilerStart",
+        "fn",
+        "cuptiRangeProfilerStop",
+        "cuptiRangeProfilerDecodeData",
+        "cuptiRangeProfilerGetCounterDataInfo",
+        "cuptiRangeProfilerCounterDataGetRangeInfo",
+        "cuptiProfilerHostEvaluateToGpuValues",
+        "cuptiRangeProfilerCounterDataGetRangeInfo",
+        "cuptiProfilerHostEvaluateToGpuValues",
+        "cuptiRangeProfilerDisable",
+    ]
     assert log[log.index("fn") + 1] == "cuCtxSynchronize"  # the call's kernels finish before Stop
     config = library.set_config
     assert (config["range"], config["replayMode"]) == (counters.CUPTI_AUTO_RANGE, counters.CUPTI_KERNEL_REPLAY)

@@ -27,9 +27,12 @@ time.sleep(float(options.get("sleep_s", "0")))
 
 
 def _copy_on_the_device(tmp_path: Path) -> Path:
-    files = {"scripts/device_head.sh": (SCRIPTS / "device_head.sh").read_text(),
-             "scripts/device_bench_deck.sh": (SCRIPTS / "device_bench_deck.sh").read_text(),
-             "scripts/bench_deck.py": STAND_IN, ".gitignore": "/.scratch/\n"}
+    files = {
+        "scripts/device_head.sh": (SCRIPTS / "device_head.sh").read_text(),
+        "scripts/device_bench_deck.sh": (SCRIPTS / "device_bench_deck.sh").read_text(),
+        "scripts/bench_deck.py": STAND_IN,
+        ".gitignore": "/.scratch/\n",
+    }
     here, there = tmp_path / "here", tmp_path / "there"
     repository(here, files)
     subprocess.run(["bash", "scripts/device_head.sh", "pack"], cwd=here, check=True, capture_output=True)
@@ -46,8 +49,14 @@ def _run(there: Path, out: Path, *args: str, limit_s: str = "60") -> subprocess.
     if not (shims / "python").exists():
         (shims / "python").symlink_to(sys.executable)
     env = {**os.environ, "OUT": str(out), "LIMIT_S": limit_s, "PATH": f"{shims}:{os.environ['PATH']}"}
-    return subprocess.run(["bash", "scripts/device_bench_deck.sh", "deck", *args], cwd=there, text=True,
-                          capture_output=True, timeout=120, env=env)
+    return subprocess.run(
+        ["bash", "scripts/device_bench_deck.sh", "deck", *args],
+        cwd=there,
+        text=True,
+        capture_output=True,
+        timeout=120,
+        env=env,
+    )
 
 
 def test_the_deck_runs_at_the_packed_commit_with_empty_caches_and_comes_back_packed(tmp_path):
@@ -61,7 +70,9 @@ def test_the_deck_runs_at_the_packed_commit_with_empty_caches_and_comes_back_pac
         seen = json.loads(packed.extractfile("speed/h100_sxm/deck.json").read())
     assert "runs/h100_sxm/run.json" in names
     assert seen["argv"][0] == "device=cuda" and seen["argv"][-2:] == ["problems=softmax", "cold_runs=2"]
-    assert seen["triton"].startswith("/tmp/deck-deck-") and seen["inductor"].startswith(seen["triton"].rsplit("/", 1)[0])
+    assert seen["triton"].startswith("/tmp/deck-deck-") and seen["inductor"].startswith(
+        seen["triton"].rsplit("/", 1)[0]
+    )
     again = _run(there, out, "problems=softmax")
     with tarfile.open(out / "deck.tar.gz") as packed:
         second = json.loads(packed.extractfile("speed/h100_sxm/deck.json").read())

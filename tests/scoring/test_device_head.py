@@ -9,8 +9,13 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "device_head.sh"
 
 
 def git(folder: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=test", "-c", "user.email=test@example.com", *args],
-                          cwd=folder, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-c", "user.name=test", "-c", "user.email=test@example.com", *args],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 def repository(folder: Path, files: dict[str, str]) -> None:
@@ -25,8 +30,11 @@ def repository(folder: Path, files: dict[str, str]) -> None:
 
 def test_unpack_points_a_stale_copy_at_the_packed_commit(tmp_path):
     here, there = tmp_path / "here", tmp_path / "there"
-    files = {"kernel.py": "print('current')\n", ".gitignore": "/.scratch/\n",
-             "scripts/device_head.sh": SCRIPT.read_text()}
+    files = {
+        "kernel.py": "print('current')\n",
+        ".gitignore": "/.scratch/\n",
+        "scripts/device_head.sh": SCRIPT.read_text(),
+    }
     repository(here, files)
     repository(there, {"kernel.py": "print('stale')\n"})  # the stale .git, unrelated history even
     for name, text in files.items():  # the tree that travels is the current one
@@ -36,8 +44,7 @@ def test_unpack_points_a_stale_copy_at_the_packed_commit(tmp_path):
     packed = subprocess.run(["bash", "scripts/device_head.sh", "pack"], cwd=here, capture_output=True, text=True)
     assert packed.returncode == 0, packed.stderr
     shutil.copytree(here / ".scratch", there / ".scratch")  # carry [".scratch"]
-    unpacked = subprocess.run(["bash", "scripts/device_head.sh", "unpack"], cwd=there, capture_output=True,
-                              text=True)
+    unpacked = subprocess.run(["bash", "scripts/device_head.sh", "unpack"], cwd=there, capture_output=True, text=True)
     assert unpacked.returncode == 0, unpacked.stderr
     assert git(there, "rev-parse", "HEAD") == git(here, "rev-parse", "HEAD")
     assert git(there, "status", "--porcelain") == ""  # results written there say dirty=false

@@ -12,8 +12,9 @@ from scoring.run import run
 
 FP8 = Path(__file__).resolve().parents[2] / "problems" / "fp8_gemm"
 ADVERSARIES = Path(__file__).resolve().parents[2] / "adversarial" / "fp8_gemm"
-QUICK = dict(device="cuda", lines="none", progress=False, min_calls=5, max_calls=20, warmup_s=0.1, budget_s=2.0,
-             check_seeds=2)
+QUICK = dict(
+    device="cuda", lines="none", progress=False, min_calls=5, max_calls=20, warmup_s=0.1, budget_s=2.0, check_seeds=2
+)
 
 pytestmark = pytest.mark.gpu
 
@@ -56,8 +57,10 @@ def test_bf16_cast_passes_numerically_but_fails_the_audit_where_ncu_runs(tmp_pat
 
 
 def test_zeros_fail_and_a_crash_is_confined_to_its_shape(tmp_path):
-    assert score(tmp_path, FP8 / "solutions" / "wrong" / "zeros.py", shapes="visible", audits=False)["status"] == \
-        "incorrect"
+    assert (
+        score(tmp_path, FP8 / "solutions" / "wrong" / "zeros.py", shapes="visible", audits=False)["status"]
+        == "incorrect"
+    )
     crashed = score(tmp_path, FP8 / "solutions" / "wrong" / "crash_on_decode.py", shapes="visible", audits=False)
     statuses = {s["name"]: s["status"] for s in crashed["systems"][0]["shapes"]}
     assert statuses["decode_m16"] == "runtime_error"
@@ -76,8 +79,9 @@ def test_persisting_l2_asked_for_by_the_solution_is_refused(tmp_path):
     refused with the class id, and the house kernel's timer reports the check as running."""
     result = score(tmp_path, ADVERSARIES / "X12_persisting_l2_window.py", shapes="visible", audits=False)
     shapes = result["systems"][0]["shapes"]
-    assert all(s["status"] == "integrity" and s["detail"].startswith("X12: L2 residency") for s in shapes), \
-        [(s["name"], s["status"], s.get("detail")) for s in shapes]
+    assert all(s["status"] == "integrity" and s["detail"].startswith("X12: L2 residency") for s in shapes), [
+        (s["name"], s["status"], s.get("detail")) for s in shapes
+    ]
     house = score(tmp_path, shapes="visible", audits=False)
     assert house["status"] == "passed"
     assert not house["systems"][0]["timer"]["persisting_l2_check"].startswith("not verified")

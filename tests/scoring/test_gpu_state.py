@@ -12,8 +12,11 @@ def reading(at_s, sm=1980, mem=2619, temp=40, power=100.0, reasons=0):
 
 
 def test_the_summary_gives_ranges_medians_and_every_reason_seen():
-    readings = [reading(0.0, sm=1980, temp=40, power=90.0), reading(0.1, sm=1965, temp=42, power=300.0,
-                reasons=0x4), reading(0.2, sm=1950, temp=41, power=110.0, reasons=0x20)]
+    readings = [
+        reading(0.0, sm=1980, temp=40, power=90.0),
+        reading(0.1, sm=1965, temp=42, power=300.0, reasons=0x4),
+        reading(0.2, sm=1950, temp=41, power=110.0, reasons=0x20),
+    ]
     summary = summarise(readings)
     assert summary["samples"] == 3
     assert summary["sm_clock_mhz"] == {"min": 1950, "median": 1965, "max": 1980}
@@ -62,11 +65,14 @@ def test_a_window_without_readings_or_a_forged_window_says_why():
     with GpuStateSampler(lambda: reading(time.monotonic()), interval_s=0.5) as sampler:
         time.sleep(0.01)
     now = time.monotonic()
-    empty, forged, reversed_, untimed = sampler.attach([
-        {"name": "empty", TIMED_WINDOW_KEY: [now + 10.0, now + 11.0]},
-        {"name": "forged", TIMED_WINDOW_KEY: "soon"},
-        {"name": "reversed", TIMED_WINDOW_KEY: [now, now - 1.0]},
-        {"name": "untimed"}])
+    empty, forged, reversed_, untimed = sampler.attach(
+        [
+            {"name": "empty", TIMED_WINDOW_KEY: [now + 10.0, now + 11.0]},
+            {"name": "forged", TIMED_WINDOW_KEY: "soon"},
+            {"name": "reversed", TIMED_WINDOW_KEY: [now, now - 1.0]},
+            {"name": "untimed"},
+        ]
+    )
     assert "no reading within the 1.000 s" in empty["gpu_state"]["why_not"]
     assert "not two increasing monotonic stamps" in forged["gpu_state"]["why_not"]
     assert "not two increasing monotonic stamps" in reversed_["gpu_state"]["why_not"]

@@ -93,8 +93,13 @@ def test_the_representative_audit_follows_the_precision_audit_of_the_profiled_sh
     shape = SimpleNamespace(name="square", params={"M": 64, "N": 64, "K": 64})
     problem = SimpleNamespace(spec=SimpleNamespace(audits=[SimpleNamespace(expect="fp8")]), flops=lambda _: flops)
     ranges = [{"range": "0", "sm__ops_path_tensor_src_fp8.sum": flops}]
-    profile = {"timed_call_index": 1, "ranges": ranges, "why_not": None,
-               "launch_names": ["_fp8_gemm_kernel"], "timed_calls_launch_names": ["_bf16_gemm"]}
+    profile = {
+        "timed_call_index": 1,
+        "ranges": ranges,
+        "why_not": None,
+        "launch_names": ["_fp8_gemm_kernel"],
+        "timed_calls_launch_names": ["_bf16_gemm"],
+    }
     shapes = [{"name": "square", "audit_profile": profile, "kernel_record": {"vendor_kernels": "passed"}}]
     audits = run_audits(problem, shapes, "gpu", (shape, 1))
     assert [a["id"] for a in audits] == ["tensor_precision", "profiled_call_representative", "vendor_kernels"]
@@ -110,8 +115,9 @@ def test_tensor_ops_command_explains_bad_arguments_and_a_missing_gpu():
     import sys
 
     def run(*args):
-        done = subprocess.run([sys.executable, "-m", "scoring.tensor_ops", *args], capture_output=True, text=True,
-                              timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "scoring.tensor_ops", *args], capture_output=True, text=True, timeout=120
+        )
         return done.returncode, done.stdout + done.stderr
 
     code, text = run("problem=kda", "shape=no_such_shape")
@@ -132,8 +138,12 @@ def test_an_audit_the_solution_made_impossible_fails_x31_and_one_the_machine_can
 
     shape = SimpleNamespace(name="square", params={"M": 64, "N": 64, "K": 64})
     problem = SimpleNamespace(spec=SimpleNamespace(audits=[SimpleNamespace(expect="fp8")]), flops=lambda _: 1)
-    defeated = {"timed_call_index": 0, "ranges": [], "launch_names": [],
-                "why_not": "after the call: cuptiRangeProfilerDecodeData: 3 ranges dropped"}
+    defeated = {
+        "timed_call_index": 0,
+        "ranges": [],
+        "launch_names": [],
+        "why_not": "after the call: cuptiRangeProfilerDecodeData: 3 ranges dropped",
+    }
     shapes = [{"name": "square", "audit_profile": defeated, "kernel_record": {"vendor_kernels": "passed"}}]
     outcome = run_audits(problem, shapes, "gpu", (shape, 1))[0]["outcome"]
     assert outcome.startswith("failed (X31: the audit could not follow the solution's call")

@@ -19,17 +19,20 @@ def findings_for(tmp_path, source):
     return [f.what for f in audit_files([path], IMPORTS, OPS)]
 
 
-@pytest.mark.parametrize("source,words", [
-    ("import torch\ny = torch._scaled_mm", "'_scaled_mm'"),
-    ("import torch.nn.functional as F\nF.softmax", "'softmax'"),
-    ("def f(x):\n    return x.topk(3)", "'topk'"),
-    ("import torch\ntorch.ops.aten.mm.default", "'mm'"),
-    ("from torch import mm", "imports forbidden operator 'mm'"),
-    ("import torch\ng = getattr(torch, 'topk')", "through getattr"),
-    ("import flash_attn.flash_attn_interface as fa", "forbidden module 'flash_attn.flash_attn_interface'"),
-    ("from vllm import _custom_ops", "forbidden module 'vllm._custom_ops'"),
-    ("import importlib\nimportlib.import_module('flash_attn')", "dynamically"),
-])
+@pytest.mark.parametrize(
+    "source,words",
+    [
+        ("import torch\ny = torch._scaled_mm", "'_scaled_mm'"),
+        ("import torch.nn.functional as F\nF.softmax", "'softmax'"),
+        ("def f(x):\n    return x.topk(3)", "'topk'"),
+        ("import torch\ntorch.ops.aten.mm.default", "'mm'"),
+        ("from torch import mm", "imports forbidden operator 'mm'"),
+        ("import torch\ng = getattr(torch, 'topk')", "through getattr"),
+        ("import flash_attn.flash_attn_interface as fa", "forbidden module 'flash_attn.flash_attn_interface'"),
+        ("from vllm import _custom_ops", "forbidden module 'vllm._custom_ops'"),
+        ("import importlib\nimportlib.import_module('flash_attn')", "dynamically"),
+    ],
+)
 def test_forbidden_names_are_found(tmp_path, source, words):
     found = findings_for(tmp_path, source)
     assert any(words in f for f in found), found
@@ -51,4 +54,3 @@ def test_triton_and_unrelated_names_are_not_flagged(tmp_path):
     tf32 = torch.backends.cuda.matmul.allow_tf32  # a backend setting, not the matmul operator
     """
     assert findings_for(tmp_path, source) == []
-

@@ -8,8 +8,26 @@ from scoring.integrity import CLASSES, markdown
 
 REPO = Path(__file__).resolve().parents[2]
 # The ids of shared/INTEGRITY.md (read from it when the shared folder sits beside the checkout).
-KNOWN_IDS = ["X01", "X02", "X03", "X04", "X05", "X06", "X10", "X11", "X12", "X13", "X14", "X15",
-             "X20", "X21", "X22", "X23", "X24", "X25"]
+KNOWN_IDS = [
+    "X01",
+    "X02",
+    "X03",
+    "X04",
+    "X05",
+    "X06",
+    "X10",
+    "X11",
+    "X12",
+    "X13",
+    "X14",
+    "X15",
+    "X20",
+    "X21",
+    "X22",
+    "X23",
+    "X24",
+    "X25",
+]
 
 
 def shared_ids() -> list[str]:
@@ -47,4 +65,6 @@ def test_every_piece_of_evidence_exists():
 
 
 def test_the_generated_table_is_current():
-    assert (REPO / "docs" / "integrity.md").read_text() == markdown(), "run: python -m scoring.integrity > docs/integrity.md"
+    assert (REPO / "docs" / "integrity.md").read_text() == markdown(), (
+        "run: python -m scoring.integrity > docs/integrity.md"
+    )

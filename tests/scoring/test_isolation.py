@@ -32,7 +32,8 @@ def test_solution_behaviour_is_classified(case, tmp_path):
         pytest.skip(f"not exercised in the CPU profile: {expected.not_exercised}")
     result = score(CASES[case], tmp_path)
     assert mismatches(CASES[case], expected, result) == [], [
-        (s["name"], s["status"], s.get("detail")) for s in result["systems"][0]["shapes"]]
+        (s["name"], s["status"], s.get("detail")) for s in result["systems"][0]["shapes"]
+    ]
     statuses = expected.status if isinstance(expected.status, tuple) else (expected.status,)
     if "passed" not in statuses:  # a stated residual passes where the defence cannot reach (its EXPECTED says so)
         assert result["score"]["fraction"] == 0.0
@@ -67,11 +68,15 @@ def test_a_gpu_worker_compiles_triton_even_when_the_caller_set_the_interpreter(m
 def test_a_system_stops_after_max_timed_out_shapes(tmp_path):
     """A timeout costs shape_timeout_s and fails the system already: past the limit the rest are not run,
     and say why; the shapes before it keep their results."""
-    result = score(CASES["robustness_hangs_on_unaligned_k"], tmp_path, shapes="visible", shape_timeout_s=5,
-                   max_timed_out_shapes=1)
+    result = score(
+        CASES["robustness_hangs_on_unaligned_k"], tmp_path, shapes="visible", shape_timeout_s=5, max_timed_out_shapes=1
+    )
     shapes = {s["name"]: s for s in result["systems"][0]["shapes"]}
-    assert [shapes[n]["status"] for n in ("square_64", "k_unaligned_112", "decode_m4")] == \
-        ["passed", "timeout", "not_run"]
+    assert [shapes[n]["status"] for n in ("square_64", "k_unaligned_112", "decode_m4")] == [
+        "passed",
+        "timeout",
+        "not_run",
+    ]
     assert "max_timed_out_shapes=1" in shapes["decode_m4"]["detail"]
     assert result["status"] == "timeout" and result["score"]["fraction"] == 0.0
 
@@ -82,16 +87,23 @@ def test_a_host_side_exception_keeps_the_worker_and_a_device_error_replaces_it(t
     wrap it) ends the worker, and the next shape gets a fresh one."""
     case = CASES["robustness_raises_on_decode"]
     system = score(case, tmp_path / "host")["systems"][0]
-    assert [(s["name"], s["status"]) for s in system["shapes"]] == \
-        [("square_64", "passed"), ("k_unaligned_112", "passed"), ("decode_m4", "runtime_error")]
+    assert [(s["name"], s["status"]) for s in system["shapes"]] == [
+        ("square_64", "passed"),
+        ("k_unaligned_112", "passed"),
+        ("decode_m4", "runtime_error"),
+    ]
     assert system["processes_started"] == 1
     device_error = tmp_path / "device_error.py"
     device_error.write_text(
         f"import sys\nsys.path.insert(0, {str(CORPUS_ROOT / 'fp8_gemm')!r})\nfrom _correct import correct\n\n\n"
         "def run(state, a, a_scale):\n    k = a.shape[1]\n    if k & (k - 1):\n"
         "        raise RuntimeError('CUDA error: an illegal memory access was encountered')\n"
-        "    return correct(state, a, a_scale)\n")
+        "    return correct(state, a, a_scale)\n"
+    )
     system = score(case, tmp_path / "device", solution=str(device_error))["systems"][0]
-    assert [(s["name"], s["status"]) for s in system["shapes"]] == \
-        [("square_64", "passed"), ("k_unaligned_112", "runtime_error"), ("decode_m4", "passed")]
+    assert [(s["name"], s["status"]) for s in system["shapes"]] == [
+        ("square_64", "passed"),
+        ("k_unaligned_112", "runtime_error"),
+        ("decode_m4", "passed"),
+    ]
     assert system["processes_started"] == 2

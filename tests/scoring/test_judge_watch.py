@@ -75,8 +75,12 @@ def _link_to(script: str) -> WorkerLink:
     """A WorkerLink (CPU) whose "worker" is `script`, writing to the link's reply channel as fd 3."""
     link = WorkerLink(torch.device("cpu"), dict(os.environ), REPO)
     reply_r, reply_w = os.pipe()
-    link.proc = subprocess.Popen([sys.executable, "-c", script], pass_fds=(reply_w,),
-                                 env=dict(os.environ, REPLY_FD=str(reply_w)), start_new_session=True)
+    link.proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        pass_fds=(reply_w,),
+        env=dict(os.environ, REPLY_FD=str(reply_w)),
+        start_new_session=True,
+    )
     os.close(reply_w)
     link.reader = Reader(reply_r)
     link._reply_r, link._cmd_w = reply_r, -1
@@ -103,11 +107,13 @@ def test_a_worker_that_aborts_after_queued_is_a_runtime_error():
 
 
 def test_a_worker_that_reports_a_failure_after_queued_gets_that_failure():
-    script = ("import json, os, time\n"
-              "line = json.dumps({'event': 'failed', 'status': 'runtime_error', 'fresh': True,\n"
-              "                   'detail': 'AcceleratorError: an illegal memory access was encountered'})\n"
-              "os.write(int(os.environ['REPLY_FD']), (line + '\\n').encode())\n"
-              "time.sleep(60)\n")
+    script = (
+        "import json, os, time\n"
+        "line = json.dumps({'event': 'failed', 'status': 'runtime_error', 'fresh': True,\n"
+        "                   'detail': 'AcceleratorError: an illegal memory access was encountered'})\n"
+        "os.write(int(os.environ['REPLY_FD']), (line + '\\n').encode())\n"
+        "time.sleep(60)\n"
+    )
     link = _link_to(script)
     try:
         _wait_until_stopped(link)
@@ -122,9 +128,11 @@ def test_a_worker_that_reports_a_failure_after_queued_gets_that_failure():
 def test_a_worker_that_only_says_done_is_still_waited_for():
     # An honest worker sends "done" after its device-wide synchronise; the judge may see it a moment before
     # it sees DONE complete. That is no reason to stop watching.
-    link = _link_to("import json, os, time\n"
-                    "os.write(int(os.environ['REPLY_FD']), (json.dumps({'event': 'done', 'timing': {}}) + "
-                    "'\\n').encode())\ntime.sleep(60)\n")
+    link = _link_to(
+        "import json, os, time\n"
+        "os.write(int(os.environ['REPLY_FD']), (json.dumps({'event': 'done', 'timing': {}}) + "
+        "'\\n').encode())\ntime.sleep(60)\n"
+    )
     try:
         deadline = time.monotonic() + 5
         while link.reader.pending_event() is None and time.monotonic() < deadline:

@@ -33,7 +33,9 @@ def test_a_raised_set_aside_is_x12():
 
 
 def test_a_persisting_window_is_x12_and_a_streaming_one_is_not():
-    persisting = reading(window_bytes=64 * MiB, hit=CUDA_ACCESS_PROPERTY_PERSISTING, miss=CUDA_ACCESS_PROPERTY_STREAMING)
+    persisting = reading(
+        window_bytes=64 * MiB, hit=CUDA_ACCESS_PROPERTY_PERSISTING, miss=CUDA_ACCESS_PROPERTY_STREAMING
+    )
     assert "persisting access-policy window of 64.0 MiB" in residency_detail(persisting, 0)
     streaming = reading(window_bytes=64 * MiB, hit=CUDA_ACCESS_PROPERTY_STREAMING, miss=CUDA_ACCESS_PROPERTY_STREAMING)
     assert residency_detail(streaming, 0) is None
@@ -42,8 +44,13 @@ def test_a_persisting_window_is_x12_and_a_streaming_one_is_not():
 def test_layouts_match_the_cuda_headers():
     """cudaAccessPolicyWindow: void*, size_t, float, enum, enum (32 bytes with padding on x86-64);
     cudaLaunchAttributeValue: a 64-byte union."""
-    assert [name for name, _ in AccessPolicyWindow._fields_] == ["base_ptr", "num_bytes", "hitRatio", "hitProp",
-                                                                "missProp"]
+    assert [name for name, _ in AccessPolicyWindow._fields_] == [
+        "base_ptr",
+        "num_bytes",
+        "hitRatio",
+        "hitProp",
+        "missProp",
+    ]
     assert AccessPolicyWindow.num_bytes.offset == 8 and AccessPolicyWindow.hitRatio.offset == 16
     assert AccessPolicyWindow.hitProp.offset == 20 and AccessPolicyWindow.missProp.offset == 24
     assert ctypes.sizeof(AccessPolicyWindow) == 32 and ctypes.sizeof(StreamAttributeValue) == 64

@@ -9,8 +9,21 @@ from scoring.run import run
 
 # Fixed peaks: the CPU profile measures its ceilings afresh each run, and a line measured under other peaks
 # has other fractions, so such lines are never reused.
-QUICK = dict(problem="softmax", device="cpu", shapes="all", lines="eager", audits=False, check_seeds=1,
-             min_calls=2, max_calls=3, warmup_s=0.0, budget_s=0.2, peak_tflops=1.0, peak_gbps=10.0, progress=False)
+QUICK = dict(
+    problem="softmax",
+    device="cpu",
+    shapes="all",
+    lines="eager",
+    audits=False,
+    check_seeds=1,
+    min_calls=2,
+    max_calls=3,
+    warmup_s=0.0,
+    budget_s=0.2,
+    peak_tflops=1.0,
+    peak_gbps=10.0,
+    progress=False,
+)
 
 
 def score(tmp_path, **overrides):
@@ -27,7 +40,9 @@ def test_a_line_is_measured_once_then_copied_with_where_it_came_from(tmp_path):
     second, second_path = score(tmp_path)
     cached = second["systems"][1]
     assert cached["cached_from"] == first_path.relative_to(tmp_path).as_posix()
-    assert [s["timing"]["median_ms"] for s in cached["shapes"]] == [s["timing"]["median_ms"] for s in measured["shapes"]]
+    assert [s["timing"]["median_ms"] for s in cached["shapes"]] == [
+        s["timing"]["median_ms"] for s in measured["shapes"]
+    ]
     assert second["systems"][0]["shapes"] != first["systems"][0]["shapes"]  # the solution is measured again
     for path in (first_path, second_path):
         assert check_result(json.loads(path.read_text()), str(path)) == []  # both valid result files

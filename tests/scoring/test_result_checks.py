@@ -77,8 +77,9 @@ def test_a_folder_is_searched_recursively_and_other_json_files_are_left_out(tmp_
     assert verify([str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "corrupt-score_1_7.json: field 'systems[0].score.fraction'" in out
-    assert out.strip().splitlines()[-1] == ("checked 2 result file(s): 1 valid, 1 invalid (1 problem(s)); "
-                                            "2 other JSON file(s) left out")
+    assert out.strip().splitlines()[-1] == (
+        "checked 2 result file(s): 1 valid, 1 invalid (1 problem(s)); 2 other JSON file(s) left out"
+    )
 
 
 def test_a_file_named_on_the_command_line_is_always_checked(tmp_path, capsys):
@@ -98,14 +99,23 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, capsys):
 
 def test_the_command_runs_without_torch_or_site_libraries(tmp_path):
     path = write_case(CASES[1], tmp_path)
-    code = ("import sys; from scoring.verify import main; rc = main(sys.argv[1:]); "
-            "loaded = [m for m in ('torch', 'jinja2', 'pandas', 'plotly') if m in sys.modules]; "
-            "assert not loaded, loaded; sys.exit(rc)")
-    done = subprocess.run([sys.executable, "-c", code, str(path)], cwd=REPO, capture_output=True, text=True,
-                          timeout=60, check=False)
+    code = (
+        "import sys; from scoring.verify import main; rc = main(sys.argv[1:]); "
+        "loaded = [m for m in ('torch', 'jinja2', 'pandas', 'plotly') if m in sys.modules]; "
+        "assert not loaded, loaded; sys.exit(rc)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], cwd=REPO, capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    helped = subprocess.run([sys.executable, "-m", "scoring.verify", "help"], cwd=REPO, capture_output=True,
-                            text=True, timeout=60, check=False)
+    helped = subprocess.run(
+        [sys.executable, "-m", "scoring.verify", "help"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert helped.returncode == 0 and "python -m scoring.verify PATH" in helped.stdout
 
 
@@ -123,8 +133,9 @@ def test_a_rescored_runs_provenance_and_published_verdict_pass_when_well_formed(
     data = template()
     data["agent"] = copy.deepcopy(RESCORED_AGENT)
     assert check_result(data, "x.json") == []
-    data["agent"]["published"].update(correct=False, peak_fraction=None, annotation_verdict=None,
-                                      failure_reason="wrong output on shape 3")
+    data["agent"]["published"].update(
+        correct=False, peak_fraction=None, annotation_verdict=None, failure_reason="wrong output on shape 3"
+    )
     del data["agent"]["source"]["sha256"]
     assert check_result(data, "x.json") == []
     data["agent"]["source"]["path"] = "a/./b.py"  # a '.' part: not a plain path to link to

@@ -15,8 +15,19 @@ from jsonschema import Draft202012Validator
 
 from scoring.dataclass_schema import Rule, documented, field_table, json_schema, model_fields
 from scoring.result_fields import check_fields
-from scoring.result_model import (DOCS_PATH, SCHEMA_PATH, TABLE_BEGIN, TABLE_END, Agent, JudgeClock, Result,
-                                  docs_with_table, result_schema, schema_text, table_text)
+from scoring.result_model import (
+    DOCS_PATH,
+    SCHEMA_PATH,
+    TABLE_BEGIN,
+    TABLE_END,
+    Agent,
+    JudgeClock,
+    Result,
+    docs_with_table,
+    result_schema,
+    schema_text,
+    table_text,
+)
 from tests.scoring.corrupted_results import REPO, RESCORED_AGENT, template
 from tests.scoring.test_result_schema import committed_results
 
@@ -44,7 +55,8 @@ def _types_in(hint):
 def test_the_committed_schema_is_the_one_the_models_give():
     assert SCHEMA_PATH.read_text() == schema_text(), (
         "scoring/schema/ceiling.result-1.schema.json differs from scoring/result_model.py: run "
-        "`python -m scoring.result_model write` and commit both")
+        "`python -m scoring.result_model write` and commit both"
+    )
 
 
 def test_the_docs_field_table_is_the_one_the_models_give():
@@ -52,7 +64,8 @@ def test_the_docs_field_table_is_the_one_the_models_give():
     assert docs.count(TABLE_BEGIN) == 1 and docs.count(TABLE_END) == 1
     assert docs_with_table(docs) == docs, (
         "docs/results.md's field table differs from scoring/result_model.py: run `python -m scoring.result_model "
-        "write` and commit both")
+        "write` and commit both"
+    )
     assert table_text().count("\n") > 150  # every field of every model, one row each
 
 
@@ -69,8 +82,9 @@ def test_the_generated_schema_is_draft_2020_12_and_accepts_every_committed_resul
     Draft202012Validator.check_schema(result_schema())
     results = committed_results()
     assert len(results) > 800
-    broken = [f"{path.relative_to(REPO)}: {error.message}" for path, data in results
-              for error in validator.iter_errors(data)]
+    broken = [
+        f"{path.relative_to(REPO)}: {error.message}" for path, data in results for error in validator.iter_errors(data)
+    ]
     assert not broken, broken[:5]
 
 
@@ -84,8 +98,7 @@ VARIANTS = [
     ("an unknown top-level field (later scorers add fields)", lambda d: d.update(added_later=1), True),
     ("a house kernel's agent is null", lambda d: d.update(agent=None), True),
     ("a re-scored run's agent", _rescored, True),
-    ("a re-scored run without its published verdict",
-     lambda d: (_rescored(d), d["agent"].pop("published")), False),
+    ("a re-scored run without its published verdict", lambda d: (_rescored(d), d["agent"].pop("published")), False),
     ("an agent without a model", lambda d: d.update(agent={"harness": "codex"}), False),
     ("an agent whose harness is blank", lambda d: d.update(agent={"harness": " ", "model": "m"}), False),
     ("no systems", lambda d: d.update(systems=[]), False),
@@ -94,18 +107,30 @@ VARIANTS = [
     ("a negative byte count", lambda d: d["shapes"][0].update(bytes_moved=-1), False),
     ("an untimed shape: timing null", lambda d: d["systems"][0]["shapes"][0].update(timing=None), True),
     ("a passed shape above the roofline", lambda d: d["systems"][0]["shapes"][0].update(fraction=1.3), False),
-    ("a rejected shape above the roofline",
-     lambda d: d["systems"][0]["shapes"][0].update(fraction=16.1, status="rejected"), True),
+    (
+        "a rejected shape above the roofline",
+        lambda d: d["systems"][0]["shapes"][0].update(fraction=16.1, status="rejected"),
+        True,
+    ),
     ("an unknown bound", lambda d: d["systems"][0]["shapes"][0].update(bound="latency"), False),
     ("a peak row with no TFLOPS", lambda d: d["hardware"]["peak"].update(tflops={}), False),
     ("a score null for a set with no shapes", lambda d: d["score"].update(held_out_fraction=None), True),
     ("a score above 1", lambda d: d["score"].update(visible_fraction=1.01), False),
-    ("a failure of an unknown class",
-     lambda d: d["systems"][0].update(failure={"class": "slow", "label": "x", "unseen_only": False}), False),
-    ("a judge_clock with a key added later (open)",
-     lambda d: d["systems"][0]["shapes"][0].update(judge_clock={"outcome": "passed", "new_key_us": 1.0}), True),
-    ("a judge_clock time as text",
-     lambda d: d["systems"][0]["shapes"][0].update(judge_clock={"host_ms_median": "slow"}), False),
+    (
+        "a failure of an unknown class",
+        lambda d: d["systems"][0].update(failure={"class": "slow", "label": "x", "unseen_only": False}),
+        False,
+    ),
+    (
+        "a judge_clock with a key added later (open)",
+        lambda d: d["systems"][0]["shapes"][0].update(judge_clock={"outcome": "passed", "new_key_us": 1.0}),
+        True,
+    ),
+    (
+        "a judge_clock time as text",
+        lambda d: d["systems"][0]["shapes"][0].update(judge_clock={"host_ms_median": "slow"}),
+        False,
+    ),
     ("a secret seed that is not hex", lambda d: d["seeds"].update(secret="xyz"), False),
     ("a run id that climbs out of its folder", lambda d: d.update(run_id="../x"), False),
 ]
@@ -145,8 +170,9 @@ def test_the_field_checks_read_their_types_from_the_models():
     data = template()
     data["systems"][0]["shapes"][0]["bound"] = "latency"
     issues = check_fields(data, "x.json")
-    assert [i.field for i in issues] == ["systems[0].shapes[0].bound"] and "is not one of compute, memory" in \
-        issues[0].problem
+    assert [i.field for i in issues] == ["systems[0].shapes[0].bound"] and "is not one of compute, memory" in issues[
+        0
+    ].problem
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -172,11 +198,16 @@ def test_the_generator_on_a_small_model():
     assert schema["title"] == "t" and schema["type"] == "object" and schema["required"] == ["name"]
     assert schema["properties"]["kind"] == {"enum": ["a", "b"], "description": "its kind"}
     # Inner is also used in a list, where null is not allowed: the null goes beside the reference.
-    assert schema["properties"]["inner"] == {"anyOf": [{"$ref": "#/$defs/inner"}, {"type": "null"}],
-                                             "description": "the inner record, or null"}
+    assert schema["properties"]["inner"] == {
+        "anyOf": [{"$ref": "#/$defs/inner"}, {"type": "null"}],
+        "description": "the inner record, or null",
+    }
     assert schema["$defs"]["inner"]["type"] == "object"
-    assert schema["properties"]["ratio"] == {"type": "number", "exclusiveMinimum": 0,
-                                             "description": "a divisor | a ratio"}
+    assert schema["properties"]["ratio"] == {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "description": "a divisor | a ratio",
+    }
     assert field_table(Outer)[2:] == [
         "| `name` | string | yes | its name |",
         "| `kind` | one of `a`, `b` |  | its kind |",
@@ -193,8 +224,14 @@ def test_agent_keeps_the_provenance_triple_together():
 
 def test_the_command_prints_the_schema_and_the_table_and_refuses_anything_else():
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "scoring.result_model", *args], cwd=REPO, capture_output=True,
-                              text=True, timeout=60, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "scoring.result_model", *args],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
 
     assert json.loads(run("schema").stdout) == result_schema()
     assert run("table").stdout == table_text()
@@ -210,12 +247,29 @@ def _rebuilt_through_the_models(data: dict) -> dict:
     from scoring.dataclass_schema import to_json
 
     hardware = dict(data["hardware"], peak=model.Peak(**data["hardware"]["peak"]))
-    return to_json(model.Result(
-        **{key: data[key] for key in ("schema", "run_id", "created_utc", "command", "config", "agent", "systems",
-                                      "score", "status")},
-        ceiling=model.Ceiling(**data["ceiling"]), problem=model.Problem(**data["problem"]),
-        hardware=model.Hardware(**hardware), seeds=model.Seeds(**data["seeds"]),
-        shapes=[model.ShapeDefinition(**shape) for shape in data["shapes"]]))
+    return to_json(
+        model.Result(
+            **{
+                key: data[key]
+                for key in (
+                    "schema",
+                    "run_id",
+                    "created_utc",
+                    "command",
+                    "config",
+                    "agent",
+                    "systems",
+                    "score",
+                    "status",
+                )
+            },
+            ceiling=model.Ceiling(**data["ceiling"]),
+            problem=model.Problem(**data["problem"]),
+            hardware=model.Hardware(**hardware),
+            seeds=model.Seeds(**data["seeds"]),
+            shapes=[model.ShapeDefinition(**shape) for shape in data["shapes"]],
+        )
+    )
 
 
 def test_a_result_built_through_the_models_is_byte_for_byte_the_file_the_scorer_wrote():
@@ -244,9 +298,22 @@ def test_the_run_writes_hardware_as_the_detected_facts_and_the_host():
     from scoring.dataclass_schema import to_json
     from scoring.run import _hardware_model
 
-    detected = DetectedHardware("gpu", "NVIDIA H100 80GB HBM3", "cuda:0", 132, 52428800, 1980, 2619, 85520809984,
-                                "570.1", "12.8", "2.7.0", "3.3.0", "3.11.7",
-                                DetectedPeak("h100_sxm", "H100 SXM", "peaks.toml", {"bf16": 989.0}, 3350.0, True),
-                                ("a note",))
+    detected = DetectedHardware(
+        "gpu",
+        "NVIDIA H100 80GB HBM3",
+        "cuda:0",
+        132,
+        52428800,
+        1980,
+        2619,
+        85520809984,
+        "570.1",
+        "12.8",
+        "2.7.0",
+        "3.3.0",
+        "3.11.7",
+        DetectedPeak("h100_sxm", "H100 SXM", "peaks.toml", {"bf16": 989.0}, 3350.0, True),
+        ("a note",),
+    )
     written = to_json(_hardware_model(detected))
     assert json.dumps(written) == json.dumps({**detected.as_dict(), "host": platform.node()})

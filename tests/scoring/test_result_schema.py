@@ -20,9 +20,17 @@ MIGRATE = REPO / "scripts" / "migrate_results_to_strict_json.py"
 # Corruptions that only a comparison of values finds (a score against its shapes, a copy against its original,
 # a status against its shapes and audits): a schema cannot say them; scoring.verify's value checks do
 # (tests/scoring/test_result_checks.py).
-RELATIONAL = {"top_level_score_only", "geomean_mismatch", "reference_line_geomean_mismatch",
-              "visible_fraction_mismatch", "shape_fraction_not_from_its_timing", "shape_tflops_not_from_its_timing",
-              "shape_edited_but_score_not", "failed_shape_but_passed_status", "failed_audit_but_passed_status"}
+RELATIONAL = {
+    "top_level_score_only",
+    "geomean_mismatch",
+    "reference_line_geomean_mismatch",
+    "visible_fraction_mismatch",
+    "shape_fraction_not_from_its_timing",
+    "shape_tflops_not_from_its_timing",
+    "shape_edited_but_score_not",
+    "failed_shape_but_passed_status",
+    "failed_audit_but_passed_status",
+}
 
 
 def _refuse(name):
@@ -92,8 +100,10 @@ def test_the_schema_rejects_each_corruption_a_schema_can_see(case, tmp_path):
 
 
 def test_the_writer_writes_nan_and_infinity_as_null(tmp_path):
-    shapes = [{"name": "a", "shape_set": "visible", "params": {}, "status": "passed", "fraction": 0.5},
-              {"name": "p", "shape_set": "property", "params": {}, "status": "passed"}]
+    shapes = [
+        {"name": "a", "shape_set": "visible", "params": {}, "status": "passed", "fraction": 0.5},
+        {"name": "p", "shape_set": "property", "params": {}, "status": "passed"},
+    ]
     result_score = geomean_score(shapes, "passed")
     assert math.isnan(result_score["held_out_fraction"])  # no held-out shapes: no geomean
     check = {"passed": False, "max_abs_err": math.inf, "normwise_err": -math.inf, "nonfinite_elements": 3}
@@ -109,7 +119,7 @@ def test_the_writer_writes_nan_and_infinity_as_null(tmp_path):
 
 
 def test_finite_or_null_leaves_everything_else_alone():
-    value = {"a": [1, 2.5, True, None, "NaN", {"b": -0.0}], "c": 10 ** 30}
+    value = {"a": [1, 2.5, True, None, "NaN", {"b": -0.0}], "c": 10**30}
     assert finite_or_null(value) == value
 
 
@@ -149,27 +159,36 @@ def test_verify_reports_a_schema_violation_with_the_field_path_and_the_fix(tmp_p
     path.write_text(json.dumps(data, indent=1))
     assert verify([str(path)]) == 1
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[0] == (f"{path}: field 'seeds': is missing. Fix: the field must follow "
-                        "scoring/schema/ceiling.result-1.schema.json (rule required; docs/results.md documents it): "
-                        "regenerate the file with `python -m scoring.run` (results are written by the scorer, never "
-                        "by hand)")
-    assert lines[1].startswith(f"{path}: field 'systems[2].shapes[1].check.max_abs_err': is 'large': not of type "
-                               "'number', 'null'. Fix: the field must follow scoring/schema/")
+    assert lines[0] == (
+        f"{path}: field 'seeds': is missing. Fix: the field must follow "
+        "scoring/schema/ceiling.result-1.schema.json (rule required; docs/results.md documents it): "
+        "regenerate the file with `python -m scoring.run` (results are written by the scorer, never "
+        "by hand)"
+    )
+    assert lines[1].startswith(
+        f"{path}: field 'systems[2].shapes[1].check.max_abs_err': is 'large': not of type "
+        "'number', 'null'. Fix: the field must follow scoring/schema/"
+    )
     assert lines[-1] == "checked 1 result file(s): 0 valid, 1 invalid (2 problem(s))"
 
 
 # The migration script (scripts/migrate_results_to_strict_json.py).
 
+
 def _migrate(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(MIGRATE), *args], capture_output=True, text=True, timeout=60,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, str(MIGRATE), *args], capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 def test_the_migration_rewrites_only_the_tokens_and_keeps_the_layout(tmp_path):
-    old = {"schema": "ceiling.result/1", "detail": "3 NaN/Inf elements; Infinity is a word here, \"NaN\" too",
-           "score": {"held_out_fraction": math.nan, "visible_fraction": 0.25},
-           "check": {"max_abs_err": math.inf, "normwise_err": -math.inf, "note": "-Infinity"},
-           "values": [math.nan, 1e-300, -0.0, 12345678901234567890]}
+    old = {
+        "schema": "ceiling.result/1",
+        "detail": "3 NaN/Inf elements; Infinity is a word here, \"NaN\" too",
+        "score": {"held_out_fraction": math.nan, "visible_fraction": 0.25},
+        "check": {"max_abs_err": math.inf, "normwise_err": -math.inf, "note": "-Infinity"},
+        "values": [math.nan, 1e-300, -0.0, 12345678901234567890],
+    }
     path = tmp_path / "deep" / "r.json"
     path.parent.mkdir()
     path.write_text(json.dumps(old, indent=1, allow_nan=True) + "\n")
@@ -218,13 +237,14 @@ def test_a_migrated_committed_result_equals_its_old_form_with_null(tmp_path):
     assert old.read_text() == json.dumps(data, indent=1) + "\n"
 
 
-
 def test_verify_without_jsonschema_says_what_to_install_and_judges_nothing():
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['jsonschema'] = None; from scoring.verify import main; "
-            "sys.exit(main(['results/h100_sxm']))")
+    code = (
+        "import sys; sys.modules['jsonschema'] = None; from scoring.verify import main; "
+        "sys.exit(main(['results/h100_sxm']))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "pip install jsonschema" in done.stderr and "no file was judged" in done.stderr
     assert "valid" not in done.stdout

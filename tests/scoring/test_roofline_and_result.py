@@ -29,15 +29,19 @@ def passed_shape(name, shape_set, median_ms):
 
 
 def test_a_fraction_above_one_is_rejected_not_scored():
-    shape = add_roofline(passed_shape("s", "visible", 0.5), flops=2 * 10**12, bytes_moved=1, peak_tflops=1000,
-                         peak_gbps=1000)  # roofline 2 ms, measured 0.5 ms: 4x faster than physics allows
+    shape = add_roofline(
+        passed_shape("s", "visible", 0.5), flops=2 * 10**12, bytes_moved=1, peak_tflops=1000, peak_gbps=1000
+    )  # roofline 2 ms, measured 0.5 ms: 4x faster than physics allows
     assert shape["status"] == "rejected" and "physically impossible" in shape["detail"]
 
 
 def test_score_is_the_geomean_over_visible_and_held_out_and_reports_the_gap():
-    shapes = [dict(passed_shape("a", "visible", 1), fraction=0.8), dict(passed_shape("b", "visible", 1), fraction=0.2),
-              dict(passed_shape("c", "held_out", 1), fraction=0.1),
-              {"name": "p", "shape_set": "property", "params": {}, "status": "passed"}]
+    shapes = [
+        dict(passed_shape("a", "visible", 1), fraction=0.8),
+        dict(passed_shape("b", "visible", 1), fraction=0.2),
+        dict(passed_shape("c", "held_out", 1), fraction=0.1),
+        {"name": "p", "shape_set": "property", "params": {}, "status": "passed"},
+    ]
     result = geomean_score(shapes, "passed")
     assert result["fraction"] == pytest.approx((0.8 * 0.2 * 0.1) ** (1 / 3))
     assert result["visible_fraction"] == pytest.approx(0.4)

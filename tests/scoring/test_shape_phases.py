@@ -10,11 +10,29 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_a_timed_shape_splits_its_wall_time_into_phases(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "scoring.run", "problem=softmax", "device=cpu", "lines=none",
-                           "audits=false", "shapes=all", "check_seeds=1", "min_calls=2", "max_calls=3",
-                           "warmup_s=0", "progress=false", f"out={tmp_path}"],
-                          cwd=REPO, capture_output=True, text=True, timeout=600)
-    path = [line[len("result: "):] for line in done.stdout.splitlines() if line.startswith("result: ")][-1]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scoring.run",
+            "problem=softmax",
+            "device=cpu",
+            "lines=none",
+            "audits=false",
+            "shapes=all",
+            "check_seeds=1",
+            "min_calls=2",
+            "max_calls=3",
+            "warmup_s=0",
+            "progress=false",
+            f"out={tmp_path}",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    path = [line[len("result: ") :] for line in done.stdout.splitlines() if line.startswith("result: ")][-1]
     system = json.loads(Path(path.strip()).read_text())["systems"][0]
     shapes = system["shapes"]
     timed = [shape for shape in shapes if "timing" in shape]
@@ -37,8 +55,14 @@ def test_a_timed_shape_splits_its_wall_time_into_phases(tmp_path):
     (process,) = system["processes"]
     assert system["processes_started"] == 1 and process["first_shape"] == 0
     steps = process["worker_startup_s"]
-    assert set(steps) == {"worker_start", "kernel_recorder", "counter_reader", "call_server",
-                          "judge_clock_calibration", "solution_import"}
+    assert set(steps) == {
+        "worker_start",
+        "kernel_recorder",
+        "counter_reader",
+        "call_server",
+        "judge_clock_calibration",
+        "solution_import",
+    }
     assert all(seconds >= 0 for seconds in steps.values()) and steps["solution_import"] > 0
     assert sum(steps.values()) < process["spawn_to_imported_s"] < process["lifetime_s"] <= system["wall_s"]
     assert sum(shape["wall_s"] for shape in timed) < process["lifetime_s"]

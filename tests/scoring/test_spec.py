@@ -34,17 +34,24 @@ def test_fp8_gemm_loads_with_its_declared_sets():
     assert spec.tolerance.rtol == pytest.approx(1.6e-2)
 
 
-@pytest.mark.parametrize("old,new,field,words", [
-    ('precision = "fp8"', 'precison = "fp8"', "precison", "did you mean 'precision'"),
-    ("rtol = 1.6e-2", 'rtol = "tight"', "tolerance.rtol", "not a number"),
-    ("rtol = 1.6e-2", "", "tolerance.rtol", "is missing"),
-    ('precision = "fp8"', 'precision = "fp9"', "precision", "not a known precision"),
-    ("M = { min = 1, max = 8192, log = true }", "M = { min = 1, max = 8192, lgo = true }", "shapes.property.M.lgo",
-     "unknown key"),
-    ('name = "k_unaligned_6000"', 'name = "square_8192"', "shapes", "used twice"),
-    ("M = 6144", 'M = "6144"', "shapes.visible[1].M", "not an integer"),
-    ('title = "FP8 GEMM"', "", "title", "is missing"),
-])
+@pytest.mark.parametrize(
+    "old,new,field,words",
+    [
+        ('precision = "fp8"', 'precison = "fp8"', "precison", "did you mean 'precision'"),
+        ("rtol = 1.6e-2", 'rtol = "tight"', "tolerance.rtol", "not a number"),
+        ("rtol = 1.6e-2", "", "tolerance.rtol", "is missing"),
+        ('precision = "fp8"', 'precision = "fp9"', "precision", "not a known precision"),
+        (
+            "M = { min = 1, max = 8192, log = true }",
+            "M = { min = 1, max = 8192, lgo = true }",
+            "shapes.property.M.lgo",
+            "unknown key",
+        ),
+        ('name = "k_unaligned_6000"', 'name = "square_8192"', "shapes", "used twice"),
+        ("M = 6144", 'M = "6144"', "shapes.visible[1].M", "not an integer"),
+        ('title = "FP8 GEMM"', "", "title", "is missing"),
+    ],
+)
 def test_malformed_data_names_file_field_and_fix(problem_copy, old, new, field, words):
     edit_toml(problem_copy, old, new)
     with pytest.raises(SpecError) as raised:
@@ -64,8 +71,12 @@ def test_toml_syntax_error_is_a_spec_error(problem_copy):
 
 def test_formula_that_fails_on_a_shape_is_caught_at_load(problem_copy):
     path = problem_copy / "problem.py"
-    path.write_text(path.read_text().replace('return 2 * shape["M"] * shape["N"] * shape["K"]',
-                                             'return 2 * shape["M"] * shape["N"] * shape["K"] // (shape["M"] - 16)'))
+    path.write_text(
+        path.read_text().replace(
+            'return 2 * shape["M"] * shape["N"] * shape["K"]',
+            'return 2 * shape["M"] * shape["N"] * shape["K"] // (shape["M"] - 16)',
+        )
+    )
     with pytest.raises(SpecError) as raised:
         load_problem(problem_copy)
     assert "field 'flops'" in str(raised.value) and "decode_m16" in str(raised.value)

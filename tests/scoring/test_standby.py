@@ -41,9 +41,21 @@ def run(state, a, a_scale):
 
 
 def _score_cpu(solution: Path, out: Path, **overrides) -> dict:
-    config = RunConfig(problem="fp8_gemm", solution=str(solution), device="cpu", lines="none", shapes="visible",
-                       audits=False, check_seeds=1, min_calls=2, max_calls=3, warmup_s=0.0, progress=False,
-                       out=str(out), **overrides)
+    config = RunConfig(
+        problem="fp8_gemm",
+        solution=str(solution),
+        device="cpu",
+        lines="none",
+        shapes="visible",
+        audits=False,
+        check_seeds=1,
+        min_calls=2,
+        max_calls=3,
+        warmup_s=0.0,
+        progress=False,
+        out=str(out),
+        **overrides,
+    )
     return run(config, ["(test)"])[0]
 
 
@@ -58,9 +70,12 @@ def test_the_solution_sees_the_same_process_whether_its_worker_was_started_ahead
     assert first["status"] == second["status"] == "passed"
     assert first["processes"][0]["started_ahead_s"] == 0.0
     assert second["processes"][0]["started_ahead_s"] > 0.0
-    fresh, ahead = [json.loads(line[len("PROBE "):]) for run_dir in ("first", "second")
-                    for line in next((tmp_path / run_dir / "cpu").glob("*.logs/probe.log")).read_text().splitlines()
-                    if line.startswith("PROBE ")]
+    fresh, ahead = [
+        json.loads(line[len("PROBE ") :])
+        for run_dir in ("first", "second")
+        for line in next((tmp_path / run_dir / "cpu").glob("*.logs/probe.log")).read_text().splitlines()
+        if line.startswith("PROBE ")
+    ]
     assert fresh == ahead
     assert fresh["stdin"] == "" and fresh["fds"][0]["target"] == "null"
     assert fresh["fds"][1]["target"] == fresh["fds"][2]["target"] == "probe.log"
@@ -71,11 +86,30 @@ def test_the_solution_sees_the_same_process_whether_its_worker_was_started_ahead
 
 def test_a_run_starts_its_workers_ahead_unless_told_not_to(tmp_path):
     def processes(prestart: str) -> list[list[dict]]:
-        done = subprocess.run([sys.executable, "-m", "scoring.run", "problem=softmax", "device=cpu", "lines=eager",
-                               "audits=false", "shapes=visible", "check_seeds=1", "min_calls=2", "max_calls=3",
-                               "warmup_s=0", "progress=false", f"prestart={prestart}", f"out={tmp_path / prestart}"],
-                              cwd=REPO, capture_output=True, text=True, timeout=600)
-        path = [line[len("result: "):] for line in done.stdout.splitlines() if line.startswith("result: ")][-1]
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "scoring.run",
+                "problem=softmax",
+                "device=cpu",
+                "lines=eager",
+                "audits=false",
+                "shapes=visible",
+                "check_seeds=1",
+                "min_calls=2",
+                "max_calls=3",
+                "warmup_s=0",
+                "progress=false",
+                f"prestart={prestart}",
+                f"out={tmp_path / prestart}",
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        path = [line[len("result: ") :] for line in done.stdout.splitlines() if line.startswith("result: ")][-1]
         return [system["processes"] for system in json.loads(Path(path.strip()).read_text())["systems"]]
 
     # The house's worker was started before the scorer imported torch (scoring/first_worker.py), the eager
@@ -134,15 +168,18 @@ def test_a_worker_that_dies_before_its_order_leaves_its_output_in_the_log(tmp_pa
     assert b"a torch broken for this test" in log.getvalue()
 
 
-@pytest.mark.parametrize("argv,started", [
-    (["problem=softmax", "device=cpu"], True),
-    (["softmax", "device=cpu"], True),
-    (["problem=softmax", "device=cpu", "prestart=false"], False),
-    (["help"], False),
-    (["list"], False),
-    ([], False),
-    (["problem=softmax", "device=cpu", "min_calls=9", "max_calls=3"], False),  # malformed: main reports it
-])
+@pytest.mark.parametrize(
+    "argv,started",
+    [
+        (["problem=softmax", "device=cpu"], True),
+        (["softmax", "device=cpu"], True),
+        (["problem=softmax", "device=cpu", "prestart=false"], False),
+        (["help"], False),
+        (["list"], False),
+        ([], False),
+        (["problem=softmax", "device=cpu", "min_calls=9", "max_calls=3"], False),  # malformed: main reports it
+    ],
+)
 def test_the_first_worker_starts_only_for_a_run_that_prestarts(argv, started):
     STANDBY.close()
     try:

@@ -22,8 +22,9 @@ def test_median_rse_shrinks_with_more_samples_and_is_infinite_when_too_few():
 
 def test_repetition_stops_when_the_median_is_stable():
     calls = iter([CallTiming(1.0 + 0.001 * (i % 3), 1.2, 0.0) for i in range(1000)])
-    stats = repeat_until_stable(lambda: next(calls), TimingPolicy(min_calls=10, min_timed_s=0.0, max_calls=500,
-                                                                  target_rse=0.005))
+    stats = repeat_until_stable(
+        lambda: next(calls), TimingPolicy(min_calls=10, min_timed_s=0.0, max_calls=500, target_rse=0.005)
+    )
     assert stats.stop_reason == "converged" and stats.count == 10
     assert stats.median_ms == pytest.approx(1.001)
 
@@ -35,8 +36,9 @@ def sleeping_call(seconds: float) -> CallTiming:
 
 def test_a_stable_median_still_waits_for_the_floor_of_timed_seconds():
     started = time.perf_counter()
-    stats = repeat_until_stable(lambda: sleeping_call(0.005), TimingPolicy(min_calls=10, min_timed_s=0.2,
-                                                                          target_rse=0.005))
+    stats = repeat_until_stable(
+        lambda: sleeping_call(0.005), TimingPolicy(min_calls=10, min_timed_s=0.2, target_rse=0.005)
+    )
     assert stats.stop_reason == "converged"
     assert time.perf_counter() - started >= 0.2
     assert stats.count > 10  # 10 calls of 5 ms would have been 0.05 s
@@ -44,11 +46,11 @@ def test_a_stable_median_still_waits_for_the_floor_of_timed_seconds():
 
 def test_the_floor_never_outlasts_the_budget_nor_max_calls():
     started = time.perf_counter()
-    stats = repeat_until_stable(lambda: sleeping_call(0.005), TimingPolicy(min_calls=3, min_timed_s=30.0,
-                                                                          budget_s=0.05, target_rse=0.005))
+    stats = repeat_until_stable(
+        lambda: sleeping_call(0.005), TimingPolicy(min_calls=3, min_timed_s=30.0, budget_s=0.05, target_rse=0.005)
+    )
     assert stats.stop_reason == "converged" and time.perf_counter() - started < 1.0
-    stats = repeat_until_stable(lambda: sleeping_call(0.001), TimingPolicy(min_calls=3, min_timed_s=30.0,
-                                                                          max_calls=7))
+    stats = repeat_until_stable(lambda: sleeping_call(0.001), TimingPolicy(min_calls=3, min_timed_s=30.0, max_calls=7))
     assert stats.stop_reason == "max_calls" and stats.count == 7
 
 
@@ -62,8 +64,10 @@ def test_work_that_outlives_the_timed_stream_is_refused():
 
 def test_deciles_stay_within_the_calls_however_few_and_spread():
     """Three spread calls (a loaded CPU): the exclusive default method put p10 at -3.4 ms, below every call."""
-    stats = summarise([CallTiming(0.6, 0.6, 0.0, 0.6), CallTiming(21.4, 21.4, 0.0, 21.4),
-                       CallTiming(35.5, 35.5, 0.0, 35.5)], "max_calls")
+    stats = summarise(
+        [CallTiming(0.6, 0.6, 0.0, 0.6), CallTiming(21.4, 21.4, 0.0, 21.4), CallTiming(35.5, 35.5, 0.0, 35.5)],
+        "max_calls",
+    )
     assert 0.6 <= stats.p10_ms <= stats.median_ms <= stats.p90_ms <= 35.5
     assert 0.6 <= stats.launch_p90_ms <= 35.5
 
@@ -108,4 +112,3 @@ def test_a_late_switch_is_caught_as_often_as_it_covers_the_timed_calls():
     seeds, calls, honest_calls = 20000, 60, 10
     caught = sum(_kept_slots(seed, calls)[0] >= honest_calls for seed in range(seeds)) / seeds
     assert abs(caught - (1 - honest_calls / calls)) < 0.015, caught
-

@@ -28,28 +28,35 @@ def test_nan_and_infinity_arrive_as_null_so_no_statistic_takes_them():
     assert message.get(1.0)["timing"] == {"device_ms": None, "tail_ms": None, "x": None}
 
 
-@pytest.mark.parametrize("line, reason", [
-    (b"[" * 20_000 + b"\n", "not JSON"),  # deeper than the parser's recursion: malformed, not a judge crash
-    (b'{"no_event": 1}\n', "without an event"),
-    (b"not json\n", "not JSON"),
-], ids=["nested", "no_event", "not_json"])
+@pytest.mark.parametrize(
+    "line, reason",
+    [
+        (b"[" * 20_000 + b"\n", "not JSON"),  # deeper than the parser's recursion: malformed, not a judge crash
+        (b'{"no_event": 1}\n', "without an event"),
+        (b"not json\n", "not JSON"),
+    ],
+    ids=["nested", "no_event", "not_json"],
+)
 def test_a_line_the_judge_cannot_read_is_malformed(line, reason):
     with pytest.raises(WireError, match=reason) as raised:
         _reader_of(line).get(1.0)
     assert raised.value.kind == "malformed"
 
 
-@pytest.mark.parametrize("reported", [
-    {"device_ms": None, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
-    {"device_ms": -0.5, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
-    {"device_ms": float("inf"), "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
-    {"device_ms": True, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
-    {"device_ms": "1.0", "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
-    {"device_ms": 0.0, "host_ms": 0.0, "tail_ms": 0.0, "launch_ms": 0.0},  # no call takes no time
-    {"device_ms": 1.0, "host_ms": 1.0, "tail_ms": 0.0},  # a field missing
-    {"device_ms": 1.0, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1, "bonus": 1.0},
-    [1.0, 1.0, 0.0, 0.1],
-])
+@pytest.mark.parametrize(
+    "reported",
+    [
+        {"device_ms": None, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+        {"device_ms": -0.5, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+        {"device_ms": float("inf"), "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+        {"device_ms": True, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+        {"device_ms": "1.0", "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1},
+        {"device_ms": 0.0, "host_ms": 0.0, "tail_ms": 0.0, "launch_ms": 0.0},  # no call takes no time
+        {"device_ms": 1.0, "host_ms": 1.0, "tail_ms": 0.0},  # a field missing
+        {"device_ms": 1.0, "host_ms": 1.0, "tail_ms": 0.0, "launch_ms": 0.1, "bonus": 1.0},
+        [1.0, 1.0, 0.0, 0.1],
+    ],
+)
 def test_times_that_are_not_finite_positive_numbers_are_refused(reported):
     assert worker_timing(reported) is None
 
@@ -92,8 +99,14 @@ def test_the_judge_reads_its_own_inode_even_when_the_name_is_replaced(tmp_path):
     worker_view.copy_(torch.arange(6, dtype=torch.float32))
     os.replace(mailbox.path, tmp_path / "moved.bin")
     mailbox.path.write_bytes(b"\0" * 24)  # a new file under the old name
-    desc = {"type": "torch.Tensor", "shape": [2, 3], "dtype": "torch.float32", "device": "cpu",
-            "layout": "torch.strided", "mailbox": str(mailbox.path)}
+    desc = {
+        "type": "torch.Tensor",
+        "shape": [2, 3],
+        "dtype": "torch.float32",
+        "device": "cpu",
+        "layout": "torch.strided",
+        "mailbox": str(mailbox.path),
+    }
     out = OutputOpener(torch.device("cpu")).open(desc, torch.float32, mailbox)
     assert out.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
 
@@ -101,8 +114,14 @@ def test_the_judge_reads_its_own_inode_even_when_the_name_is_replaced(tmp_path):
 def test_a_descriptor_naming_another_file_is_a_contract_failure(tmp_path):
     mailbox = OutputMailbox(tmp_path, (2,), torch.float32)
     host_file = tmp_path / "host.bin"
-    desc = {"type": "torch.Tensor", "shape": [2], "dtype": "torch.float32", "device": "cpu",
-            "layout": "torch.strided", "mailbox": str(host_file)}
+    desc = {
+        "type": "torch.Tensor",
+        "shape": [2],
+        "dtype": "torch.float32",
+        "device": "cpu",
+        "layout": "torch.strided",
+        "mailbox": str(host_file),
+    }
     with pytest.raises(DescriptorError, match="not copied into the judge's mailbox"):
         OutputOpener(torch.device("cpu")).open(desc, torch.float32, mailbox)
     assert not host_file.exists()
@@ -116,17 +135,27 @@ def _cuda_descriptor(counter_name: bytes, counter_index, device_index=0) -> dict
     import base64
 
     shared = [device_index, b"\1" * 64, 64, 0, counter_name, counter_index, b"\2" * 64, True]
-    return {"type": "torch.Tensor", "shape": [4], "stride": [1], "offset": 0, "dtype": "torch.float32",
-            "device": "cuda", "layout": "torch.strided",
-            "cuda_ipc": [base64.b64encode(x).decode() if isinstance(x, bytes) else x for x in shared]}
+    return {
+        "type": "torch.Tensor",
+        "shape": [4],
+        "stride": [1],
+        "offset": 0,
+        "dtype": "torch.float32",
+        "device": "cuda",
+        "layout": "torch.strided",
+        "cuda_ipc": [base64.b64encode(x).decode() if isinstance(x, bytes) else x for x in shared],
+    }
 
 
-@pytest.mark.parametrize("name, index, why", [
-    (b"/torch_12_345_6", 10_000, "reference counter"),  # past the end of torch's counter file
-    (b"/torch_12_345_6", -1, "reference counter"),
-    (b"/../../etc/passwd", 0, "reference counter"),  # a file torch never made
-    (b"/ceiling-results", 0, "reference counter"),
-])
+@pytest.mark.parametrize(
+    "name, index, why",
+    [
+        (b"/torch_12_345_6", 10_000, "reference counter"),  # past the end of torch's counter file
+        (b"/torch_12_345_6", -1, "reference counter"),
+        (b"/../../etc/passwd", 0, "reference counter"),  # a file torch never made
+        (b"/ceiling-results", 0, "reference counter"),
+    ],
+)
 def test_the_judge_never_lets_torch_write_a_counter_the_worker_names(name, index, why):
     """On the GPU torch opens the counter file a descriptor names and writes at its index when the judge
     frees the storage: the judge refuses any name torch would not make and any index outside its file,
@@ -137,8 +166,7 @@ def test_the_judge_never_lets_torch_write_a_counter_the_worker_names(name, index
 
 def test_an_output_on_another_device_is_refused():
     with pytest.raises(DescriptorError, match="device"):
-        OutputOpener(torch.device("cuda:0")).open(_cuda_descriptor(b"/torch_1_2_3", 0, device_index=1),
-                                                  torch.float32)
+        OutputOpener(torch.device("cuda:0")).open(_cuda_descriptor(b"/torch_1_2_3", 0, device_index=1), torch.float32)
 
 
 INNOCENT_SOURCE = '''import torch
@@ -175,8 +203,13 @@ def test_bytecode_shipped_beside_the_source_never_runs(tmp_path):
     solution.write_text(INNOCENT_SOURCE)
     pyc = Path(importlib.util.cache_from_source(str(solution)))
     pyc.parent.mkdir()
-    pyc.write_bytes(_code_to_hash_pyc(compile(PLANTED_CODE, str(solution), "exec"),
-                                      importlib.util.source_hash(solution.read_bytes()), checked=False))
+    pyc.write_bytes(
+        _code_to_hash_pyc(
+            compile(PLANTED_CODE, str(solution), "exec"),
+            importlib.util.source_hash(solution.read_bytes()),
+            checked=False,
+        )
+    )
     case = next(c for c in corpus_cases() if c.path.stem == "X04_mutates_its_input")
     config = run_config(case, CorpusConfig(device="cpu", out=str(tmp_path / "out")), "cpu")
     config = dataclasses.replace(config, solution=str(solution), shapes="visible")
@@ -232,7 +265,9 @@ def test_a_solution_that_imports_the_house_kernel_is_refused(tmp_path):
 def test_the_house_kernel_named_in_a_string_is_refused_too(tmp_path):
     """Round 4 reached the house through pkgutil.resolve_name("problems...:run"): a dotted name of the
     benchmark's own packages in a string is an import as much as a statement is."""
-    system = _score_file(tmp_path, 'import pkgutil\n\nrun = pkgutil.resolve_name("problems.fp8_gemm.solutions.house:run")\n')
+    system = _score_file(
+        tmp_path, 'import pkgutil\n\nrun = pkgutil.resolve_name("problems.fp8_gemm.solutions.house:run")\n'
+    )
     assert system["status"] == "forbidden_op", system.get("import_detail")
 
 
@@ -253,18 +288,28 @@ def test_a_loaded_file_the_worker_names_is_never_opened_unless_a_regular_file_of
     (folder / "elsewhere.py").symlink_to("/etc/hostname")
     (scratch / "made_by_the_worker.py").write_text("import torch\nx = torch._scaled_mm\n")
     problem = load_problem(discover_problems()["fp8_gemm"])
-    names = [str(folder / "evil.py"), str(folder / "elsewhere.py"), str(scratch / "made_by_the_worker.py"),
-             str(folder / ".." / "outside.py"), 7, None]
+    names = [
+        str(folder / "evil.py"),
+        str(folder / "elsewhere.py"),
+        str(scratch / "made_by_the_worker.py"),
+        str(folder / ".." / "outside.py"),
+        7,
+        None,
+    ]
     assert audit_solution_source(problem, solution, names, (scratch,)) == []
 
 
-@pytest.mark.parametrize("source, sibling", [
-    ("from . import _hidden\n", "_hidden.py"),  # relative (the solution can make itself a package)
-    ("import importlib\nm = importlib.import_module('._hidden', 'pkg')\n", "_hidden.py"),
-    ("import importlib\nm = importlib.import_module('_hïdden')\n", "_hïdden.py"),  # a Unicode module name
-    ("exec(open(__file__.encode()[:-11] + b'_hidden.py').read())\n", "_hidden.py"),  # a bytes path
-    ("import _linked\n", "_real/inside.py"),  # a package folder that is a link inside the folder
-], ids=["relative", "relative_string", "unicode", "bytes_path", "linked_package"])
+@pytest.mark.parametrize(
+    "source, sibling",
+    [
+        ("from . import _hidden\n", "_hidden.py"),  # relative (the solution can make itself a package)
+        ("import importlib\nm = importlib.import_module('._hidden', 'pkg')\n", "_hidden.py"),
+        ("import importlib\nm = importlib.import_module('_hïdden')\n", "_hïdden.py"),  # a Unicode module name
+        ("exec(open(__file__.encode()[:-11] + b'_hidden.py').read())\n", "_hidden.py"),  # a bytes path
+        ("import _linked\n", "_real/inside.py"),  # a package folder that is a link inside the folder
+    ],
+    ids=["relative", "relative_string", "unicode", "bytes_path", "linked_package"],
+)
 def test_the_audit_follows_every_constant_spelling_round_5_used(tmp_path, source, sibling):
     from scoring.import_audit import sibling_imports
 

@@ -11,13 +11,21 @@ import pytest
 
 from scoring import vendor_kernels
 from scoring.audit import choose_audited_call
-from scoring.kernel_record import (CallKernels, CallWindow, CollectCost, KernelRecorder, ShapeKernelSummary,
-                                   _launched_between)
+from scoring.kernel_record import (
+    CallKernels,
+    CallWindow,
+    CollectCost,
+    KernelRecorder,
+    ShapeKernelSummary,
+    _launched_between,
+)
 from scoring.spec import Shape, SpecError, load_spec
 from scoring.worker.server import scrub_environment
 
 HOUSE_AND_TORCH_KERNELS = [
-    "_fp8_gemm_kernel", "tma_kernel", "_softmax_rows_kernel",
+    "_fp8_gemm_kernel",
+    "tma_kernel",
+    "_softmax_rows_kernel",
     "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13AUnaryFunctorIfffNS0_11MulFunctorIfEEEESt5arrayIPcLm2EEEEviT0_T1_",
     "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>(T3)",
 ]
@@ -26,8 +34,11 @@ VENDOR_KERNELS = [
     "sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n_tilesize128x128x128_warpgroupsize1x1x1_execute_segment_k_off_kernel",
     "_ZN7cutlass6KernelINS_4gemm6kernel4GemmEEEvNT_6ParamsE",
     "void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false>(T4)",
-    "cudnn::engines_precompiled::nchwToNhwcKernel", "flash_fwd_splitkv_kernel", "fmha_cutlassF_bf16_aligned_64x64",
-    "chunk_kda_fwd_kernel_o", "Marlin<256, 1, 8, 8, 4, 8>",
+    "cudnn::engines_precompiled::nchwToNhwcKernel",
+    "flash_fwd_splitkv_kernel",
+    "fmha_cutlassF_bf16_aligned_64x64",
+    "chunk_kda_fwd_kernel_o",
+    "Marlin<256, 1, 8, 8, 4, 8>",
 ]
 
 
@@ -44,7 +55,10 @@ def test_house_and_torch_elementwise_kernels_are_not(name):
 
 def test_mangled_names_are_demangled_for_the_record():
     mangled = VENDOR_KERNELS[2]
-    assert vendor_kernels.demangle(mangled) == "void cutlass::Kernel<cutlass::gemm::kernel::Gemm>(cutlass::gemm::kernel::Gemm::Params)"
+    assert (
+        vendor_kernels.demangle(mangled)
+        == "void cutlass::Kernel<cutlass::gemm::kernel::Gemm>(cutlass::gemm::kernel::Gemm::Params)"
+    )
     assert vendor_kernels.demangle("plain_triton_kernel") == "plain_triton_kernel"
 
 
@@ -91,8 +105,11 @@ class _RecordedKernels:
 def test_launch_names_judge_calls_whose_kernel_activity_was_not_recorded():
     summary = ShapeKernelSummary()
     summary.note(CallWindow(0, 10, 20, timed=True, event_ms=0.01, launch_names=frozenset({"_fp8_gemm_kernel"})))
-    summary.note(CallWindow(30, 40, 50, timed=True, event_ms=0.01, launch_names=frozenset({VENDOR_KERNELS[0]}),
-                            kernels_recorded=False))
+    summary.note(
+        CallWindow(
+            30, 40, 50, timed=True, event_ms=0.01, launch_names=frozenset({VENDOR_KERNELS[0]}), kernels_recorded=False
+        )
+    )
     recorder = _RecordedKernels({10: CallKernels([("_fp8_gemm_kernel", 12, 19, 7)], pad_end_ns=11)})
     summary.resolve(recorder)
     assert recorder.asked == [10]  # only the call with kernel activity is read back
@@ -139,15 +156,22 @@ def _one_call(kernels: list, api: list) -> CallKernels:
 def test_a_corrupt_record_is_cut_to_what_is_physically_possible():
     # Seen on an H100 (grok-4.5's fp8_gemm, CUDA-graph replays, kernel activity switched per call): a graph
     # kernel's record ended 48 ms after the grader's next kernel on the same stream started; X10 read 931x.
-    call = _one_call([(7, "_fp8_gemm_kernel", 2_500, 2_500 + 48_000_000, TIMED), (8, "copy", 2_300, 2_400, TIMED)],
-                     api=[(2_100, 7, 1), (2_200, 8, 1)])
+    call = _one_call(
+        [(7, "_fp8_gemm_kernel", 2_500, 2_500 + 48_000_000, TIMED), (8, "copy", 2_300, 2_400, TIMED)],
+        api=[(2_100, 7, 1), (2_200, 8, 1)],
+    )
     assert call.records_corrected == 1
     # The end event came 40 us (event_ms) after the call's first kernel on the timed stream started at 2300.
     assert ("_fp8_gemm_kernel", 2_500, 2_300 + 40_000, TIMED) in call.kernels
-    untimed = _recorder_holding(api=[(1_500, 1, 1), (3_500, 99, 1), (2_100, 7, 1)],
-                                kernels=[(1, "_hold_until", 1_600, 1_900, TIMED), (99, "check", 60_000, 61_000, TIMED),
-                                         (7, "k", 2_500, 2_500 + 48_000_000, TIMED)])
-    call_untimed, = untimed.collect([CallWindow(pad_start_ns=1_000, start_ns=2_000, end_ns=3_000)])
+    untimed = _recorder_holding(
+        api=[(1_500, 1, 1), (3_500, 99, 1), (2_100, 7, 1)],
+        kernels=[
+            (1, "_hold_until", 1_600, 1_900, TIMED),
+            (99, "check", 60_000, 61_000, TIMED),
+            (7, "k", 2_500, 2_500 + 48_000_000, TIMED),
+        ],
+    )
+    (call_untimed,) = untimed.collect([CallWindow(pad_start_ns=1_000, start_ns=2_000, end_ns=3_000)])
     assert call_untimed.kernels == [("k", 2_500, 60_000, TIMED)]  # ends when the grader's next kernel starts
     early = _one_call([(7, "k", 2_100 - 5_000_000, 2_600, TIMED)], api=[(2_150, 7, 1)])
     assert early.kernels == [("k", 2_150, 2_600, TIMED)] and early.records_corrected == 1  # not before its launch
@@ -183,20 +207,30 @@ def _windows_by_scanning_every_record(api: list, kernels: list, windows: list[Ca
     for window in windows:
         inside = _launched_between(stamps, window.start_ns, window.end_ns + 1)
         pad = _launched_between(stamps, window.pad_start_ns, window.start_ns)
-        own = [kernel for kernel in kernels if kernel[0] in inside
-               or (kernel[0] not in launched and window.start_ns <= kernel[2] <= window.end_ns)]
+        own = [
+            kernel
+            for kernel in kernels
+            if kernel[0] in inside or (kernel[0] not in launched and window.start_ns <= kernel[2] <= window.end_ns)
+        ]
         grader_threads = {launched[correlation][1] for correlation in pad}
         timed_streams = {stream for correlation, *_, stream in kernels if correlation in pad}
         free_ns = {}
         for correlation, _, start, _, stream in kernels:  # the grader's first kernel after the call, per stream
             stamp, thread = launched.get(correlation, (0, None))
-            if (stream in timed_streams and thread in grader_threads and stamp > window.end_ns
-                    and correlation not in in_calls):
+            if (
+                stream in timed_streams
+                and thread in grader_threads
+                and stamp > window.end_ns
+                and correlation not in in_calls
+            ):
                 free_ns[stream] = min(free_ns.get(stream, start), start)
         if window.timed and window.event_ms > 0:
             for stream in timed_streams:
-                starts = [max(start, launched.get(correlation, (start,))[0])
-                          for correlation, _, start, _, kernel_stream in own if kernel_stream == stream]
+                starts = [
+                    max(start, launched.get(correlation, (start,))[0])
+                    for correlation, _, start, _, kernel_stream in own
+                    if kernel_stream == stream
+                ]
                 if starts:
                     free_ns[stream] = min(free_ns.get(stream, 10**30), min(starts) + round(window.event_ms * 1e6))
         cut, corrected = [], 0
@@ -235,11 +269,18 @@ def _recorded_shape(rng) -> tuple[list, list, list[CallWindow]]:
         launch(1, TIMED, "_hold_until", 1_000)
         start = clock + 1
         for _ in range(rng.randrange(0, 30)):
-            launch(rng.choice((1, 1, 2)), rng.choice((TIMED, TIMED, SIDE)), rng.choice(("a", "b", "c")),
-                   rng.randrange(500, 20_000), untraced=rng.random() < 0.1, count=rng.choice((1, 1, 3)))
+            launch(
+                rng.choice((1, 1, 2)),
+                rng.choice((TIMED, TIMED, SIDE)),
+                rng.choice(("a", "b", "c")),
+                rng.randrange(500, 20_000),
+                untraced=rng.random() < 0.1,
+                count=rng.choice((1, 1, 3)),
+            )
         clock += rng.randrange(1, 200)
-        windows.append(CallWindow(pad_start, start, clock, timed=rng.random() < 0.7,
-                                  event_ms=rng.choice((0.0, 0.01, 0.05, 0.2))))
+        windows.append(
+            CallWindow(pad_start, start, clock, timed=rng.random() < 0.7, event_ms=rng.choice((0.0, 0.01, 0.05, 0.2)))
+        )
         for _ in range(rng.randrange(0, 4)):
             launch(1, rng.choice((TIMED, SIDE)), "grader_check", 2_000)
     rng.shuffle(kernels)  # CUPTI's order is its own: the calls' kernels keep whichever order it gave
@@ -278,7 +319,9 @@ def test_an_audit_with_a_fixed_shape_is_refused_with_the_fix(tmp_path):
     source = (load_spec.__globals__["Path"](__file__).parents[2] / "problems" / "fp8_gemm" / "problem.toml").read_text()
     folder = tmp_path / "fp8_copy"
     folder.mkdir()
-    (folder / "problem.toml").write_text(source.replace('expect = "fp8"', 'expect = "fp8"\nshape = { M = 64, N = 64, K = 64 }'))
+    (folder / "problem.toml").write_text(
+        source.replace('expect = "fp8"', 'expect = "fp8"\nshape = { M = 64, N = 64, K = 64 }')
+    )
     with pytest.raises(SpecError, match=r"audits\[0\]\.shape.*remove the shape"):
         load_spec(folder)
 

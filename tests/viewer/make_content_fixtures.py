@@ -27,18 +27,53 @@ def codex_durations() -> list[dict]:
         return {"timestamp": "2025-09-20T08:00:05.000Z", "type": kind, "payload": payload}
 
     records = [
-        rec("session_meta", {"id": "0199-codex-040", "timestamp": "2025-09-20T08:00:00.000Z", "cwd": "/work/run",
-                             "originator": "codex_cli_rs", "cli_version": "0.40.0"}),
+        rec(
+            "session_meta",
+            {
+                "id": "0199-codex-040",
+                "timestamp": "2025-09-20T08:00:00.000Z",
+                "cwd": "/work/run",
+                "originator": "codex_cli_rs",
+                "cli_version": "0.40.0",
+            },
+        ),
         rec("turn_context", {"cwd": "/work/run", "model": "gpt-5-codex", "effort": "medium"}),
         rec("event_msg", {"type": "task_started"}),
-        rec("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Run the tests"}]}),
+        rec(
+            "response_item",
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Run the tests"}]},
+        ),
     ]
     for n, seconds in enumerate((1.25, 0.5, 3.0), start=1):
-        records.append(rec("response_item", {"type": "function_call", "name": "shell", "call_id": f"c{n}",
-                                             "arguments": json.dumps({"command": ["bash", "-lc", f"pytest -k t{n}"]})}))
-        records.append(rec("response_item", {"type": "function_call_output", "call_id": f"c{n}", "output": json.dumps(
-            {"output": "1 passed", "metadata": {"exit_code": 0, "duration_seconds": seconds}})}))
-    records.append(rec("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "All pass."}]}))
+        records.append(
+            rec(
+                "response_item",
+                {
+                    "type": "function_call",
+                    "name": "shell",
+                    "call_id": f"c{n}",
+                    "arguments": json.dumps({"command": ["bash", "-lc", f"pytest -k t{n}"]}),
+                },
+            )
+        )
+        records.append(
+            rec(
+                "response_item",
+                {
+                    "type": "function_call_output",
+                    "call_id": f"c{n}",
+                    "output": json.dumps(
+                        {"output": "1 passed", "metadata": {"exit_code": 0, "duration_seconds": seconds}}
+                    ),
+                },
+            )
+        )
+    records.append(
+        rec(
+            "response_item",
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "All pass."}]},
+        )
+    )
     records.append(rec("event_msg", {"type": "task_complete"}))
     return records
 
@@ -46,16 +81,44 @@ def codex_durations() -> list[dict]:
 def claude_two_runs() -> list[dict]:
     def run(session, cost, tokens_in, tokens_out, ms, turns):
         return [
-            {"type": "system", "subtype": "init", "session_id": session, "cwd": "/work/run", "model": "claude-sonnet-4-5",
-             "tools": [], "claude_code_version": "2.0.30", "permissionMode": "default"},
-            {"type": "user", "session_id": session, "parent_tool_use_id": None,
-             "message": {"role": "user", "content": [{"type": "text", "text": "Go on"}]}},
-            {"type": "assistant", "session_id": session, "parent_tool_use_id": None,
-             "message": {"id": f"m-{session}", "role": "assistant", "model": "claude-sonnet-4-5",
-                         "content": [{"type": "text", "text": "Done."}],
-                         "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out}}},
-            {"type": "result", "subtype": "success", "is_error": False, "duration_ms": ms, "num_turns": turns,
-             "session_id": session, "total_cost_usd": cost, "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out}},
+            {
+                "type": "system",
+                "subtype": "init",
+                "session_id": session,
+                "cwd": "/work/run",
+                "model": "claude-sonnet-4-5",
+                "tools": [],
+                "claude_code_version": "2.0.30",
+                "permissionMode": "default",
+            },
+            {
+                "type": "user",
+                "session_id": session,
+                "parent_tool_use_id": None,
+                "message": {"role": "user", "content": [{"type": "text", "text": "Go on"}]},
+            },
+            {
+                "type": "assistant",
+                "session_id": session,
+                "parent_tool_use_id": None,
+                "message": {
+                    "id": f"m-{session}",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [{"type": "text", "text": "Done."}],
+                    "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
+                },
+            },
+            {
+                "type": "result",
+                "subtype": "success",
+                "is_error": False,
+                "duration_ms": ms,
+                "num_turns": turns,
+                "session_id": session,
+                "total_cost_usd": cost,
+                "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
+            },
         ]
 
     return run("run-a", 0.25, 1000, 100, 4000, 2) + run("run-b", 0.5, 3000, 300, 6000, 3)
@@ -63,29 +126,84 @@ def claude_two_runs() -> list[dict]:
 
 def droid_stream() -> list[dict]:
     return [
-        {"type": "system", "subtype": "init", "cwd": "/work/run", "session_id": "d-2", "tools": ["Execute"],
-         "model": "glm-4.6", "reasoning_effort": "none"},
+        {
+            "type": "system",
+            "subtype": "init",
+            "cwd": "/work/run",
+            "session_id": "d-2",
+            "tools": ["Execute"],
+            "model": "glm-4.6",
+            "reasoning_effort": "none",
+        },
         {"type": "message", "role": "user", "id": "m1", "text": "Check it", "timestamp": 1759800000000},
-        {"type": "tool_call", "id": "rec-7", "messageId": "m2", "toolCallId": "call_A", "toolName": "Execute",
-         "parameters": {"command": "make test"}, "timestamp": 1759800000100},
-        {"type": "tool_call", "id": "rec-8", "messageId": "m2", "toolCallId": "call_B", "toolName": "Execute",
-         "parameters": {"command": "make lint"}, "timestamp": 1759800000150},
-        {"type": "tool_result", "id": "rec-9", "messageId": "m3", "toolCallId": "call_B", "isError": True,
-         "value": "lint: 2 errors", "timestamp": 1759800000300},
-        {"type": "tool_result", "id": "rec-10", "messageId": "m3", "toolCallId": "call_A", "isError": False,
-         "value": "12 passed", "timestamp": 1759800000900},
-        {"type": "completion", "finalText": "Tests pass; lint reports 2 errors.", "numTurns": 2, "durationMs": 1000,
-         "session_id": "d-2", "timestamp": 1759800001000},
+        {
+            "type": "tool_call",
+            "id": "rec-7",
+            "messageId": "m2",
+            "toolCallId": "call_A",
+            "toolName": "Execute",
+            "parameters": {"command": "make test"},
+            "timestamp": 1759800000100,
+        },
+        {
+            "type": "tool_call",
+            "id": "rec-8",
+            "messageId": "m2",
+            "toolCallId": "call_B",
+            "toolName": "Execute",
+            "parameters": {"command": "make lint"},
+            "timestamp": 1759800000150,
+        },
+        {
+            "type": "tool_result",
+            "id": "rec-9",
+            "messageId": "m3",
+            "toolCallId": "call_B",
+            "isError": True,
+            "value": "lint: 2 errors",
+            "timestamp": 1759800000300,
+        },
+        {
+            "type": "tool_result",
+            "id": "rec-10",
+            "messageId": "m3",
+            "toolCallId": "call_A",
+            "isError": False,
+            "value": "12 passed",
+            "timestamp": 1759800000900,
+        },
+        {
+            "type": "completion",
+            "finalText": "Tests pass; lint reports 2 errors.",
+            "numTurns": 2,
+            "durationMs": 1000,
+            "session_id": "d-2",
+            "timestamp": 1759800001000,
+        },
     ]
 
 
 def cursor_transcript() -> list[dict]:
     return [
-        {"role": "user", "message": {"content": [{"type": "text", "text": "<user_query>\nSpeed up the loop\n</user_query>"}]}},
-        {"role": "assistant", "message": {"content": [
-            {"type": "text", "text": "Reading the file first."},
-            {"type": "tool_use", "id": "tu1", "name": "Read", "input": {"path": "/work/run/loop.py"}}]}},
-        {"role": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "tu1", "content": "for i in range(n): ..."}]}},
+        {
+            "role": "user",
+            "message": {"content": [{"type": "text", "text": "<user_query>\nSpeed up the loop\n</user_query>"}]},
+        },
+        {
+            "role": "assistant",
+            "message": {
+                "content": [
+                    {"type": "text", "text": "Reading the file first."},
+                    {"type": "tool_use", "id": "tu1", "name": "Read", "input": {"path": "/work/run/loop.py"}},
+                ]
+            },
+        },
+        {
+            "role": "user",
+            "message": {
+                "content": [{"type": "tool_result", "tool_use_id": "tu1", "content": "for i in range(n): ..."}]
+            },
+        },
         {"role": "assistant", "message": {"content": [{"type": "text", "text": "Vectorised with **numpy**."}]}},
     ]
 
@@ -93,24 +211,60 @@ def cursor_transcript() -> list[dict]:
 def droid_session() -> list[dict]:
     return [
         {"type": "session_start", "id": DROID_SESSION, "title": "Fix the build", "owner": "dev", "cwd": "/work/run"},
-        {"type": "message", "id": "m1", "timestamp": "2026-10-05T09:00:00.000Z",
-         "message": {"role": "user", "content": [{"type": "text", "text": "Fix the build"}]}},
-        {"type": "message", "id": "m2", "timestamp": "2026-10-05T09:00:02.000Z",
-         "message": {"role": "assistant", "content": [
-             {"type": "text", "text": "Editing the Makefile."},
-             {"type": "tool_use", "id": "tc1", "name": "Edit", "input": {
-                 "file_path": "/work/run/Makefile", "old_string": "CC=gcc", "new_string": "CC=clang"}}]}},
-        {"type": "message", "id": "m3", "timestamp": "2026-10-05T09:00:03.000Z",
-         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tc1", "content": "Edited"}]}},
+        {
+            "type": "message",
+            "id": "m1",
+            "timestamp": "2026-10-05T09:00:00.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": "Fix the build"}]},
+        },
+        {
+            "type": "message",
+            "id": "m2",
+            "timestamp": "2026-10-05T09:00:02.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Editing the Makefile."},
+                    {
+                        "type": "tool_use",
+                        "id": "tc1",
+                        "name": "Edit",
+                        "input": {"file_path": "/work/run/Makefile", "old_string": "CC=gcc", "new_string": "CC=clang"},
+                    },
+                ],
+            },
+        },
+        {
+            "type": "message",
+            "id": "m3",
+            "timestamp": "2026-10-05T09:00:03.000Z",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "tc1", "content": "Edited"}],
+            },
+        },
         {"type": "todo_state", "todos": [{"content": "Fix the build", "status": "completed"}]},
-        {"type": "message", "id": "m4", "timestamp": "2026-10-05T09:00:05.000Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "The build passes."}]}},
+        {
+            "type": "message",
+            "id": "m4",
+            "timestamp": "2026-10-05T09:00:05.000Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "The build passes."}]},
+        },
     ]
 
 
 def droid_settings() -> dict:
-    return {"model": "claude-sonnet-4-5", "reasoningEffort": "medium", "tokenUsage": {
-        "inputTokens": 5000, "outputTokens": 400, "cacheCreationTokens": 1000, "cacheReadTokens": 20000, "thinkingTokens": 50}}
+    return {
+        "model": "claude-sonnet-4-5",
+        "reasoningEffort": "medium",
+        "tokenUsage": {
+            "inputTokens": 5000,
+            "outputTokens": 400,
+            "cacheCreationTokens": 1000,
+            "cacheReadTokens": 20000,
+            "thinkingTokens": 50,
+        },
+    }
 
 
 def claude_records() -> list[dict]:

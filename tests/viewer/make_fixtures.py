@@ -1149,7 +1149,10 @@ def codex_exec_v06():
             },
             {"type": "request_user_input", "id": "t1", "call_id": "q1", "questions": [{"question": "Keep fp8?"}]},
             {"type": "item.completed", "item": {"id": "m1", "type": "agent_message", "text": "Done."}},
-            {"type": "turn.completed", "usage": {"input_tokens": 1000, "cached_input_tokens": 700, "output_tokens": 90}},
+            {
+                "type": "turn.completed",
+                "usage": {"input_tokens": 1000, "cached_input_tokens": 700, "output_tokens": 90},
+            },
         ],
     )
 
@@ -1756,9 +1759,22 @@ def kimi_code_wire():
             kc_loop(210, {"type": "step.begin", "step": 1, "uuid": "sa1"}),
             kc_loop(
                 220,
-                {"type": "tool.call", "stepUuid": "sa1", "toolCallId": "tool_s", "name": "Shell", "args": "{\"command\": \"python bench.py\"}"},
+                {
+                    "type": "tool.call",
+                    "stepUuid": "sa1",
+                    "toolCallId": "tool_s",
+                    "name": "Shell",
+                    "args": "{\"command\": \"python bench.py\"}",
+                },
             ),
-            kc_loop(800, {"type": "tool.result", "toolCallId": "tool_s", "result": {"output": [{"type": "text", "text": "0.9 ms"}]}}),
+            kc_loop(
+                800,
+                {
+                    "type": "tool.result",
+                    "toolCallId": "tool_s",
+                    "result": {"output": [{"type": "text", "text": "0.9 ms"}]},
+                },
+            ),
             kc_loop(
                 810,
                 {
@@ -2201,9 +2217,7 @@ def gemini_v056():
         "timestamp": t(3),
         "displayName": "Edit",
         "description": "Replaces text within a file.",
-        "result": [
-            {"functionResponse": {"id": "replace-9", "name": "replace", "response": {"output": "Replaced 2."}}}
-        ],
+        "result": [{"functionResponse": {"id": "replace-9", "name": "replace", "response": {"output": "Replaced 2."}}}],
     }
     u1 = {"id": "u1", "timestamp": t(0), "type": "user", "content": [{"text": "Make every 1 a 2"}]}
     g1 = {

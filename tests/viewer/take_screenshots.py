@@ -18,7 +18,9 @@ def main(out_dir: str, *pages: str) -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1100, "height": 900})
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
+        page.route(
+            "**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort()
+        )
         for html in pages:
             page.goto(Path(html).resolve().as_uri())
             target = out / (Path(html).stem + ".png")

@@ -73,21 +73,23 @@ def test_bookkeeping_is_one_quiet_line_and_the_page_opens_on_the_first_user_mess
     page = _page("kimi-code-14-wire.jsonl")
     assert page.count('class="ev ev-system quiet"') == 1
     assert 'class="raw-note"' not in page  # no record shown as a raw block
-    timeline = page[page.index('<div id="timeline"'):]
-    first_article = timeline[timeline.index("<article"):][:200]
+    timeline = page[page.index('<div id="timeline"') :]
+    first_article = timeline[timeline.index("<article") :][:200]
     assert 'data-kind="user"' in first_article
 
 
 def test_setup_events_before_the_first_user_message_are_folded():
     page = _page("codex-0104-rollout.jsonl")
-    timeline = page[page.index('<div id="timeline"'):]
+    timeline = page[page.index('<div id="timeline"') :]
     assert timeline.index('<details class="preamble">') < timeline.index('data-kind="user"')
     assert "1 setup event before the first user message (session)" in timeline
 
 
 def test_unknown_records_are_counted_in_one_notice_and_kept_inside_it(tmp_path):
     lines = (SHOWCASE / "kimi-code-14-wire.jsonl").read_text().splitlines()
-    extra = ['{"type": "brand.new_record", "time": 1790000000200}'] * 3 + ['{"type": "other.thing", "time": 1790000000300}']
+    extra = ['{"type": "brand.new_record", "time": 1790000000200}'] * 3 + [
+        '{"type": "other.thing", "time": 1790000000300}'
+    ]
     path = tmp_path / "wire.jsonl"
     path.write_text("\n".join(lines + extra) + "\n")
     page = viewer.render_transcript_html(path)
@@ -99,6 +101,9 @@ def test_unknown_records_are_counted_in_one_notice_and_kept_inside_it(tmp_path):
 
 def test_the_page_states_a_cost_estimate_for_claude_sessions_and_the_version_warning_for_codex():
     claude = _page("claude-2x-session.jsonl")
-    assert re.search(r'data-card="cost"><div class="k">cost</div><div class="v">\$0\.\d{4} estimate \(claude-sonnet-4 prices of 2026-11-27\)', claude)
+    assert re.search(
+        r'data-card="cost"><div class="k">cost</div><div class="v">\$0\.\d{4} estimate \(claude-sonnet-4 prices of 2026-11-27\)',
+        claude,
+    )
     codex = _page("codex-0104-rollout.jsonl")
     assert "Codex CLI 0.104.0: outside the versions this viewer was checked against" in codex

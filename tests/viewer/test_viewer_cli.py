@@ -36,9 +36,7 @@ def test_summary_is_json_with_normalised_tokens(capsys):
 def test_summary_says_not_recorded_as_null_for_a_format_without_usage(capsys):
     assert main([str(FIXTURES / "kimi/print.jsonl"), "--summary"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["tokens"] == dict.fromkeys(
-        ("fresh_input", "cache_read", "cache_write", "output", "reasoning", "total")
-    )
+    assert data["tokens"] == dict.fromkeys(("fresh_input", "cache_read", "cache_write", "output", "reasoning", "total"))
     assert data["tokens_recorded"] is False
 
 

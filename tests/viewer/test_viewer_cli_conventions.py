@@ -19,7 +19,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _run(*args: str, stdin: bytes | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "viewer", *args], cwd=cwd, input=stdin, capture_output=True, timeout=120,
+        [sys.executable, "-m", "viewer", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        timeout=120,
         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
     )
 
@@ -63,7 +67,12 @@ def test_an_empty_folder_is_a_usage_error(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "name, content",
-    [("empty.jsonl", b""), ("blob.bin", bytes(range(256)) * 4), ("list.json", b"[1, 2, 3]\n"), ("notes.txt", b"hello\n")],
+    [
+        ("empty.jsonl", b""),
+        ("blob.bin", bytes(range(256)) * 4),
+        ("list.json", b"[1, 2, 3]\n"),
+        ("notes.txt", b"hello\n"),
+    ],
 )
 def test_input_that_is_not_a_transcript_exits_1_and_writes_no_page(tmp_path, capsys, name, content):
     path = tmp_path / name
@@ -114,8 +123,9 @@ def test_summary_of_several_paths_is_a_json_list(capsys):
 
 def test_a_closed_pipe_ends_quietly():
     args = [str(FIXTURES / "completeness"), "--summary"]
-    with subprocess.Popen([sys.executable, "-m", "viewer", *args], cwd=REPO, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE) as process:
+    with subprocess.Popen(
+        [sys.executable, "-m", "viewer", *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
         process.stdout.readline()
         process.stdout.close()  # what `| head -1` does
         stderr = process.stderr.read().decode()

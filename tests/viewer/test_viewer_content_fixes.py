@@ -100,8 +100,9 @@ def test_kimi_code_bookkeeping_is_one_quiet_line_and_plan_mode_and_compaction_ar
     t = viewer.load_transcript(SHOWCASE / "kimi-code-14-wire.jsonl")
     assert not [e for e in t.events if e.kind == "raw"]
     (quiet,) = [e for e in t.events if e.subtype == "quiet"]
-    assert quiet.text == ("Not shown as cards: 2 LLM requests, 1 compaction starts, 1 permission approvals, "
-                          "1 tool-set updates")
+    assert quiet.text == (
+        "Not shown as cards: 2 LLM requests, 1 compaction starts, 1 permission approvals, 1 tool-set updates"
+    )
     texts = [e.text for e in t.events if e.kind == "system"]
     assert "Plan mode: enter" in texts and "Plan mode: exit" in texts
     assert any(text.startswith("Context compacted") for text in texts)
@@ -131,4 +132,5 @@ def test_kimi_wire_approvals_are_counted_on_the_quiet_line(tmp_path):
     t = viewer.load_transcript(path)
     assert not [e for e in t.events if e.kind == "raw"]
     assert [e.text for e in t.events if e.subtype == "quiet"] == [
-        "Not shown as cards: 1 permission approvals, 1 permission requests"]
+        "Not shown as cards: 1 permission approvals, 1 permission requests"
+    ]

@@ -248,7 +248,11 @@ def test_codex_exec_06x_plan_collab_and_questions_are_read_not_raw():
     assert kinds(t.events) == ["assistant", "tool", "system", "assistant"]
     plan, collab, question, _ = t.events
     assert (plan.subtype, plan.text) == ("plan", "1. Profile\n2. Fuse")
-    assert (collab.tool_name, collab.tool_input["prompt"], collab.is_error) == ("collab_tool_call", "Benchmark it", False)
+    assert (collab.tool_name, collab.tool_input["prompt"], collab.is_error) == (
+        "collab_tool_call",
+        "Benchmark it",
+        False,
+    )
     assert "0.9 ms" in collab.result and question.text == "Keep fp8?"
     assert t.tokens == TokenUsage(fresh_input=300, cache_read=700, output=90) and t.complete
 

@@ -73,7 +73,9 @@ def _judge_completeness(b: Builder, last_stop: str) -> None:
     elif last_stop:
         b.complete, b.incomplete_reason = False, f"the last response stopped with {last_stop!r}"
     else:
-        b.judge_by_last_event("the session ends before a final answer (a user message or an unanswered tool call is last)")
+        b.judge_by_last_event(
+            "the session ends before a final answer (a user message or an unanswered tool call is last)"
+        )
 
 
 def _parse_file(b: Builder, path: Path, agent: str | None, graph: dict, line_of: dict) -> str:

@@ -64,18 +64,52 @@ _QUIET_EVENTS = {
 # snake_case), read through the code index for issue 35.
 # event_msg records a reader gains nothing from as cards: counted on the thread's one quiet line.
 _BOOKKEEPING_EVENTS = {
-    "session_configured", "mcp_startup_update", "mcp_startup_complete", "get_history_entry_response",
-    "mcp_list_tools_response", "list_custom_prompts_response", "list_skills_response", "turn_diff",
-    "shutdown_complete", "undo_started", "agent_reasoning_section_break", "raw_response_item",
-    "reasoning_content_delta", "reasoning_raw_content_delta", "agent_message_content_delta", "plan_delta",
-    "terminal_interaction", "exec_approval_request", "apply_patch_approval_request", "elicitation_request",
-    "background_event", "web_search_begin", "collab_agent_interaction_begin", "collab_agent_interaction_end",
-    "collab_waiting_begin", "collab_waiting_end", "collab_close_begin", "collab_close_end",
-    "dynamic_tool_call_request", "thread_name_updated", "rate_limits", "image_generation_begin",
-    "request_permissions", "dynamic_tool_call_response", "guardian_assessment", "patch_apply_updated",
-    "hook_started", "hook_completed", "collab_resume_begin", "collab_resume_end", "thread_settings_applied",
-    "realtime_conversation_started", "realtime_conversation_realtime", "realtime_conversation_closed",
-    "realtime_conversation_sdp", "realtime_conversation_list_voices_response",
+    "session_configured",
+    "mcp_startup_update",
+    "mcp_startup_complete",
+    "get_history_entry_response",
+    "mcp_list_tools_response",
+    "list_custom_prompts_response",
+    "list_skills_response",
+    "turn_diff",
+    "shutdown_complete",
+    "undo_started",
+    "agent_reasoning_section_break",
+    "raw_response_item",
+    "reasoning_content_delta",
+    "reasoning_raw_content_delta",
+    "agent_message_content_delta",
+    "plan_delta",
+    "terminal_interaction",
+    "exec_approval_request",
+    "apply_patch_approval_request",
+    "elicitation_request",
+    "background_event",
+    "web_search_begin",
+    "collab_agent_interaction_begin",
+    "collab_agent_interaction_end",
+    "collab_waiting_begin",
+    "collab_waiting_end",
+    "collab_close_begin",
+    "collab_close_end",
+    "dynamic_tool_call_request",
+    "thread_name_updated",
+    "rate_limits",
+    "image_generation_begin",
+    "request_permissions",
+    "dynamic_tool_call_response",
+    "guardian_assessment",
+    "patch_apply_updated",
+    "hook_started",
+    "hook_completed",
+    "collab_resume_begin",
+    "collab_resume_end",
+    "thread_settings_applied",
+    "realtime_conversation_started",
+    "realtime_conversation_realtime",
+    "realtime_conversation_closed",
+    "realtime_conversation_sdp",
+    "realtime_conversation_list_voices_response",
 }
 # event_msg records shown as a one-line system card: kind -> how the line starts.
 _NOTE_EVENTS = {
@@ -212,7 +246,14 @@ def _response_item(b: Builder, item: dict, agent, line: int, time_s) -> None:
     elif kind == "ghost_snapshot":
         b.quiet("git snapshots (undo points)", agent)
     elif kind in ("compaction", "compaction_summary"):
-        b.add("system", agent, subtype="compaction", text="Context compacted (summary encrypted)", time_s=time_s, line=line)
+        b.add(
+            "system",
+            agent,
+            subtype="compaction",
+            text="Context compacted (summary encrypted)",
+            time_s=time_s,
+            line=line,
+        )
     else:
         b.raw(line, item, agent, why=f"unknown response item {to_str(kind)!r}")
 
@@ -263,9 +304,22 @@ def _duration_of(event: dict) -> float | None:
 
 def _note_text(kind: str, event: dict) -> str:
     detail = next(
-        (to_str(event.get(key)) for key in ("message", "reason", "query", "path", "to_model", "question", "summary",
-                                            "goal", "saved_path", "revised_prompt")
-         if event.get(key)),
+        (
+            to_str(event.get(key))
+            for key in (
+                "message",
+                "reason",
+                "query",
+                "path",
+                "to_model",
+                "question",
+                "summary",
+                "goal",
+                "saved_path",
+                "revised_prompt",
+            )
+            if event.get(key)
+        ),
         "",
     )
     if kind == "thread_rolled_back" and event.get("num_turns") is not None:
@@ -281,8 +335,15 @@ def _plan(b: Builder, event: dict, agent, line: int, time_s) -> None:
         for step in as_list(event.get("plan"))
         if isinstance(step, dict)
     ]
-    b.add("system", agent, subtype="plan", text=to_str(event.get("explanation")), tool_input={"todos": steps},
-          time_s=time_s, line=line)
+    b.add(
+        "system",
+        agent,
+        subtype="plan",
+        text=to_str(event.get("explanation")),
+        tool_input={"todos": steps},
+        time_s=time_s,
+        line=line,
+    )
 
 
 def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> None:
@@ -323,8 +384,14 @@ def _event_msg(b: Builder, event: dict, agent, line, time_s, state: dict) -> Non
     elif kind == "plan_update":
         _plan(b, event, agent, line.number, time_s)
     elif kind in _NOTE_EVENTS:
-        b.add("system", agent, subtype=kind.replace("_", " "), text=_note_text(kind, event), time_s=time_s,
-              line=line.number)
+        b.add(
+            "system",
+            agent,
+            subtype=kind.replace("_", " "),
+            text=_note_text(kind, event),
+            time_s=time_s,
+            line=line.number,
+        )
     elif kind in _BOOKKEEPING_EVENTS:
         b.quiet(kind.replace("_", " ") + " records", agent)
     elif kind == "patch_apply_end":

@@ -33,7 +33,8 @@ def parse(path: Path) -> Transcript:
         if role == "user" and isinstance(content, list):
             content = [
                 block | {"text": _USER_QUERY.sub("", to_str(block.get("text"))).strip()}
-                if isinstance(block, dict) and block.get("type") == "text" else block
+                if isinstance(block, dict) and block.get("type") == "text"
+                else block
                 for block in content
             ]
         elif role == "user" and isinstance(content, str):

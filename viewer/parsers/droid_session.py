@@ -30,8 +30,13 @@ def parse(path: Path) -> Transcript:
         if kind == "session_start":
             b.session_id, b.cwd = to_str(obj.get("id")) or b.session_id, to_str(obj.get("cwd")) or b.cwd
             title = to_str(obj.get("title"))
-            b.add("system", subtype="session", text=f"Session started{': ' + title if title else ''}", time_s=time_s,
-                  line=line.number)
+            b.add(
+                "system",
+                subtype="session",
+                text=f"Session started{': ' + title if title else ''}",
+                time_s=time_s,
+                line=line.number,
+            )
         elif kind == "message":
             message = as_dict(obj.get("message"))
             role = "assistant" if message.get("role") == "assistant" else "user"
@@ -39,8 +44,14 @@ def parse(path: Path) -> Transcript:
             b.model = b.model or to_str(message.get("model"))
         elif kind == "todo_state":
             todos = obj.get("todos") if isinstance(obj.get("todos"), list) else get(obj, "state", "todos")
-            b.add("system", subtype="plan", text="To-do list", tool_input={"todos": todos or []}, time_s=time_s,
-                  line=line.number)
+            b.add(
+                "system",
+                subtype="plan",
+                text="To-do list",
+                tool_input={"todos": todos or []},
+                time_s=time_s,
+                line=line.number,
+            )
         else:
             b.raw(line, obj, why=f"unknown record {kind!r}")
     read_settings(b, path)

@@ -107,8 +107,14 @@ def handle(b: Builder, obj: dict, state: KimiCodeState, agent, line: int, time_s
         b.add("system", agent, subtype="context cleared", text="Context cleared", time_s=time_s, line=line)
     elif kind == "full_compaction.complete":
         summary = to_str(obj.get("summary") or get(obj, "result", "summary"))
-        b.add("system", agent, subtype="compaction", text="Context compacted" + (f"\n\n{summary}" if summary else ""),
-              time_s=time_s, line=line)
+        b.add(
+            "system",
+            agent,
+            subtype="compaction",
+            text="Context compacted" + (f"\n\n{summary}" if summary else ""),
+            time_s=time_s,
+            line=line,
+        )
     elif kind.startswith("plan_mode."):
         state_word = kind.split(".", 1)[1].replace("_", " ")
         b.add("system", agent, subtype="plan mode", text=f"Plan mode: {state_word}", time_s=time_s, line=line)

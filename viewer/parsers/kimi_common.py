@@ -56,8 +56,11 @@ def changes(name: str, args: Any) -> list[FileChange]:
             )
         ]
     if name == "Edit" and path and "old_string" in args:
-        return [edit_change(path, to_str(args.get("old_string")), to_str(args.get("new_string")),
-                            bool(args.get("replace_all")))]
+        return [
+            edit_change(
+                path, to_str(args.get("old_string")), to_str(args.get("new_string")), bool(args.get("replace_all"))
+            )
+        ]
     if name in ("Shell", "Bash"):
         return shell_writes(to_str(args.get("command")))
     return []

@@ -14,8 +14,11 @@ from .text import esc, fresh_id, pre
 TODO_TOOLS = {"TodoWrite", "todowrite", "SetTodoList", "update_plan", "todo_write"}
 INPUT_PREVIEW_CHARS = 200
 _MARKS = {"completed": "☑", "done": "☑", "in_progress": "◐", "in progress": "◐", "pending": "☐", "cancelled": "☒"}
-_COMMAND_TAGS = re.compile(r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr)>"
-                           r"(.*?)</\1>", re.S)
+_COMMAND_TAGS = re.compile(
+    r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr)>"
+    r"(.*?)</\1>",
+    re.S,
+)
 
 
 def todo_items(tool_input: Any) -> list[tuple[str, str]] | None:

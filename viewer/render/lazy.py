@@ -55,9 +55,7 @@ def split(pieces: list[tuple[str, int]], inline_bytes: int = INLINE_BYTES, chunk
             size += len(pieces[index][0])
             height += pieces[index][1]
             index += 1
-        placeholders.append(
-            f'<div class="lazy" data-chunk="{len(chunks)}" data-h="{height}" aria-busy="true"></div>'
-        )
+        placeholders.append(f'<div class="lazy" data-chunk="{len(chunks)}" data-h="{height}" aria-busy="true"></div>')
         chunks.append("".join(parts))
     return LazyTimeline("".join(inline) + "".join(placeholders), tuple(chunks))
 

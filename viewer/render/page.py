@@ -119,8 +119,10 @@ def _banner(t: Transcript) -> str:
 def _unknown_line(unknown) -> str:
     if not unknown:
         return ""
-    return (f'<div class="warn">{len(unknown):,} record{"s" if len(unknown) != 1 else ""} this viewer does not know: '
-            f'<a href="#unknown-records">listed at the end of the timeline</a></div>')
+    return (
+        f'<div class="warn">{len(unknown):,} record{"s" if len(unknown) != 1 else ""} this viewer does not know: '
+        f'<a href="#unknown-records">listed at the end of the timeline</a></div>'
+    )
 
 
 def _cards(t: Transcript) -> str:

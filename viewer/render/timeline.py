@@ -12,8 +12,18 @@ from .cards import TODO_TOOLS, checklist, command_message, input_preview, todo_i
 from .text import esc, fold, highlight_diff, markdown, pre
 
 # Tools whose input is a shell command: the command stays shown beside any file change it made.
-_SHELL_TOOLS = {"Bash", "bash", "shell", "exec_command", "local_shell", "container.exec", "Shell", "Execute",
-                "run_shell_command", "command_execution"}
+_SHELL_TOOLS = {
+    "Bash",
+    "bash",
+    "shell",
+    "exec_command",
+    "local_shell",
+    "container.exec",
+    "Shell",
+    "Execute",
+    "run_shell_command",
+    "command_execution",
+}
 
 KIND_LABELS = {
     "user": "user",
@@ -107,8 +117,10 @@ class Timeline:
 
     def event(self, e: Event) -> str:
         if e.subtype == "quiet":
-            return (f'<article class="ev ev-system quiet" id="{esc(e.anchor)}" data-kind="system">'
-                    f'<p class="quiet-line">{esc(e.text)}</p></article>')
+            return (
+                f'<article class="ev ev-system quiet" id="{esc(e.anchor)}" data-kind="system">'
+                f'<p class="quiet-line">{esc(e.text)}</p></article>'
+            )
         head = self.head(e)
         if e.kind == "reasoning":
             body = f'<details class="reasoning-body"><summary>reasoning ({len(e.text):,} characters)</summary>{fold(e.text, markdown, "text")}</details>'
@@ -136,8 +148,10 @@ class Timeline:
     def preamble(self, events: list[Event]) -> str:
         """Setup records before the first user message (session start, injected context), folded."""
         kinds = sorted({e.subtype or e.kind for e in events})
-        return (f'<details class="preamble"><summary>{len(events)} setup event{"s" if len(events) != 1 else ""} '
-                f'before the first user message ({esc(", ".join(kinds)[:200])})</summary>{self.render(events)}</details>')
+        return (
+            f'<details class="preamble"><summary>{len(events)} setup event{"s" if len(events) != 1 else ""} '
+            f'before the first user message ({esc(", ".join(kinds)[:200])})</summary>{self.render(events)}</details>'
+        )
 
     def unknown_notice(self, events: list[Event], anchor: str = "") -> str:
         """Records no parser recognised: counted by kind in one notice, each kept inside it verbatim.
@@ -147,9 +161,11 @@ class Timeline:
             by_kind[e.subtype or "unknown record"] = by_kind.get(e.subtype or "unknown record", 0) + 1
         kinds = ", ".join(f"{kind} ×{n}" if n > 1 else kind for kind, n in sorted(by_kind.items()))
         anchor_attr = f' id="{esc(anchor)}"' if anchor else ""
-        return (f'<details class="unknown-notice ev-raw"{anchor_attr}><summary>{len(events):,} record'
-                f'{"s" if len(events) != 1 else ""} this viewer does not know: {esc(kinds)}</summary>'
-                f'{self.render(events)}</details>')
+        return (
+            f'<details class="unknown-notice ev-raw"{anchor_attr}><summary>{len(events):,} record'
+            f'{"s" if len(events) != 1 else ""} this viewer does not know: {esc(kinds)}</summary>'
+            f'{self.render(events)}</details>'
+        )
 
     def head(self, e: Event) -> str:
         label = KIND_LABELS.get(e.kind, "raw")
@@ -187,7 +203,9 @@ class Timeline:
             out.append(checklist(items))
         elif not e.changes or e.tool_name in _SHELL_TOOLS:
             # An edit's strings are the diff below: shown once, as the diff.
-            out.append(f'<div class="args"><div class="label">arguments</div>{input_preview(tool_args_text(e.tool_input))}</div>')
+            out.append(
+                f'<div class="args"><div class="label">arguments</div>{input_preview(tool_args_text(e.tool_input))}</div>'
+            )
         for change in e.changes:
             out.append(
                 f'<div class="change"><div class="change-head"><span class="action">{esc(change.action)}</span> '

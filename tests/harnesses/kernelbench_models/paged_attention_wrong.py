@@ -9,8 +9,7 @@ from torch import nn
 
 
 class Model(nn.Module):
-    def __init__(self, batch: int, num_heads: int, num_kv_heads: int, head_dim: int, seq_len: int,
-                 page_size: int):
+    def __init__(self, batch: int, num_heads: int, num_kv_heads: int, head_dim: int, seq_len: int, page_size: int):
         super().__init__()
         assert num_heads % num_kv_heads == 0
         self.batch, self.num_heads, self.num_kv_heads = batch, num_heads, num_kv_heads

@@ -27,5 +27,5 @@ def report(run_dir: Path) -> dict:
     """What the probe saw from inside the sandbox (its PROBE_REPORT line in logs/agent.stderr)."""
     for line in (Path(run_dir) / "logs" / "agent.stderr").read_text().splitlines():
         if line.startswith("PROBE_REPORT "):
-            return json.loads(line[len("PROBE_REPORT "):])
+            return json.loads(line[len("PROBE_REPORT ") :])
     raise AssertionError(f"no PROBE_REPORT line in {run_dir}/logs/agent.stderr")

@@ -24,8 +24,13 @@ TAIL_CHARS = 2000
 def run_probe(probe: dict) -> dict:
     started = time.monotonic()
     try:
-        done = subprocess.run(["bash", "-c", probe["shell"]], capture_output=True, text=True, errors="replace",
-                              timeout=probe.get("timeout_s", 60))
+        done = subprocess.run(
+            ["bash", "-c", probe["shell"]],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=probe.get("timeout_s", 60),
+        )
         outcome = {"rc": done.returncode, "stdout": done.stdout[-TAIL_CHARS:], "stderr": done.stderr[-TAIL_CHARS:]}
     except subprocess.TimeoutExpired as exc:
         outcome = {"rc": None, "stdout": str(exc.stdout or "")[-TAIL_CHARS:], "stderr": "probe timed out"}
@@ -38,30 +43,96 @@ def main() -> int:
     sid, workspace = str(uuid.uuid4()), Path.cwd()
     usage = {"input_tokens": 10, "output_tokens": 10}
     emit = lambda record: print(json.dumps(dict(record, session_id=sid)), flush=True)  # noqa: E731
-    emit({"type": "system", "subtype": "init", "cwd": str(workspace), "model": "probe", "tools": ["Bash"],
-          "mcp_servers": [], "permissionMode": "bypassPermissions", "claude_code_version": "probe"})
+    emit(
+        {
+            "type": "system",
+            "subtype": "init",
+            "cwd": str(workspace),
+            "model": "probe",
+            "tools": ["Bash"],
+            "mcp_servers": [],
+            "permissionMode": "bypassPermissions",
+            "claude_code_version": "probe",
+        }
+    )
     if "solution" in plan:
         (workspace / "solution.py").write_text(plan["solution"])
     report = {}
     for i, probe in enumerate(plan.get("probes", [])):
         tool_id = f"probe{i}"
-        emit({"type": "assistant", "parent_tool_use_id": None, "uuid": f"a{i}",
-              "message": {"id": f"msg_{i}", "type": "message", "role": "assistant", "model": "probe",
-                          "stop_reason": None, "usage": usage,
-                          "content": [{"type": "tool_use", "id": tool_id, "name": "Bash",
-                                       "input": {"command": probe["shell"], "description": probe["name"]}}]}})
+        emit(
+            {
+                "type": "assistant",
+                "parent_tool_use_id": None,
+                "uuid": f"a{i}",
+                "message": {
+                    "id": f"msg_{i}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "probe",
+                    "stop_reason": None,
+                    "usage": usage,
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": tool_id,
+                            "name": "Bash",
+                            "input": {"command": probe["shell"], "description": probe["name"]},
+                        }
+                    ],
+                },
+            }
+        )
         outcome = run_probe(probe)
         report[probe["name"]] = outcome
-        emit({"type": "user", "parent_tool_use_id": None, "uuid": f"u{i}",
-              "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id,
-                                                       "content": outcome["stdout"] + outcome["stderr"],
-                                                       "is_error": outcome["rc"] != 0}]}})
+        emit(
+            {
+                "type": "user",
+                "parent_tool_use_id": None,
+                "uuid": f"u{i}",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": tool_id,
+                            "content": outcome["stdout"] + outcome["stderr"],
+                            "is_error": outcome["rc"] != 0,
+                        }
+                    ],
+                },
+            }
+        )
     print("PROBE_REPORT " + json.dumps(report), file=sys.stderr, flush=True)
-    emit({"type": "assistant", "parent_tool_use_id": None, "uuid": "end",
-          "message": {"id": "msg_end", "type": "message", "role": "assistant", "model": "probe",
-                      "stop_reason": "end_turn", "usage": usage, "content": [{"type": "text", "text": "Probed."}]}})
-    emit({"type": "result", "subtype": "success", "is_error": False, "duration_ms": 1, "num_turns": 1,
-          "result": "Probed.", "total_cost_usd": 0.0, "usage": usage, "modelUsage": {}})
+    emit(
+        {
+            "type": "assistant",
+            "parent_tool_use_id": None,
+            "uuid": "end",
+            "message": {
+                "id": "msg_end",
+                "type": "message",
+                "role": "assistant",
+                "model": "probe",
+                "stop_reason": "end_turn",
+                "usage": usage,
+                "content": [{"type": "text", "text": "Probed."}],
+            },
+        }
+    )
+    emit(
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": False,
+            "duration_ms": 1,
+            "num_turns": 1,
+            "result": "Probed.",
+            "total_cost_usd": 0.0,
+            "usage": usage,
+            "modelUsage": {},
+        }
+    )
     return 0
 
 
