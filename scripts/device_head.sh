@@ -2,7 +2,8 @@
 # The device tool copies the working tree to the GPU machine with a stale .git, and it refuses to carry
 # .git itself, so result files written there named an old commit (marked dirty). A bundle of HEAD travels
 # instead, in a git-ignored folder, and the copy's HEAD is pointed at it before anything is scored:
-#     here:   bash scripts/device_head.sh pack      -> .scratch/head.bundle; run with carry [".scratch"]
+#     here:   bash scripts/device_head.sh pack      -> .scratch/head.bundle; run with carry [".scratch/head.bundle"]
+#             (only the bundle: the tracked tree is ~53 MiB and a call carries 64 MiB in all)
 #     there:  bash scripts/device_head.sh unpack    (first in the command) HEAD = the bundle's commit
 # Commit first: the tree that travels is then the commit's, and results say dirty=false.
 set -euo pipefail
