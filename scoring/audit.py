@@ -31,7 +31,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scoring import vendor_kernels
 from scoring.isolation import REPO_ROOT, child_env
 from scoring.seeds import derive_seed
 
@@ -107,13 +106,6 @@ def judge_tensor_precision(kernels: list[dict], expect: str, formula_flops: int)
             evidence,
         )
     return "passed", evidence
-
-
-def judge_kernel_names(kernel_names: list[str]) -> str:
-    """X21 outcome for the kernels a solution's call launched (from the same ncu run)."""
-    if not kernel_names:
-        return "not verified (ncu profiled no kernel inside the audit range)"
-    return vendor_kernels.judge(kernel_names, "launched by the profiled call")
 
 
 def ncu_command(ncu: str, metrics: str, report: Path) -> list[str]:

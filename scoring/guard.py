@@ -22,11 +22,6 @@ class ForbiddenOpError(RuntimeError):
         super().__init__(f"X21: forbidden operator aten::{op_name} called by the solution")
 
 
-def aten_packet_name(func) -> str:
-    """'_scaled_mm' for aten._scaled_mm.default; the overload packet is what problems name."""
-    return func.overloadpacket.__name__ if hasattr(func, "overloadpacket") else str(func)
-
-
 # Dispatch keys the refusal is registered for: always the dense backends (composite operators such as
 # matmul have no backend kernel of their own until this one), and the sparse, quantised and nested keys
 # where the operator has a kernel that a forbidden call could otherwise reach.

@@ -2,8 +2,9 @@
 
     python scripts/probe_counters.py
 
-Runs itself twice as a child process: once plain, once with `--with-activity`, where the CUPTI activity
-record of scoring.kernel_record.KernelRecorder is switched on first, as the scoring worker does. Each child
+Runs itself twice as a child process: once plain, once with `--with-activity`, where
+scoring.kernel_record.KernelRecorder is started first, as the scoring worker does, with kernel activity on
+for every call (the worker turns it on for a drawn share of its calls). Each child
 builds a CounterReader for the audit's metrics before torch initialises CUDA, then profiles three calls:
 
   bf16_matmul     a 4096^3 bf16 torch matmul            bf16 tensor ops = 2*4096^3, fp8 = 0
@@ -58,6 +59,8 @@ def child(with_activity: bool) -> int:
         say(f"activity record: {summary['activity']}")
         if not recorder.available:
             recorder = None
+        else:  # the worker records kernel activity on a drawn share of its calls; here on every call
+            recorder.kernel_activity(True)
 
     from scoring.audit import PRECISION_METRICS
     from scoring.counters import AUDIT_METRICS, CounterReader

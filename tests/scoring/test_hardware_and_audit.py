@@ -65,13 +65,13 @@ def test_bf16_path_is_flagged_x20_and_skipped_work_x22():
 
 
 def test_vendor_kernels_in_the_profiled_call_fail_x21():
-    from scoring.audit import judge_kernel_names
+    from scoring.vendor_kernels import judge
 
-    assert judge_kernel_names(["_fp8_gemm_kernel", "triton_poi_fused_0"]) == "passed"
-    assert judge_kernel_names(["nvjet_sm90_qqtst_128x256_64x4_2x1_v_bz_coopA_NTN"]).startswith("failed (X21")
-    assert judge_kernel_names(["sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"]).startswith("failed (X21")
-    assert judge_kernel_names(["flash_fwd_splitkv_kernel"]).startswith("failed (X21")
-    assert judge_kernel_names([]).startswith("not verified")
+    where = "launched by the profiled call"
+    assert judge(["_fp8_gemm_kernel", "triton_poi_fused_0"], where) == "passed"
+    assert judge(["nvjet_sm90_qqtst_128x256_64x4_2x1_v_bz_coopA_NTN"], where).startswith("failed (X21")
+    assert judge(["sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"], where).startswith("failed (X21")
+    assert judge(["flash_fwd_splitkv_kernel"], where).startswith("failed (X21")
 
 
 def test_a_profiled_call_that_launched_other_kernels_than_the_timed_calls_fails_x13():
