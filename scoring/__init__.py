@@ -10,7 +10,8 @@ Problems: spec.py (problem.toml) and problem.py (problem.py's functions); checki
 seeds.py (public seed x per-run secret), roofline.py and hardware.py (peaks.toml) for the fraction.
 Audits and records: import_audit.py (the solution's source, in the judge), guard.py (forbidden operators in
 the worker), kernel_record.py (CUPTI, the worker's claim), vendor_kernels.py, audit.py + counters.py
-(hardware-counter audits), l2_residency.py, launch_gate.py, gpu_state.py, tensor_ops.py.
+(hardware-counter audits), l2_residency.py, launch_gate.py, gpu_state.py, tensor_ops.py (a measuring command:
+ncu_profile.py and audit_target.py run one call under Nsight Compute).
 Results: result.py (scores, the file written once), result_model.py (the format as typed models, one line of
 documentation a field; dataclass_schema.py turns them into schema/'s JSON Schema and docs/results.md's field
 table), result_schema.py (a file against that schema), result_fields.py (types, read from the models) +

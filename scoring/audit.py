@@ -13,87 +13,56 @@ judged). No second process, no ncu, no profiler environment: the process the sol
 whichever call is audited, and a solution that is honest only when profiled is honest on every timed call.
 The counters are read in the worker, the solution's process, and judged outside it; a profile the solution's
 call made impossible fails the run (X31). What a solution that rewrites the worker's counter reader could
-still forge is stated in docs/integrity.md (the trust boundary).
-`profile_one_call` (ncu on a separate process, `scoring.audit_target`) remains for the measuring command
-`scoring.tensor_ops` only.
+still forge is stated in docs/integrity.md (the trust boundary). Nsight Compute serves only the measuring
+command `scoring.tensor_ops` (scoring/ncu_profile.py), never a score.
 """
 
 from __future__ import annotations
 
-import csv
-import glob
-import io
-import json
 import random
-import shutil
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
-from scoring.isolation import REPO_ROOT, child_env
 from scoring.seeds import derive_seed
 
-# Tensor-pipe operation counters by source precision (Hopper; HARDWARE.md). Each counts FLOPs.
+# Tensor-pipe operation counters by source precision (Hopper's metric names). Each counts FLOPs.
 PRECISION_METRICS = {
     "fp8": "sm__ops_path_tensor_src_fp8.sum",
     "bf16": "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
     "fp16": "sm__ops_path_tensor_op_hgmma_src_fp16.sum",
     "tf32": "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum",
 }
+# Collected beside them: kernel time and DRAM traffic, kept as evidence.
 EXTRA_METRICS = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum")
-# What one profiled call collects: the tensor-pipe counters and the extras above.
-TENSOR_AUDIT_METRICS = ",".join(list(PRECISION_METRICS.values()) + list(EXTRA_METRICS))
 # Executed tensor FLOPs may exceed the formula by tile padding; below this share of it, work was skipped.
 MIN_EXECUTED_SHARE = 0.99
 # Tensor work on another precision path above this share of the formula means the kernel widened (X20).
 MAX_OTHER_PATH_SHARE = 0.01
-NCU_TIMEOUT_S = 900
-AUDIT_RANGE = "ceiling_audit"  # the NVTX range scoring.audit_target opens around its one call (ncu, tensor_ops only)
 
 
-def find_ncu() -> str | None:
-    found = shutil.which("ncu")
-    if found:
-        return found
-    candidates = sorted(glob.glob("/usr/local/cuda*/bin/ncu") + glob.glob("/opt/nvidia/nsight-compute/*/ncu"))
-    return candidates[-1] if candidates else None
-
-
-def parse_ncu_csv(text: str) -> list[dict]:
-    """Rows of `ncu --csv --page raw`: one per profiled kernel, metric name -> value (units row dropped)."""
-    lines = [line for line in text.splitlines() if line.startswith('"')]
-    rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
-    kernels = []
-    for row in rows:
-        if row.get("ID", "").strip() == "" or not row["ID"].strip().isdigit():
-            continue  # the units row
-        kernels.append(row)
-    return kernels
-
-
-def _number(value: str) -> float:
-    value = (value or "").replace(",", "").strip()
+def counter_number(value) -> float:
+    """A counter's value as a number. ncu's CSV writes text ("1,234.5"); the worker's ranges hold numbers, or
+    whatever a worker whose Python the solution rewrote sends: anything that is not a number counts 0."""
+    text = ("" if value is None else str(value)).replace(",", "").strip()
     try:
-        return float(value)
+        return float(text)
     except ValueError:
         return 0.0
 
 
-def judge_tensor_precision(kernels: list[dict], expect: str, formula_flops: int) -> tuple[str, dict]:
-    """Outcome and evidence from profiled kernels for a problem whose tensor work must use `expect`."""
+def judge_tensor_precision(ranges: list[dict], expect: str, formula_flops: int) -> tuple[str, dict]:
+    """Outcome and evidence for a problem whose tensor work must use `expect`, from the counter reader's
+    ranges of the profiled call (one per kernel: its "range" name and metric name -> value)."""
     totals = {
-        precision: sum(_number(k.get(metric, "")) for k in kernels) for precision, metric in PRECISION_METRICS.items()
+        precision: sum(counter_number(r.get(metric)) for r in ranges) for precision, metric in PRECISION_METRICS.items()
     }
     evidence = {
-        "kernels": [k.get("Kernel Name", "?") for k in kernels],
+        "kernels": [f"kernel {r.get('range', '?')}" for r in ranges],
         "tensor_ops_by_source_precision": totals,
         "formula_flops": formula_flops,
         "executed_share_of_formula": totals.get(expect, 0.0) / formula_flops,
-        "kernel_time_ms": sum(_number(k.get("gpu__time_duration.sum", "")) for k in kernels) / 1e6,
+        "kernel_time_ms": sum(counter_number(r.get("gpu__time_duration.sum")) for r in ranges) / 1e6,
     }
-    if not kernels:
-        return "not verified (ncu profiled no kernel inside the audit range)", evidence
+    if not ranges:
+        return "not verified (the profiled call reported no counter range)", evidence
     others = {p: v for p, v in totals.items() if p != expect and v > MAX_OTHER_PATH_SHARE * formula_flops}
     if others:
         detail = ", ".join(f"{p} {v / formula_flops:.2f}x" for p, v in others.items())
@@ -106,76 +75,6 @@ def judge_tensor_precision(kernels: list[dict], expect: str, formula_flops: int)
             evidence,
         )
     return "passed", evidence
-
-
-def ncu_command(ncu: str, metrics: str, report: Path) -> list[str]:
-    """ncu collecting `metrics` for the kernels inside the AUDIT_RANGE NVTX range only, clocks untouched."""
-    return [
-        ncu,
-        "--clock-control",
-        "none",
-        "--nvtx",
-        "--nvtx-include",
-        f"{AUDIT_RANGE}/",
-        "--metrics",
-        metrics,
-        "--csv",
-        "--page",
-        "raw",
-        "--print-units",
-        "base",
-        "--log-file",
-        str(report),
-    ]
-
-
-def _read_report(report: Path, returncode: int | None) -> tuple[list[dict] | None, str | None]:
-    text = report.read_text(errors="replace") if report.exists() else ""
-    if "==ERROR==" in text or (returncode not in (None, 0) and not text):
-        reason = next((line for line in text.splitlines() if "ERROR" in line), f"exit code {returncode}")
-        return None, f"ncu failed: {reason.strip()[:300]}"
-    return parse_ncu_csv(text), None
-
-
-def profile_one_call(
-    problem, solution_path: Path, shape: dict, device: str, seed: int, log_path: Path, metrics: str
-) -> tuple[list[dict] | None, str, str | None]:
-    """Run one call of the solution at `shape` under ncu with `metrics`: (kernels, ncu path, None), or
-    (None, ncu path or "", why not) when ncu is missing or fails."""
-    ncu = find_ncu()
-    if ncu is None:
-        return None, "", "Nsight Compute `ncu` not found on this machine"
-    with tempfile.TemporaryDirectory(prefix="ceiling-audit-") as tmp:
-        task_path = Path(tmp) / "task.json"
-        task_path.write_text(
-            json.dumps(
-                {
-                    "problem_dir": str(problem.spec.directory),
-                    "solution_path": str(solution_path),
-                    "shape": dict(shape),
-                    "device": device,
-                    "seed": seed,
-                }
-            )
-        )
-        report = Path(tmp) / "ncu.csv"
-        command = ncu_command(ncu, metrics, report) + [sys.executable, "-m", "scoring.audit_target", str(task_path)]
-        env = child_env(device)  # compiled Triton, whatever the caller's TRITON_INTERPRET says
-        try:
-            with open(log_path, "ab") as log:
-                completed = subprocess.run(
-                    command,
-                    cwd=REPO_ROOT,
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    timeout=NCU_TIMEOUT_S,
-                )
-        except subprocess.TimeoutExpired:
-            return None, ncu, f"ncu did not finish within {NCU_TIMEOUT_S} s"
-        kernels, why_not = _read_report(report, completed.returncode)
-    return kernels, ncu, why_not
 
 
 def judge_representative(profiled_names: list[str] | None, timed_names: list[str] | None) -> tuple[str, dict]:
@@ -234,14 +133,6 @@ class AuditReservoir:
 AFTER_THE_CALL = "after the call:"  # CounterReader.why_not when collecting the call's counters failed
 
 
-def _profiled_rows(ranges: list[dict]) -> list[dict]:
-    """The counter reader's ranges as the judges read ncu's rows (metric name -> value, a kernel name)."""
-    return [
-        {**{k: str(v) for k, v in r.items() if k != "range"}, "Kernel Name": f"kernel {r.get('range', '?')}"}
-        for r in ranges
-    ]
-
-
 def run_audits(problem, solution_shapes: list[dict], profile: str, audited: tuple | None) -> list[dict]:
     """The problem's counter audits, judged on the call the solution's own scoring worker profiled in process
     (`audit_profile` of the audited shape), each followed by the vendor-kernel verdict of that shape's calls."""
@@ -279,9 +170,7 @@ def run_audits(problem, solution_shapes: list[dict], profile: str, audited: tupl
                 timed_calls=taken.get("timed_calls"),
                 calls_profiled=taken.get("calls_profiled"),
             )
-            outcome, evidence = judge_tensor_precision(
-                _profiled_rows(taken["ranges"]), audit.expect, problem.flops(audited[0].params)
-            )
+            outcome, evidence = judge_tensor_precision(taken["ranges"], audit.expect, problem.flops(audited[0].params))
             record.update(outcome=outcome, evidence=evidence)
         audits.append(record)
         if taken and taken.get("ranges"):

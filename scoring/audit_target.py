@@ -1,4 +1,5 @@
-"""The program ncu profiles for a counter audit: `python -m scoring.audit_target TASK.json`.
+"""The program ncu profiles for `scoring.tensor_ops` (scoring/ncu_profile.py): `python -m scoring.audit_target
+TASK.json`. No score uses it: the counter audit reads its counters inside the scoring worker.
 
 It warms the solution up outside the profiled range (compilation, autotuning, allocator growth) and
 then makes exactly one call inside the NVTX range `ceiling_audit`, which is all ncu collects.
@@ -12,10 +13,9 @@ from pathlib import Path
 
 import torch
 
+from scoring.ncu_profile import AUDIT_RANGE
 from scoring.problem import import_file, load_problem
 from scoring.seeds import derive_seed
-
-AUDIT_RANGE = "ceiling_audit"
 
 
 def main(argv: list[str]) -> int:

@@ -39,10 +39,11 @@ def timer_for(device: str) -> GpuTimer | CpuTimer:
 
 
 def _timed_once(timer: GpuTimer | CpuTimer, fn: Callable[[], Any]) -> CallTiming:
-    """One call as scoring/worker.py makes it: flush and gate first, no garbage collection in the window."""
+    """One call as the scoring worker makes it (scoring/worker/server.py): flush and gate first, no garbage
+    collection in the window."""
     timer.before_call()
     collecting = gc.isenabled()
-    gc.disable()  # a collection inside the window would stall the launch past the gate (worker.py)
+    gc.disable()  # a collection inside the window would stall the launch past the gate (worker/server.py)
     try:
         _, timing = timer.time_call(fn)
     finally:

@@ -297,7 +297,7 @@ CLASSES: tuple[Defence, ...] = (
             f"{CORPUS}X13_other_kernels_on_the_audited_call.py",
             f"{CORPUS}X20_residual_same_kernel_name_when_audited.py",
             f"{CORPUS}X20_bf16_past_the_first_timed_calls.py",
-            "tests/scoring/test_gpu.py::test_bf16_cast_passes_numerically_but_fails_the_audit_where_ncu_runs",
+            "tests/scoring/test_gpu.py::test_bf16_cast_passes_numerically_but_fails_the_audit_where_counters_are_read",
         ),
         "gpu",
     ),
@@ -352,7 +352,7 @@ CLASSES: tuple[Defence, ...] = (
     Defence(
         "X22",
         "skipped work",
-        "dense-equivalent formulas; adversarial routing and lengths; executed tensor FLOPs against the formula (ncu)",
+        "dense-equivalent formulas; adversarial routing and lengths; executed tensor FLOPs against the formula (the counter audit)",
         "problems/*/problem.py, scoring/audit.py",
         (
             "problems/paged_attention/solutions/wrong/first_pages_only.py",

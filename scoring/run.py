@@ -111,8 +111,9 @@ def worker_task(
     mixed_seed: int,
     audited: tuple | None = None,
 ) -> dict:
-    """What a scoring worker is told (scoring/worker.py); `audited` (shape, the draw seed of its timed calls'
-    AuditReservoir) says where the solution's worker reads counters for the counter audit."""
+    """What the judge of one system is told (scoring/judge/process.py, which hands its worker a part);
+    `audited` (shape, the draw seed of its timed calls' AuditReservoir) says where the solution's worker reads
+    counters for the counter audit."""
     policy = timing_policy(role, config)
     return {
         "problem_dir": str(problem.spec.directory),

@@ -55,9 +55,10 @@ def main(argv: list[str]) -> int:
     except (OptionError, SpecError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from scoring.audit import PRECISION_METRICS, TENSOR_AUDIT_METRICS, _number, profile_one_call
+    from scoring.audit import PRECISION_METRICS, counter_number
     from scoring.hardware import detect
     from scoring.isolation import REPO_ROOT
+    from scoring.ncu_profile import NCU_METRICS, profile_one_call
 
     solution = Path(args.solution or problem.spec.directory / "solutions" / "house.py").resolve()
     hardware = detect("auto", problem.spec.precision)
@@ -66,13 +67,13 @@ def main(argv: list[str]) -> int:
         return 1
     log_path = Path(args.out or "tensor_ops.json").with_suffix(".ncu.log")
     kernels, ncu, why_not = profile_one_call(
-        problem, solution, shape, hardware.device, args.seed, log_path, TENSOR_AUDIT_METRICS
+        problem, solution, shape, hardware.device, args.seed, log_path, NCU_METRICS
     )
     if kernels is None:
         print(f"not measured: {why_not}", file=sys.stderr)
         return 1
     formula = problem.flops(shape)
-    by_precision = {p: sum(_number(k.get(m, "")) for k in kernels) for p, m in PRECISION_METRICS.items()}
+    by_precision = {p: sum(counter_number(k.get(m, "")) for k in kernels) for p, m in PRECISION_METRICS.items()}
     record = {
         "schema": "ceiling.tensor_ops/1",
         "problem": args.problem,

@@ -1,8 +1,10 @@
-"""The peak table, GPU matching and overrides, and the counter audit's judgement of ncu output."""
+"""The peak table, GPU matching and overrides, the counter audit's judgement of the counter reader's ranges,
+and ncu's CSV as scoring.tensor_ops reads it."""
 
 import pytest
 
-from scoring.audit import judge_representative, judge_tensor_precision, parse_ncu_csv, run_audits
+from scoring.audit import PRECISION_METRICS, judge_representative, judge_tensor_precision, run_audits
+from scoring.ncu_profile import parse_ncu_csv
 from scoring.hardware import HardwareError, Peak, _override_peak, load_peak_table, match_peak
 
 REQUIRED_GPUS = {"h100_sxm", "h100_pcie", "h100_nvl", "h200_sxm", "b200", "a100_sxm", "l40s", "rtx_pro_6000_blackwell"}
@@ -42,13 +44,17 @@ NCU_CSV = '''==PROF== Connected to process 1234
 '''
 
 
-def kernels(fp8, bf16):
-    return parse_ncu_csv(NCU_CSV.replace("{fp8}", str(fp8)).replace("{bf16}", str(bf16)))
-
-
 def test_parse_drops_the_units_row_and_keeps_kernels():
-    rows = kernels(10, 0)
-    assert len(rows) == 1 and rows[0]["Kernel Name"] == "_fp8_gemm_kernel"
+    rows = parse_ncu_csv(NCU_CSV.replace("{fp8}", "10").replace("{bf16}", "0"))
+    assert (
+        len(rows) == 1 and rows[0]["Kernel Name"] == "_fp8_gemm_kernel" and rows[0]["gpu__time_duration.sum"] == "41000"
+    )
+
+
+def kernels(fp8, bf16):
+    """One profiled kernel's range, as the worker's counter reader reports it."""
+    metrics = {PRECISION_METRICS["fp8"]: fp8, PRECISION_METRICS["bf16"]: bf16, "gpu__time_duration.sum": 41000.0}
+    return [{"range": "0", **metrics}]
 
 
 def test_fp8_work_equal_to_the_formula_passes():
