@@ -1,7 +1,7 @@
 """The GPU's clocks, temperature and power while each shape's calls were timed, read from outside the worker.
 
 Why: two runs of the same kernel on one H100 differed by about 1% on every shape at once while each run's
-median was stable to 0.3% (issue 17), the size of one or two of the SM clock's 15 MHz steps. The readings
+median was stable to 0.3%, the size of one or two of the SM clock's 15 MHz steps. The readings
 cleared the clock (1980 MHz through every timed shape of those runs: docs/measurements.md, "Repeat
 agreement"), and a result that records what its calls ran at lets any reader tell a slower kernel from a
 slower GPU (the site's run page shows the SM clock per shape).

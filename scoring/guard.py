@@ -51,7 +51,7 @@ class ForbiddenOps:
     Every overload of every named operator gets a kernel for each key of `_refused_keys` that records the
     attempt and raises `ForbiddenOpError`; it replaces the backend's kernel, so no Python spelling, no
     dispatch or inference mode and no thread reaches the real one, and nothing the solution can query
-    differs between checked and timed calls (INTEGRITY.md X13: no mode, no flag is switched per call).
+    differs between checked and timed calls (docs/integrity.md, X13: no mode, no flag is switched per call).
     Operators that are not forbidden keep their kernels and pay nothing. The grader's own uses (the fp64
     reference of a checked call) run inside `suspended()`, which removes the registrations and puts them
     back (about 1 ms on the CPU). `attempts` keeps every refused call even when the solution catches the error.

@@ -1,7 +1,7 @@
 """Worker processes started ahead of need, so the next one's start overlaps the current one's timing.
 
 A worker spends ~3.9 s in the interpreter's start and its imports (torch, Triton, the scorer) before it does
-anything with the GPU (median over a day of results' `processes` on the H100s, issue 17), and a run starts
+anything with the GPU (median over a day of result files' `processes` on the H100s), and a run starts
 one per system, more when a shape crashes its process. Every worker is therefore started the same way: the
 interpreter and `scoring.judge`'s imports, then it waits on its stdin for its order (the task file and the
 system's log). Started at once, it gets its order at once; started while the previous system is being timed

@@ -40,7 +40,8 @@ class TimingPolicy:
     min_calls: int = 10
     # Timed calls go on for at least this long (their checks included, never past budget_s), whatever the
     # error estimate says after min_calls: ten calls of a few ms each gave medians whose run-to-run spread
-    # exceeded their own estimated error; 50 agreed better (an H100 A/B, docs/results.md "Repeat agreement").
+    # exceeded their own estimated error; 50 agreed better (an H100 A/B, docs/measurements.md, "Repeat
+    # agreement").
     # A shape whose calls take 5 ms or less gets 50 or more; a slow one (kda's 50 ms) is left at ten.
     min_timed_s: float = 0.25
     max_calls: int = 400

@@ -3,7 +3,7 @@
 For each shape the judge makes the weights and every call's inputs with the run's secret seeds, keeps
 them in its own memory (the pristine copies), and has its worker (scoring/judge/link.py) run the solution
 on shared copies. Every call (a correctness check, a warm-up, a timed or an audited call) takes the same
-path on the worker's side, so nothing the solution can observe tells them apart (INTEGRITY.md X13), except
+path on the worker's side, so nothing the solution can observe tells them apart (docs/integrity.md, X13), except
 that an audited call runs under the profiler. After every call the judge, in its own process, checks the
 output contract from the worker's descriptor (X05), its own snapshot of the output taken when the worker's
 DONE completed (so work finishing later cannot change what is judged, X10), that the shared inputs are
