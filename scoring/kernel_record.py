@@ -427,9 +427,9 @@ class FlushedRecords:
         for stream in timed_streams:
             for thread in grader_threads:
                 stamps = self.later_stamps.get((stream, thread), [])
-                after_call = bisect.bisect_right(stamps, window.end_ns)
-                if after_call < len(stamps):
-                    start = self.later_first_start[(stream, thread)][after_call]
+                first_later_launch = bisect.bisect_right(stamps, window.end_ns)
+                if first_later_launch < len(stamps):
+                    start = self.later_first_start[(stream, thread)][first_later_launch]
                     free_ns[stream] = min(free_ns.get(stream, start), start)
         bounds = RecordBounds(self.launched_ns, free_ns)
         if window.timed and window.event_ms > 0:

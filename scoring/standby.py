@@ -7,7 +7,7 @@ interpreter and `scoring.judge`'s imports, then it waits on its stdin for its or
 system's log). Started at once, it gets its order at once; started while the previous system is being timed
 (a `Standby`, only where a later system of the run will need a worker: scoring/run.py), it waits,
 importing nothing more and touching no GPU, until the supervisor hands it the next system's order. From
-the order on, both run the same steps (kernel recorder, counter reader, runner, the solution's import),
+the order on, both run the same steps (the judge starts its worker, which imports the solution),
 with stdin reset to /dev/null and their output appended to the system's log, so the solution finds the
 same process, argv and descriptors either way: only the process's start time says how long it waited.
 Never two timings on one GPU: a waiting worker has not created a CUDA context.

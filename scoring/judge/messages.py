@@ -12,7 +12,7 @@ import math
 
 from scoring.timing import CallTiming
 
-# What the worker may say went wrong (scoring/worker/failures.py classify); a verdict is never among them.
+# What the worker may say went wrong (scoring/worker/failures.py status_of_exception); a verdict is never among them.
 CALL_FAILURE_STATUSES = frozenset({"runtime_error", "forbidden_op", "integrity", "incorrect", "timeout"})
 IMPORT_FAILURE_STATUSES = frozenset({"import_error", "forbidden_op", "integrity", "timeout"})
 MAX_DETAIL_CHARS = 20_000

@@ -27,7 +27,7 @@ DEVICE_ERROR_TEXT = (
 )
 
 
-def classify(exc: BaseException) -> tuple[str, str, bool]:
+def status_of_exception(exc: BaseException) -> tuple[str, str, bool]:
     """(status, detail, needs a fresh process) for an exception raised by the solution's code."""
     if isinstance(exc, ForbiddenOpError):
         return "forbidden_op", str(exc), False

@@ -37,7 +37,7 @@ from scoring.problem import import_file, load_problem
 from scoring.sandbox import lockdown_report
 from scoring.shared_tensors import describe_output, map_inputs
 from scoring.wire import Reader, send
-from scoring.worker.failures import TamperError, classify
+from scoring.worker.failures import TamperError, status_of_exception
 from scoring.worker.timer import WorkerTimer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -320,12 +320,12 @@ def _failure(server: CallServer | None, exc: BaseException) -> dict:
     """The "failed" message for an exception raised by the solution's code, after recovery."""
     if isinstance(exc, _Refused):
         return {"status": exc.status, "detail": str(exc), "fresh": False}
-    status, detail, fresh = classify(exc)
+    status, detail, fresh = status_of_exception(exc)
     if not fresh and server is not None:
         try:
             why_not = server.recover()
         except (ForbiddenOpError, TamperError) as found:
-            status, detail, fresh = classify(found)
+            status, detail, fresh = status_of_exception(found)
         else:
             if why_not:
                 fresh, detail = True, f"{detail}\n(the next shape runs in a fresh process: {why_not})"

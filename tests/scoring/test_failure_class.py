@@ -268,7 +268,7 @@ def test_the_worker_records_what_a_compiler_error_was_raised_from():
 import os
 os.environ["TRITON_INTERPRET"] = "1"
 import torch, triton, triton.language as tl
-from scoring.worker.failures import classify as _classify
+from scoring.worker.failures import status_of_exception
 from scoring.failure_class import headline
 
 @triton.jit
@@ -278,7 +278,7 @@ def kernel(x, GROUP: tl.constexpr):
 try:
     kernel[(1,)](torch.zeros(16), 7)
 except Exception as exc:
-    status, detail, fresh = _classify(exc)
+    status, detail, fresh = status_of_exception(exc)
     print(status, fresh)
     print(headline(detail))
     print(detail.replace("\\n", " | "))
@@ -286,6 +286,6 @@ except Exception as exc:
     done = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     status_line, headline_line, detail = done.stdout.strip().splitlines()[:3]
-    assert status_line == "runtime_error False"  # raised on the host: the worker goes on (Runner.recover)
+    assert status_line == "runtime_error False"  # raised on the host: the worker goes on (CallServer.recover)
     assert "Shape element 0 must be a power of 2" in headline_line
     assert "caused by ValueError: Shape element 0 must be a power of 2" in detail
