@@ -335,6 +335,9 @@ class JudgeClock:
     calibrated_gpu_gap_us: float | None = documented("the GPU gap on trusted calls before the import, us")
     snapshot_gap_us_median: float | None = documented("GO to the end of the judge's copy of the output, median, us")
     snapshot_gap_us_p90: float | None = documented("its 90th percentile, us")
+    gate_timed_out: list | None = documented(
+        "per timed call, 1 where GO had completed before the judge queued its wait"
+    )
     refill_flush_us_median: float | None = documented("the gate's opening to GO (refill and flush), median, us")
     refill_flush_us_p90: float | None = documented("its 90th percentile, us")
     outcome: str | None = documented("`passed`, `failed (X30: ...)`, or `not verified (...)`")

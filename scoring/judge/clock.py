@@ -77,6 +77,7 @@ class ClockReading:
     snapshot_span_ms: float  # GPU: right after GO to the end of the judge's copy of the output
     refill_flush_ms: float  # GPU: the gate's opening to GO (the refill, the persisting-L2 reset, the flush)
     snapshot: torch.Tensor | None  # the judge's copy of the output
+    gate_timed_out: bool = False  # GO had completed before the judge queued its wait on DONE (the gate's timeout)
 
 
 class JudgeClock:
@@ -93,6 +94,7 @@ class JudgeClock:
         self._go.record()
         self._done: torch.cuda.Event | None = None
         self._snapshot: torch.Tensor | None = None
+        self._gate_timed_out = False
         # The judge's GPU-side clock: its own timing events on its own stream, right after GO, right after its
         # stream waited on DONE, and right after its snapshot of the output. Unlike the host's polling of the
         # worker's IPC event (bimodal, results/judge/README.md), the snapshot's time is bound by data: work
@@ -132,6 +134,9 @@ class JudgeClock:
     def follow_done(self, snapshot: Callable[[], torch.Tensor] | None) -> None:
         """Queue behind GO, before the gate opens (call once the worker said "queued": its DONE is recorded): a
         wait on DONE, `_back`, `snapshot()` (the judge's copy of the output) and `_snapped`."""
+        # Recorded, not judged: the gate opened on its own (its timeout) before the judge's host got here, so the
+        # call may have ended before the wait below was queued, and the span then holds the host's delay.
+        self._gate_timed_out = self._go.query()
         stream = torch.cuda.current_stream(self.device)
         stream.wait_event(self._done)
         self._back.record(stream)
@@ -158,6 +163,7 @@ class JudgeClock:
             snapshot_span_ms=self._after_go.elapsed_time(self._snapped),
             refill_flush_ms=self._before_refill.elapsed_time(self._after_go),
             snapshot=snapshot,
+            gate_timed_out=self._gate_timed_out,
         )
 
     def describe(self) -> dict:

@@ -81,6 +81,7 @@ class CallReport:
     gpu_span_ms: float | None = None  # the judge's GPU events: GO to its stream running after DONE
     snapshot_span_ms: float | None = None  # the judge's GPU events: GO to its copy of the output done
     refill_flush_ms: float | None = None  # the judge's GPU events: the gate's opening to GO
+    gate_timed_out: bool = False  # GO had completed before the judge queued its wait on DONE
 
 
 @dataclass
@@ -470,6 +471,7 @@ class WorkerLink:
             reading.gpu_span_ms,
             reading.snapshot_span_ms,
             reading.refill_flush_ms,
+            reading.gate_timed_out,
         )
 
     def shape_end(self, timed: dict[int, float], prepare_launch_names: list[str]) -> dict:

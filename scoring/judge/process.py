@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import statistics
 import sys
 import time
 import traceback

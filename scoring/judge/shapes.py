@@ -178,6 +178,7 @@ class ShapeJudge:
                     clock["gpu_gaps_us"].append((report.gpu_span_ms - timing.device_ms) * 1e3)
                     clock["snapshot_gaps_us"].append((report.snapshot_span_ms - timing.device_ms) * 1e3)
                     clock["refill_flush_us"].append(report.refill_flush_ms * 1e3)
+                    clock["gate_timed_out"].append(int(report.gate_timed_out))
             clock["host_ms"].append(report.host_ms)
             against_reference = kind == "last" or (
                 kind == "timed" and self.sample_rng.random() < self.task["timed_check_rate"]
@@ -232,6 +233,7 @@ class ShapeJudge:
             "gpu_gaps_us": [],
             "snapshot_gaps_us": [],
             "refill_flush_us": [],
+            "gate_timed_out": [],
         }
         if not summary.passed:
             classes = "X01/X24" if shape.shape_set == "visible" else "X23/X01/X24"
