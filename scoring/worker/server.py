@@ -176,7 +176,7 @@ class CallServer:
         self.held_output = None
         self.view = map_inputs(message["inputs"], self.buffers)
         number = message["number"]
-        residency = self.timer.residency_detail()  # before the reset, which leaves these settings in force
+        residency = self.timer.residency_detail()  # the reset after each call leaves these settings in force
         if residency:
             raise _Refused("integrity", residency)
         self._poison_free_blocks()
