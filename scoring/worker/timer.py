@@ -85,8 +85,9 @@ class WorkerTimer:
         self._done.record()
         # A query submits what this process has queued. On the H100 the judge's host sometimes saw DONE
         # complete ~2 us after GO, before the call ran (results/judge/README.md): if the record had not
-        # reached the GPU, the shared event still showed the last call's. Whether this query is the fix is
-        # for a GPU run to show; it cannot start the call early (the judge's gate holds the stream).
+        # reached the GPU, the shared event still showed the last call's. With this query, every calibration
+        # of the H100 runs of 2026-11-27 13:37-14:08 found DONE ordering the judge's stream; it cannot start
+        # the call early (the judge's gate holds the stream).
         self._done.query()
         queued(out)
         end.synchronize()
@@ -94,9 +95,10 @@ class WorkerTimer:
         self._synchronize()
         host_end = self._perf_counter()
         # After the call, with this context idle: queued before the call, the reset waited in this context until
-        # the judge's GO and ran inside the judge's span, outside these events (60-90 us on some shapes of softmax,
-        # moe and fp8, H100, results/judge/README.md 2026-11-27 13:55). What the solution persisted in its call is
-        # reset before the next one all the same, and the judge resets from its own context before every GO.
+        # the judge's GO and could run inside the judge's span, outside these events. Moved here, the honest
+        # excess over the calibrated gap fell on the H100 (results/judge/README.md, 2026-11-27 13:55 and 14:05),
+        # though runs of calls 58-95 us higher remain. What the solution persisted in its call is reset before the
+        # next one all the same, and the judge resets from its own context before every GO.
         if self._reset_persisting is not None:
             self._reset_persisting()
         return out, CallTiming(
