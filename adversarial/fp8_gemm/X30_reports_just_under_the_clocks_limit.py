@@ -7,8 +7,8 @@ it was written for (150 us, 25%; m = 90 us): caught on square_8192 and mlp_up_re
 noise at 13:41, passed every shape at 13:59 and 14:08 once the judge's span no longer held its host (excess 22-260
 us against limits of 150-349 us). The rule has changed since (150 us, 5%: scoring/judge/cross_check.py), and
 this worker now uses it, with m = 40 us (fp8's house kernel left at most 17 us over the
-calibrated gap in those runs). Reasoned: it passes every shape, hiding 110 us a call (0.4x of the decode
-calls, at FLOOR), about 1.4x the house kernel's score on the deck. The residual the docs state.
+calibrated gap in those runs). Reasoned: it passes every shape, hiding 110 us a call (40% of a decode call,
+held there by FLOOR), about 1.4x the house kernel's score on the deck: the residual the docs state.
 
 The derivation below is the one written for the old rule (the formula is the same with the new constants).
 
