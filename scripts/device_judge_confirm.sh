@@ -2,8 +2,8 @@
 # One device call that confirms the judged clock (scoring/judge/cross_check.py) where it was only replayed: every
 # house kernel through this tree (all shape sets, audits on, lines off) must pass, and the time forgers, red team
 # round 6's three included, get their expected verdicts; then scripts/replay_judge_clock.py over both, the
-# refill-to-GO and snapshot spans per shape in its table's result files. Everything in $OUT/LABEL.tgz, packed after
-# each step (a call cut off keeps what it measured).
+# refill-to-GO and snapshot spans per shape in its table's result files. Between the two, scripts/lab_judge_switch.py
+# (at most 90 s). Everything in $OUT/LABEL.tgz, packed after each step (a call cut off keeps what it measured).
 #     here:   bash scripts/device_head.sh pack; run with carry [".scratch/head.bundle"]
 #     there:  bash scripts/device_judge_confirm.sh LABEL    (ONLY=... picks other corpus cases; LIMIT_S bounds the call)
 set -uo pipefail
@@ -19,6 +19,9 @@ for p in fp8_gemm softmax paged_attention moe_swiglu topk w4a16_gemm kda; do
   timeout "$left" python -m scoring.run problem=$p lines=none budget_s=3 out="$work/house" > "$work/house-$p.log" 2>&1
   echo "house $p exit $? $(grep -E '^solution ' "$work/house-$p.log" | cut -c1-110)"; pack
 done
+# The clock reduced to the judge and a worker of known work, stamping the GPU's global timer: where the span goes.
+timeout 90 python scripts/lab_judge_switch.py out="$work/lab" > "$work/lab.txt" 2>&1; echo "lab exit $?"; tail -9 "$work/lab.txt"
+pack
 left=$((deadline - SECONDS)); (( left > 30 )) && timeout "$left" python -m scoring.corpus kinds=adversary jobs=1 \
   only="${ONLY:-X10_finishes,X10_computes,X10_side,X30_}" out="$work/corpus" > "$work/corpus.log" 2>&1
 grep -E "^\[" "$work/corpus.log"

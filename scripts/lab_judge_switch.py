@@ -1,0 +1,256 @@
+"""Lab (issue 32): where the judge's clock spends its calibrated ~290 us and its 58-95 us high mode.
+
+The scorer's judge and worker reduced to their clock. This process is the judge: it holds its gate, flushes the
+L2 and records GO with scoring/judge/clock.py's JudgeClock, exactly as the scorer does, and queues its wait on
+DONE before opening the gate. A child (this script with role=worker) is the worker: its stream waits on GO,
+runs a call of known work and records DONE, as scoring/worker/timer.py does. Both stamp the GPU's global timer
+(%globaltimer, ns: one clock for every context on the device), so each call's judged span splits into
+switch-in (the judge's stamp right after GO to the worker's first stamp), the call, and switch-out (the worker's
+last stamp to the judge's first stamp after its wait on DONE). Each stamp is a one-thread kernel (~2-3 us).
+
+    python scripts/lab_judge_switch.py [calls=60] [work=sleep:100,copy:256] [reset=after,before] [refill_mb=0,256]
+                                       [out=DIR]
+
+work: sleep:US (torch.cuda._sleep, calibrated to US microseconds) or copy:MB (a device copy of MB megabytes);
+reset: where the worker resets persisting L2 lines, before its call (the scorer until 2026-11-27 14:05) or after;
+refill_mb: how much the judge copies into a buffer before its flush (the scorer refills the call's inputs there).
+Prints one row per combination: medians (and p90) of switch-in, the call, switch-out and the event gap (the
+judge's span minus the worker's events, which the scorer judges), the share of calls more than 30 us above the
+combination's lowest decile of the gap (the high mode), and how many calls found the gate already open. Every
+call goes to DIR/calls.jsonl. Needs a CUDA GPU; `summarize` is the part tests/scoring/test_lab_judge_switch.py
+runs on the CPU.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+HIGH_MODE_US = 30.0  # a call this far above its combination's lowest decile of the gap is in the high mode
+DEFAULTS = {"calls": "60", "work": "sleep:100,copy:256", "reset": "after,before", "refill_mb": "0,256", "out": ""}
+
+
+def parse_options(argv: list[str]) -> dict[str, str]:
+    options = dict(DEFAULTS)
+    for arg in argv:
+        key, sep, value = arg.partition("=")
+        if not sep or key not in DEFAULTS:
+            raise SystemExit(f"lab_judge_switch: unknown option {arg!r}; use key=value with keys {sorted(DEFAULTS)}")
+        options[key] = value
+    return options
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summarize(rows: list[dict]) -> list[dict]:
+    """One summary per (work, reset, refill_mb) from the per-call rows (each with switch_in_us, call_us,
+    switch_out_us, gap_us and gate_timed_out)."""
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        groups.setdefault((row["work"], row["reset"], row["refill_mb"]), []).append(row)
+    summaries = []
+    for (work, reset, refill_mb), calls in groups.items():
+        gaps = [c["gap_us"] for c in calls]
+        floor_us = _quantile(gaps, 0.1)
+        summary = {"work": work, "reset": reset, "refill_mb": refill_mb, "calls": len(calls)}
+        for key in ("switch_in_us", "call_us", "switch_out_us", "gap_us"):
+            values = [c[key] for c in calls]
+            summary[key] = round(statistics.median(values), 1)
+            summary[key.replace("_us", "_p90_us")] = round(_quantile(values, 0.9), 1)
+        summary["high_mode_share"] = round(sum(g > floor_us + HIGH_MODE_US for g in gaps) / len(gaps), 3)
+        summary["gate_timed_out"] = sum(bool(c["gate_timed_out"]) for c in calls)
+        summaries.append(summary)
+    return summaries
+
+
+def table(summaries: list[dict]) -> str:
+    head = (
+        f"{'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} {'out us':>8} "
+        f"{'gap us':>8} {'gap p90':>8} {'high':>5} {'gate':>4}"
+    )
+    lines = [head]
+    for s in summaries:
+        lines.append(
+            f"{s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} {s['switch_in_us']:>8} "
+            f"{s['call_us']:>8} {s['switch_out_us']:>8} {s['gap_us']:>8} {s['gap_p90_us']:>8} "
+            f"{s['high_mode_share']:>5} {s['gate_timed_out']:>4}"
+        )
+    return "\n".join(lines)
+
+
+# -- GPU parts (imported only where they run) -----------------------------------------------------------------
+
+
+def _stamp_kernel():
+    import triton
+    import triton.language as tl
+
+    from scoring.launch_gate import _now_ns
+
+    @triton.jit
+    def _stamp(out_ptr, index):
+        tl.store(out_ptr + index, _now_ns())
+
+    return _stamp
+
+
+def worker(cmd_fd: int, reply_fd: int) -> None:
+    """The child: waits on GO, stamps, runs the work between its events, stamps, records DONE."""
+    import torch
+
+    from scoring.timing import _loaded_cudart
+    from scoring.wire import Reader, send
+
+    device = torch.device("cuda")
+    stamp = _stamp_kernel()
+    reader = Reader(cmd_fd)
+    task = reader.get(120)
+    go = torch.cuda.Event.from_ipc_handle(device, base64.b64decode(task["go"]))
+    done = torch.cuda.Event(interprocess=True, enable_timing=False)
+    stamps = torch.zeros(2, dtype=torch.int64, device=device)
+    cudart = _loaded_cudart()
+    reset = getattr(cudart, "cudaCtxResetPersistingL2Cache", None) if cudart is not None else None
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(1_000_000)
+    end.record()
+    end.synchronize()
+    cycles_per_us = 1_000_000 / (start.elapsed_time(end) * 1e3)
+    copies: dict[int, tuple] = {}
+    send(reply_fd, "ready", done=base64.b64encode(done.ipc_handle()).decode())
+    while True:
+        order = reader.get(None)
+        if order["event"] == "exit":
+            return
+        kind, _, amount = order["work"].partition(":")
+        if kind == "copy" and int(amount) not in copies:
+            elements = int(amount) * 2**20 // 4
+            copies[int(amount)] = (torch.empty(elements, device=device), torch.ones(elements, device=device))
+        if order["reset"] == "before" and reset is not None:
+            reset()
+        stream = torch.cuda.current_stream(device)
+        stream.wait_event(go)
+        stamp[(1,)](stamps, 0)
+        start.record()
+        if kind == "sleep":
+            torch.cuda._sleep(int(float(amount) * cycles_per_us))
+        else:
+            destination, source = copies[int(amount)]
+            destination.copy_(source)
+        end.record()
+        stamp[(1,)](stamps, 1)
+        done.record()
+        done.query()  # submits the record, as the scorer's worker does
+        send(reply_fd, "queued")
+        end.synchronize()
+        torch.cuda.synchronize(device)
+        if order["reset"] == "after" and reset is not None:
+            reset()
+        w0, w1 = stamps.tolist()
+        send(reply_fd, "done", device_ms=start.elapsed_time(end), w0=w0, w1=w1)
+
+
+def judge(options: dict[str, str]) -> list[dict]:
+    """This process: the scorer's JudgeClock around each of the child's calls, its stamps beside them."""
+    import torch
+
+    from scoring.judge.clock import JudgeClock
+    from scoring.wire import Reader, send
+
+    device = torch.device("cuda")
+    stamp = _stamp_kernel()
+    clock = JudgeClock(device, torch.cuda.get_device_properties(device).L2_cache_size)
+    cmd_r, cmd_w = os.pipe()
+    reply_r, reply_w = os.pipe()
+    child = subprocess.Popen(
+        [sys.executable, __file__, "role=worker", f"cmd_fd={cmd_r}", f"reply_fd={reply_w}"],
+        pass_fds=(cmd_r, reply_w),
+        cwd=REPO,
+    )
+    os.close(cmd_r)
+    os.close(reply_w)
+    reader = Reader(reply_r)
+    send(cmd_w, "task", go=clock.go_handle())
+    clock.adopt_done(reader.get(300)["done"])
+    stamps = torch.zeros(2, dtype=torch.int64, device=device)
+    rows = []
+
+    def running() -> bool:
+        return child.poll() is None
+
+    def stamp_after_done() -> None:  # JudgeClock.follow_done queues it where it takes its copy of the output
+        stamp[(1,)](stamps, 1)
+
+    try:
+        for refill_mb in [int(x) for x in options["refill_mb"].split(",")]:
+            refill = torch.empty(max(1, refill_mb * 2**20 // 4), device=device)
+            for reset in options["reset"].split(","):
+                for work in options["work"].split(","):
+                    for number in range(int(options["calls"]) + 5):  # the first five warm up
+                        clock.hold(lambda: refill.fill_(float(number)) if refill_mb else None)
+                        stamp[(1,)](stamps, 0)
+                        send(cmd_w, "call", work=work, reset=reset)
+                        assert reader.get(60)["event"] == "queued"
+                        clock.follow_done(stamp_after_done)
+                        clock.release()
+                        reading = clock.watch(running)
+                        done = reader.get(60)
+                        j0, j1 = stamps.tolist()
+                        if number < 5:
+                            continue
+                        rows.append(
+                            {
+                                "work": work,
+                                "reset": reset,
+                                "refill_mb": refill_mb,
+                                "switch_in_us": (done["w0"] - j0) / 1e3,
+                                "call_us": (done["w1"] - done["w0"]) / 1e3,
+                                "switch_out_us": (j1 - done["w1"]) / 1e3,
+                                "gap_us": (reading.gpu_span_ms - done["device_ms"]) * 1e3,
+                                "device_ms": done["device_ms"],
+                                "refill_flush_us": reading.refill_flush_ms * 1e3,
+                                "gate_timed_out": reading.gate_timed_out,
+                            }
+                        )
+    finally:
+        send(cmd_w, "exit")
+        child.wait(timeout=30)
+    return rows
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] == "role=worker":
+        fds = dict(arg.split("=", 1) for arg in argv[1:])
+        worker(int(fds["cmd_fd"]), int(fds["reply_fd"]))
+        return 0
+    options = parse_options(argv)
+    started = time.time()
+    rows = judge(options)
+    summaries = summarize(rows)
+    if options["out"]:
+        out = Path(options["out"])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "calls.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+        (out / "summary.json").write_text(
+            json.dumps(
+                {"options": options, "wall_s": round(time.time() - started, 1), "summaries": summaries}, indent=1
+            )
+        )
+    print(table(summaries))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
