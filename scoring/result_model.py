@@ -381,7 +381,7 @@ class Shape:
     timing: Timing | None = documented("the timed calls (timed shapes only)")
     gpu_state: GpuState = documented("the GPU's clocks while timed, or `{why_not}`")
     phases_s: dict = documented("where the shape's wall time went, s (`checks`, `warm_up`, `timed_calls`, ...)")
-    judge_clock: JudgeClock = documented("the judge's clock on the timed calls, recorded, not yet judged")
+    judge_clock: JudgeClock = documented("the judge's clock on the timed calls, and its verdict on the worker's times")
     verification: Verification = documented("the per-call verification")
     kernel_record: dict = documented("what CUPTI recorded of the shape's kernels (docs: `kernel_record`)")
 

@@ -19,6 +19,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -38,6 +39,9 @@ from scoring.judge.messages import (
     worker_timing,
 )
 from scoring.wire import PIPE_CLOSED, Reader, WireError, send
+
+if TYPE_CHECKING:  # clock.py needs Triton, imported only where a GPU runs
+    from scoring.judge.clock import ClockReading
 
 CALIBRATION_CALLS = 24
 CALIBRATION_SLEEP_CYCLES = (0, 100_000)  # a null call and one of ~55 us at 1.8 GHz
@@ -74,14 +78,9 @@ class CallReport:
     contract_error: str | None
     inputs_unchanged: bool
     worker_timing: dict  # the worker's CallTiming fields (its claim)
-    span_ms: float | None  # the judge's host: GO seen complete to DONE seen complete
     host_ms: float  # the judge's wall time from the order to the worker's "done"
     audit_profile: dict | None = None
-    back_ms: float | None = None  # the judge's host: DONE seen to its own stream seen running after it
-    gpu_span_ms: float | None = None  # the judge's GPU events: GO to its stream running after DONE
-    snapshot_span_ms: float | None = None  # the judge's GPU events: GO to its copy of the output done
-    refill_flush_ms: float | None = None  # the judge's GPU events: the gate's opening to GO
-    gate_timed_out: bool = False  # GO had completed before the judge queued its wait on DONE
+    clock: ClockReading | None = None  # the judge's clock on the call (GPU; None in the CPU profile)
 
 
 @dataclass
@@ -449,29 +448,14 @@ class WorkerLink:
                 f"X32: the worker reported times that are not finite, non-negative "
                 f"numbers of milliseconds: {str(done.get('timing'))[:200]}",
             )
-        if reading is None:
-            return CallReport(
-                out,
-                contract_error,
-                True if unchanged is None else bool(unchanged.item()),
-                timing,
-                None,
-                host_ms,
-                done.get("audit_profile"),
-            )
         return CallReport(
             out,
             contract_error,
             True if unchanged is None else bool(unchanged.item()),
             timing,
-            reading.host_span_ms,
             host_ms,
             done.get("audit_profile"),
-            reading.back_ms,
-            reading.gpu_span_ms,
-            reading.snapshot_span_ms,
-            reading.refill_flush_ms,
-            reading.gate_timed_out,
+            reading,
         )
 
     def shape_end(self, timed: dict[int, float], prepare_launch_names: list[str]) -> dict:

@@ -171,14 +171,15 @@ class ShapeJudge:
             if kind == "timed":
                 timed_calls[0] += 1
                 clock["timed"][self.call_number] = timing.device_ms
-                if report.span_ms is not None:
-                    clock["gaps_us"].append((report.span_ms - timing.device_ms) * 1e3)
-                    clock["spans_ms"].append(report.span_ms)
-                    clock["back_us"].append(report.back_ms * 1e3)
-                    clock["gpu_gaps_us"].append((report.gpu_span_ms - timing.device_ms) * 1e3)
-                    clock["snapshot_gaps_us"].append((report.snapshot_span_ms - timing.device_ms) * 1e3)
-                    clock["refill_flush_us"].append(report.refill_flush_ms * 1e3)
-                    clock["gate_timed_out"].append(int(report.gate_timed_out))
+                reading = report.clock
+                if reading is not None:
+                    clock["gaps_us"].append((reading.host_span_ms - timing.device_ms) * 1e3)
+                    clock["spans_ms"].append(reading.host_span_ms)
+                    clock["back_us"].append(reading.back_ms * 1e3)
+                    clock["gpu_gaps_us"].append((reading.gpu_span_ms - timing.device_ms) * 1e3)
+                    clock["snapshot_gaps_us"].append((reading.snapshot_span_ms - timing.device_ms) * 1e3)
+                    clock["refill_flush_us"].append(reading.refill_flush_ms * 1e3)
+                    clock["gate_timed_out"].append(int(reading.gate_timed_out))
             clock["host_ms"].append(report.host_ms)
             against_reference = kind == "last" or (
                 kind == "timed" and self.sample_rng.random() < self.task["timed_check_rate"]
