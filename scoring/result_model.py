@@ -338,6 +338,9 @@ class JudgeClock:
     gate_timed_out: list | None = documented(
         "per timed call, 1 where GO had completed before the judge queued its wait"
     )
+    kernels_recorded: list | None = documented(
+        "per timed call, 1 where CUPTI's kernel activity records were on (a random share of the calls)"
+    )
     refill_flush_us_median: float | None = documented("the gate's opening to GO (refill and flush), median, us")
     refill_flush_us_p90: float | None = documented("its 90th percentile, us")
     outcome: str | None = documented("`passed`, `failed (X30: ...)`, or `not verified (...)`")

@@ -5,7 +5,8 @@
 # refill-to-GO and snapshot spans per shape in its table's result files. Between the two, scripts/lab_judge_switch.py
 # (at most 90 s). Everything in $OUT/LABEL.tgz, packed after each step (a call cut off keeps what it measured).
 #     here:   bash scripts/device_head.sh pack; run with carry [".scratch/head.bundle"]
-#     there:  bash scripts/device_judge_confirm.sh LABEL    (ONLY=... picks other corpus cases; LIMIT_S bounds the call)
+#     there:  bash scripts/device_judge_confirm.sh LABEL    (ONLY=... picks other corpus cases, HOUSE=... other problems,
+#             LAB_ARGS=... the lab's options; LIMIT_S bounds the call)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 label="${1:?usage: bash scripts/device_judge_confirm.sh LABEL}"
@@ -14,13 +15,13 @@ export PYTHONUNBUFFERED=1
 deadline=$((SECONDS + ${LIMIT_S:-560}))
 work="$(mktemp -d "/tmp/confirm-$label-XXXXXX")"
 pack() { tar -czf "${OUT:?}/$label.tgz" -C "$work" .; }
-for p in fp8_gemm softmax paged_attention moe_swiglu topk w4a16_gemm kda; do
+for p in ${HOUSE-fp8_gemm softmax paged_attention moe_swiglu topk w4a16_gemm kda}; do
   left=$((deadline - SECONDS - 200)); (( left < 30 )) && { echo "house $p skipped"; continue; }
   timeout "$left" python -m scoring.run problem=$p lines=none budget_s=3 out="$work/house" > "$work/house-$p.log" 2>&1
   echo "house $p exit $? $(grep -E '^solution ' "$work/house-$p.log" | cut -c1-110)"; pack
 done
 # The clock reduced to the judge and a worker of known work, stamping the GPU's global timer: where the span goes.
-timeout 90 python scripts/lab_judge_switch.py out="$work/lab" > "$work/lab.txt" 2>&1; echo "lab exit $?"; tail -9 "$work/lab.txt"
+timeout 90 python scripts/lab_judge_switch.py ${LAB_ARGS:-} out="$work/lab" > "$work/lab.txt" 2>&1; echo "lab exit $?"; tail -13 "$work/lab.txt"
 pack
 left=$((deadline - SECONDS)); (( left > 30 )) && timeout "$left" python -m scoring.corpus kinds=adversary jobs=1 \
   only="${ONLY:-X10_finishes,X10_computes,X10_side,X30_}" out="$work/corpus" > "$work/corpus.log" 2>&1

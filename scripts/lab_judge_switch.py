@@ -9,11 +9,15 @@ switch-in (the judge's stamp right after GO to the worker's first stamp), the ca
 last stamp to the judge's first stamp after its wait on DONE). Each stamp is a one-thread kernel (~2-3 us).
 
     python scripts/lab_judge_switch.py [calls=60] [work=sleep:100,copy:256] [reset=after,before] [refill_mb=0,256]
-                                       [out=DIR]
+                                       [before_mb=0] [cupti=off] [out=DIR]
 
 work: sleep:US (torch.cuda._sleep, calibrated to US microseconds) or copy:MB (a device copy of MB megabytes);
 reset: where the worker resets persisting L2 lines, before its call (the scorer until 2026-11-27 14:05) or after;
-refill_mb: how much the judge copies into a buffer before its flush (the scorer refills the call's inputs there).
+refill_mb: how much the judge copies into a buffer before its flush (the scorer refills the call's inputs there);
+before_mb: how much the worker fills on its stream before its wait on GO (the scorer's worker poisons free blocks
+of the output's size there); cupti: off, names (scoring/kernel_record.py's KernelRecorder in the worker, its launch
+callbacks listening around the call) or activity (that, with kernel activity records on every call; the scorer
+turns them on for a random fifth), one worker process per value.
 Prints one row per combination: medians (and p90) of switch-in, the call, switch-out and the event gap (the
 judge's span minus the worker's events, which the scorer judges), the share of calls more than 30 us above the
 combination's lowest decile of the gap (the high mode), and how many calls found the gate already open. Every
@@ -36,7 +40,18 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 HIGH_MODE_US = 30.0  # a call this far above its combination's lowest decile of the gap is in the high mode
-DEFAULTS = {"calls": "60", "work": "sleep:100,copy:256", "reset": "after,before", "refill_mb": "0,256", "out": ""}
+DEFAULTS = {
+    "calls": "60",
+    "work": "sleep:100,copy:256",
+    "reset": "after,before",
+    "refill_mb": "0,256",
+    "before_mb": "0",
+    "cupti": "off",
+    "out": "",
+}
+CUPTI_SETTINGS = ("off", "names", "activity")
+# What a combination is: every call of one is summarized together.
+DIMENSIONS = ("cupti", "before_mb", "work", "reset", "refill_mb")
 
 
 def parse_options(argv: list[str]) -> dict[str, str]:
@@ -55,16 +70,16 @@ def _quantile(values: list[float], q: float) -> float:
 
 
 def summarize(rows: list[dict]) -> list[dict]:
-    """One summary per (work, reset, refill_mb) from the per-call rows (each with switch_in_us, call_us,
+    """One summary per combination (DIMENSIONS) from the per-call rows (each with switch_in_us, call_us,
     switch_out_us, gap_us and gate_timed_out)."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
-        groups.setdefault((row["work"], row["reset"], row["refill_mb"]), []).append(row)
+        groups.setdefault(tuple(row[key] for key in DIMENSIONS), []).append(row)
     summaries = []
-    for (work, reset, refill_mb), calls in groups.items():
+    for combination, calls in groups.items():
         gaps = [c["gap_us"] for c in calls]
         floor_us = _quantile(gaps, 0.1)
-        summary = {"work": work, "reset": reset, "refill_mb": refill_mb, "calls": len(calls)}
+        summary = {**dict(zip(DIMENSIONS, combination)), "calls": len(calls)}
         for key in ("switch_in_us", "call_us", "switch_out_us", "gap_us"):
             values = [c[key] for c in calls]
             summary[key] = round(statistics.median(values), 1)
@@ -77,13 +92,14 @@ def summarize(rows: list[dict]) -> list[dict]:
 
 def table(summaries: list[dict]) -> str:
     head = (
-        f"{'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} {'out us':>8} "
-        f"{'gap us':>8} {'gap p90':>8} {'high':>5} {'gate':>4}"
+        f"{'cupti':<8} {'before':>6} {'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} "
+        f"{'out us':>8} {'gap us':>8} {'gap p90':>8} {'high':>5} {'gate':>4}"
     )
     lines = [head]
     for s in summaries:
         lines.append(
-            f"{s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} {s['switch_in_us']:>8} "
+            f"{s['cupti']:<8} {s['before_mb']:>6} {s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} "
+            f"{s['switch_in_us']:>8} "
             f"{s['call_us']:>8} {s['switch_out_us']:>8} {s['gap_us']:>8} {s['gap_p90_us']:>8} "
             f"{s['high_mode_share']:>5} {s['gate_timed_out']:>4}"
         )
@@ -107,8 +123,18 @@ except ImportError:  # pragma: no cover -- the summary needs none of it
     _stamp = None
 
 
-def worker(cmd_fd: int, reply_fd: int) -> None:
-    """The child: waits on GO, stamps, runs the work between its events, stamps, records DONE."""
+def worker(cmd_fd: int, reply_fd: int, cupti: str) -> None:
+    """The child: fills before_mb, waits on GO, stamps, runs the work between its events, stamps, records DONE."""
+    import contextlib
+
+    recorder = None
+    if cupti != "off":  # before CUDA starts, as the scorer's worker does
+        from scoring.kernel_record import KernelRecorder
+
+        recorder = KernelRecorder()
+        if not recorder.available:
+            raise SystemExit(f"lab_judge_switch: cupti={cupti} but {recorder.why_not}")
+        recorder.kernel_activity(cupti == "activity")
     import torch
 
     from scoring.timing import _loaded_cudart
@@ -130,6 +156,8 @@ def worker(cmd_fd: int, reply_fd: int) -> None:
     end.synchronize()
     cycles_per_us = 1_000_000 / (start.elapsed_time(end) * 1e3)
     copies: dict[int, tuple] = {}
+    fills: dict[int, torch.Tensor] = {}
+    calls_since_collect = 0
     send(reply_fd, "ready", done=base64.b64encode(done.ipc_handle()).decode())
     while True:
         order = reader.get(None)
@@ -141,6 +169,11 @@ def worker(cmd_fd: int, reply_fd: int) -> None:
             copies[int(amount)] = (torch.empty(elements, device=device), torch.ones(elements, device=device))
         if order["reset"] == "before" and reset is not None:
             reset()
+        before_mb = int(order["before_mb"])
+        if before_mb:
+            fills.setdefault(before_mb, torch.empty(before_mb * 2**20, dtype=torch.uint8, device=device)).fill_(0xFF)
+        listening = recorder.listening() if recorder is not None else contextlib.nullcontext()
+        listening.__enter__()
         stream = torch.cuda.current_stream(device)
         stream.wait_event(go)
         stamp[(1,)](stamps, 0)
@@ -157,6 +190,13 @@ def worker(cmd_fd: int, reply_fd: int) -> None:
         send(reply_fd, "queued")
         end.synchronize()
         torch.cuda.synchronize(device)
+        listening.__exit__(None, None, None)
+        if recorder is not None:
+            recorder.take_launch_names()
+            calls_since_collect += 1
+            if calls_since_collect == 50:  # the scorer collects once per shape, with the device idle, as here
+                recorder.collect([])
+                calls_since_collect = 0
         if order["reset"] == "after" and reset is not None:
             reset()
         w0, w1 = stamps.tolist()
@@ -173,68 +213,78 @@ def judge(options: dict[str, str]) -> list[dict]:
     device = torch.device("cuda")
     stamp = _stamp
     clock = JudgeClock(device, torch.cuda.get_device_properties(device).L2_cache_size)
-    cmd_r, cmd_w = os.pipe()
-    reply_r, reply_w = os.pipe()
-    child = subprocess.Popen(
-        [sys.executable, __file__, "role=worker", f"cmd_fd={cmd_r}", f"reply_fd={reply_w}"],
-        pass_fds=(cmd_r, reply_w),
-        cwd=REPO,
-    )
-    os.close(cmd_r)
-    os.close(reply_w)
-    reader = Reader(reply_r)
-    send(cmd_w, "task", go=clock.go_handle())
-    clock.adopt_done(reader.get(300)["done"])
     stamps = torch.zeros(2, dtype=torch.int64, device=device)
-    rows = []
-
-    def running() -> bool:
-        return child.poll() is None
+    rows: list[dict] = []
 
     def stamp_after_done() -> None:  # JudgeClock.follow_done queues it where it takes its copy of the output
         stamp[(1,)](stamps, 1)
 
-    try:
-        for refill_mb in [int(x) for x in options["refill_mb"].split(",")]:
-            refill = torch.empty(max(1, refill_mb * 2**20 // 4), device=device)
-            for reset in options["reset"].split(","):
-                for work in options["work"].split(","):
-                    for number in range(int(options["calls"]) + 5):  # the first five warm up
-                        clock.hold(lambda: refill.fill_(float(number)) if refill_mb else None)
-                        stamp[(1,)](stamps, 0)
-                        send(cmd_w, "call", work=work, reset=reset)
-                        assert reader.get(60)["event"] == "queued"
-                        clock.follow_done(stamp_after_done)
-                        clock.release()
-                        reading = clock.watch(running)
-                        done = reader.get(60)
-                        j0, j1 = stamps.tolist()
-                        if number < 5:
-                            continue
-                        rows.append(
-                            {
+    for cupti in options["cupti"].split(","):
+        if cupti not in CUPTI_SETTINGS:
+            raise SystemExit(f"lab_judge_switch: cupti={cupti!r}; use one or more of {', '.join(CUPTI_SETTINGS)}")
+        cmd_r, cmd_w = os.pipe()
+        reply_r, reply_w = os.pipe()
+        child = subprocess.Popen(
+            [sys.executable, __file__, "role=worker", f"cmd_fd={cmd_r}", f"reply_fd={reply_w}", f"cupti={cupti}"],
+            pass_fds=(cmd_r, reply_w),
+            cwd=REPO,
+        )
+        os.close(cmd_r)
+        os.close(reply_w)
+        reader = Reader(reply_r)
+        send(cmd_w, "task", go=clock.go_handle())
+        clock.adopt_done(reader.get(300)["done"])
+
+        def running() -> bool:
+            return child.poll() is None
+
+        try:
+            for refill_mb in [int(x) for x in options["refill_mb"].split(",")]:
+                refill = torch.empty(max(1, refill_mb * 2**20 // 4), device=device)
+                for before_mb in [int(x) for x in options["before_mb"].split(",")]:
+                    for reset in options["reset"].split(","):
+                        for work in options["work"].split(","):
+                            combination = {
+                                "cupti": cupti,
+                                "before_mb": before_mb,
                                 "work": work,
                                 "reset": reset,
                                 "refill_mb": refill_mb,
-                                "switch_in_us": (done["w0"] - j0) / 1e3,
-                                "call_us": (done["w1"] - done["w0"]) / 1e3,
-                                "switch_out_us": (j1 - done["w1"]) / 1e3,
-                                "gap_us": (reading.gpu_span_ms - done["device_ms"]) * 1e3,
-                                "device_ms": done["device_ms"],
-                                "refill_flush_us": reading.refill_flush_ms * 1e3,
-                                "gate_timed_out": reading.gate_timed_out,
                             }
-                        )
-    finally:
-        send(cmd_w, "exit")
-        child.wait(timeout=30)
+                            for number in range(int(options["calls"]) + 5):  # the first five warm up
+                                clock.hold(lambda: refill.fill_(float(number)) if refill_mb else None)
+                                stamp[(1,)](stamps, 0)
+                                send(cmd_w, "call", work=work, reset=reset, before_mb=before_mb)
+                                assert reader.get(60)["event"] == "queued"
+                                clock.follow_done(stamp_after_done)
+                                clock.release()
+                                reading = clock.watch(running)
+                                done = reader.get(60)
+                                j0, j1 = stamps.tolist()
+                                if number < 5:
+                                    continue
+                                rows.append(
+                                    {
+                                        **combination,
+                                        "switch_in_us": (done["w0"] - j0) / 1e3,
+                                        "call_us": (done["w1"] - done["w0"]) / 1e3,
+                                        "switch_out_us": (j1 - done["w1"]) / 1e3,
+                                        "gap_us": (reading.gpu_span_ms - done["device_ms"]) * 1e3,
+                                        "device_ms": done["device_ms"],
+                                        "refill_flush_us": reading.refill_flush_ms * 1e3,
+                                        "gate_timed_out": reading.gate_timed_out,
+                                    }
+                                )
+        finally:
+            send(cmd_w, "exit")
+            child.wait(timeout=30)
     return rows
 
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "role=worker":
         fds = dict(arg.split("=", 1) for arg in argv[1:])
-        worker(int(fds["cmd_fd"]), int(fds["reply_fd"]))
+        worker(int(fds["cmd_fd"]), int(fds["reply_fd"]), fds["cupti"])
         return 0
     options = parse_options(argv)
     started = time.time()

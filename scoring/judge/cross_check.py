@@ -71,10 +71,11 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
     # gate's opening to GO (work the worker ran once the inputs existed shows here, with the refill and flush).
     if clock.get("snapshot_gaps_us"):
         record["snapshot_gap_us_median"], record["snapshot_gap_us_p90"] = _median_and_p90(clock["snapshot_gaps_us"])
-    if clock.get(
-        "gate_timed_out"
-    ):  # per timed call, beside gpu_gaps_us: does a high gap go with a gate that timed out?
-        record["gate_timed_out"] = list(clock["gate_timed_out"])
+    # Per timed call, beside gpu_gaps_us (evidence for the high mode's source, not judged): did the gate time out,
+    # were CUPTI's kernel activity records on?
+    for key in ("gate_timed_out", "kernels_recorded"):
+        if clock.get(key):
+            record[key] = list(clock[key])
     if clock.get("refill_flush_us"):
         record["refill_flush_us_median"], record["refill_flush_us_p90"] = _median_and_p90(clock["refill_flush_us"])
     calibrated_us = statistics.median(calibration.gpu_gaps_us)

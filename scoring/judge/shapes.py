@@ -81,6 +81,7 @@ class ShapeJudge:
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         self.call_number = 0
+        self.last_call_recorded_kernels = False
 
     def _generator(self, *labels) -> torch.Generator:
         gen = torch.Generator(device=self.device)
@@ -91,6 +92,7 @@ class ShapeJudge:
     def call(self, fresh: dict, audited: bool = False) -> CallReport:
         self.call_number += 1
         record_kernels = self.watch and self.activity_rng.random() < KERNEL_ACTIVITY_SHARE
+        self.last_call_recorded_kernels = record_kernels  # beside each timed call's gap in the clock's record
         return self.link.call(self.call_number, fresh, audited, record_kernels)
 
     def check(
@@ -180,6 +182,7 @@ class ShapeJudge:
                     clock["snapshot_gaps_us"].append((reading.snapshot_span_ms - timing.device_ms) * 1e3)
                     clock["refill_flush_us"].append(reading.refill_flush_ms * 1e3)
                     clock["gate_timed_out"].append(int(reading.gate_timed_out))
+                    clock["kernels_recorded"].append(int(self.last_call_recorded_kernels))
             clock["host_ms"].append(report.host_ms)
             against_reference = kind == "last" or (
                 kind == "timed" and self.sample_rng.random() < self.task["timed_check_rate"]
@@ -235,6 +238,7 @@ class ShapeJudge:
             "snapshot_gaps_us": [],
             "refill_flush_us": [],
             "gate_timed_out": [],
+            "kernels_recorded": [],
         }
         if not summary.passed:
             classes = "X01/X24" if shape.shape_set == "visible" else "X23/X01/X24"

@@ -18,6 +18,8 @@ def lab():
 
 def _call(gap_us, switch_in_us=150.0, gate=False, work="sleep:100"):
     return {
+        "cupti": "off",
+        "before_mb": 0,
         "work": work,
         "reset": "after",
         "refill_mb": 0,

@@ -372,3 +372,11 @@ def test_no_gpu_clock_is_not_verified_never_passed():
     outcome, _ = judge_clock_outcome(_clock([]), Calibration(detail="CPU profile: no judge clock"), 1.0)
     assert outcome == "not verified (CPU profile: no judge clock)"
     assert judge_clock_outcome(_clock([1.0]), Calibration(), None)[0].startswith("not verified")
+
+
+def test_each_timed_calls_evidence_is_kept_beside_its_gap():
+    clock = {**_clock([290.0, 376.0, 291.0]), "gate_timed_out": [0, 0, 1], "kernels_recorded": [1, 0, 0]}
+    outcome, record = judge_clock_outcome(clock, Calibration(gpu_gaps_us=[290.0]), 0.1)
+    assert outcome == "passed"
+    assert record["gpu_gaps_us"] == [290.0, 376.0, 291.0]
+    assert record["gate_timed_out"] == [0, 0, 1] and record["kernels_recorded"] == [1, 0, 0]
