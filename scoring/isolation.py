@@ -262,6 +262,9 @@ def _run_worker_from(
                     on_progress(message["index"], message["result"])
                     in_flight = None
                     next_index = message["index"] + 1
+                elif event == "leaving":  # a fresh process takes the next shape; this one may hang on its way out
+                    next_index = int(message["next_index"])
+                    finished = True
                 elif event == "done":
                     finished = True
             if finished:

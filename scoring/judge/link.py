@@ -437,6 +437,7 @@ class WorkerLink:
                 self.kill()
                 raise WorkerLost("integrity", f"X32: the worker said its call was queued, but {exc}") from None
             out = reading.snapshot
+        self.order("taken")  # the judge has its copy: the worker frees the output and poisons for the next call
         unchanged = self.slots.unchanged(fresh)
         done = self.expect("done")
         host_ms = (time.perf_counter() - started) * 1e3

@@ -106,6 +106,13 @@ def audit_solution_source(
     return [str(finding) for finding in findings]
 
 
+def _leaving(result_fd: int, index: int) -> int:
+    """Say that a fresh process takes the shapes after `index`: this one may not end cleanly (its stream can
+    wait for ever on the DONE of a worker that crashed), and the scorer must not blame the next shape for it."""
+    send(result_fd, "leaving", next_index=index + 1)
+    return EXIT_FRESH_PROCESS_NEEDED
+
+
 def main(argv: list[str]) -> int:
     task_path = receive_order()
     startup_s: dict[str, float] = {}
@@ -200,15 +207,15 @@ def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_
         except SolutionFailed as failed:
             send(result_fd, "shape_result", index=index, result=_unfinished(raw, failed.status, failed.detail))
             if failed.fresh:
-                return EXIT_FRESH_PROCESS_NEEDED
+                return _leaving(result_fd, index)
             continue
         except WorkerLost as lost:
             send(result_fd, "shape_result", index=index, result=_unfinished(raw, lost.status, lost.detail))
-            return EXIT_FRESH_PROCESS_NEEDED
+            return _leaving(result_fd, index)
         except Exception as exc:  # noqa: BLE001 -- the judge's own failure: said, never a hang
             detail = "the judge failed: " + "".join(traceback.format_exception(exc)[-4:])
             send(result_fd, "shape_result", index=index, result=_unfinished(raw, "runtime_error", detail))
-            return EXIT_FRESH_PROCESS_NEEDED
+            return _leaving(result_fd, index)
         send(result_fd, "shape_result", index=index, result=result)
     send(result_fd, "done")
     return 0

@@ -60,9 +60,17 @@ def poison_uninitialised_memory_everywhere() -> None:
 class CallServer:
     """The solution and what watches it in this process (see the module docstring)."""
 
-    def __init__(self, task: dict, reply_fd: int, recorder: KernelRecorder | None, counters: CounterReader | None):
+    def __init__(
+        self,
+        task: dict,
+        reply_fd: int,
+        recorder: KernelRecorder | None,
+        counters: CounterReader | None,
+        orders: Reader | None = None,
+    ):
         self.task = task
         self.reply_fd = reply_fd
+        self.orders = orders  # the judge's channel, read here only for "taken" (the end of a call)
         self.device = torch.device(task["device"])
         self.problem = load_problem(task["problem_dir"])
         enforce = task["enforce_forbidden"]
@@ -145,7 +153,9 @@ class CallServer:
         self._check_attempts()
         self._check_tamper()
         names = self.recorder.take_launch_names() if self.recorder else set()
-        return {"prepare_ms": (time.perf_counter() - start) * 1e3, "launch_names": sorted(names)}
+        prepare_ms = (time.perf_counter() - start) * 1e3
+        self._poison_free_blocks()  # for the first call on this state
+        return {"prepare_ms": prepare_ms, "launch_names": sorted(names)}
 
     def shape_start(self, message: dict) -> None:
         self.output_spec = (tuple(message["dims"]), message["dtype"])
@@ -159,7 +169,12 @@ class CallServer:
     def _poison_free_blocks(self) -> None:
         """Blocks of the output's size filled with 0xFF (NaN in every float format) and freed, so that the
         caching allocator hands them to the solution's next allocations of that size: an output it leaves
-        partly unwritten shows NaN. Before every call alike."""
+        partly unwritten shows NaN. Between calls alike (after prepare; after each call, once the judge has its
+        copy of the output), and finished before this process answers: the judge holds its gate for the next call
+        only then. Queued at the start of a call instead, the fill waited behind the judge's gate and ran inside
+        the judge's span, outside the worker's events: 64 MB added ~22 us to the span in
+        scripts/lab_judge_switch.py (H100, 2026-11-27 16:17), and softmax's large outputs made up the judge
+        clock's high mode (results/judge/README.md)."""
         if self.device.type != "cuda" or self.output_spec is None:
             return
         dims, dtype_name = self.output_spec
@@ -169,6 +184,7 @@ class CallServer:
             for _ in range(POISON_BLOCKS)
         ]
         del blocks
+        torch.cuda.synchronize(self.device)
 
     def call(self, message: dict) -> None:
         """Run one call and send "queued" (the output's descriptor) and "done" (the worker's times), or
@@ -179,7 +195,6 @@ class CallServer:
         residency = self.timer.residency_detail()  # the reset after each call leaves these settings in force
         if residency:
             raise _Refused("integrity", residency)
-        self._poison_free_blocks()
         record_kernels = self.recorder is not None and bool(message.get("record_kernels"))
         if self.recorder:
             self.recorder.kernel_activity(record_kernels)
@@ -226,7 +241,19 @@ class CallServer:
                 else "no counter reader in this worker (watch=false or CPU profile)",
                 "launch_names": sorted(window.launch_names) if window else None,
             }
+        self._after_the_judges_copy()
         send(self.reply_fd, "done", **done)
+
+    def _after_the_judges_copy(self) -> None:
+        """Wait for the judge's "taken" (it has its copy of the output), then free the output and poison blocks
+        of its size for the next call."""
+        if self.orders is None:
+            return
+        order = self.orders.get(None)
+        if order["event"] != "taken":
+            raise RuntimeError(f"the judge sent {order['event']!r} where it says it has the output ('taken')")
+        self.held_output = None
+        self._poison_free_blocks()
 
     def _queued(self, out) -> None:
         """Called by the timer once the call's work is queued (after DONE on the GPU): the judge starts
@@ -348,7 +375,7 @@ def main(argv: list[str]) -> int:
     startup_s["counter_reader"], step_start = time.perf_counter() - step_start, time.perf_counter()
     if task["device"] == "cpu":
         poison_uninitialised_memory_everywhere()
-    server = CallServer(task, reply_fd, recorder, counters)
+    server = CallServer(task, reply_fd, recorder, counters, orders=reader)
     startup_s["call_server"] = time.perf_counter() - step_start
     send(
         reply_fd,
@@ -401,6 +428,8 @@ def main(argv: list[str]) -> int:
         event = message["event"]
         if event == "exit":
             return 0
+        if event == "taken":  # for a call that failed after the judge had its copy: nothing to free
+            continue
         try:
             if event == "call":
                 server.call(message)

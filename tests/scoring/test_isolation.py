@@ -6,6 +6,11 @@ judged by the corpus runner's own comparison. A case the CPU profile cannot exer
 file and is listed here as skipped with that reason.
 """
 
+import os
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -107,3 +112,71 @@ def test_a_host_side_exception_keeps_the_worker_and_a_device_error_replaces_it(t
         ("decode_m4", "passed"),
     ]
     assert system["processes_started"] == 2
+
+
+# A stand-in for `python -m scoring.judge`: takes its order on stdin, reports on its result pipe, and, as a judge
+# whose stream waits for ever on a crashed worker's DONE, never exits after saying it is leaving.
+_JUDGE_THAT_HANGS_ON_ITS_WAY_OUT = """
+import json, os, sys, time
+sys.stdin.readline()
+first = int(os.environ["FIRST_SHAPE"])
+def say(**message):
+    os.write(int(sys.argv[1]), (json.dumps(message) + "\\n").encode())
+say(event="imported", import_ms=1.0, timer={})
+say(event="shape_start", index=first)
+say(event="shape_result", index=first, result={"name": "s%d" % first, "status": os.environ["STATUS"]})
+if os.environ["STATUS"] == "runtime_error":
+    say(event="leaving", next_index=first + 1)
+    time.sleep(600)
+say(event="done")
+"""
+
+
+class _FakeJudges:
+    """STANDBY's stand-in: the first judge fails its shape and hangs after "leaving"; the next one passes."""
+
+    def __init__(self, tmp_path):
+        self.script = tmp_path / "judge.py"
+        self.script.write_text(_JUDGE_THAT_HANGS_ON_ITS_WAY_OUT)
+        self.started = 0
+
+    def take(self, env, cwd):
+        from scoring.standby import WorkerProcess
+
+        status = "runtime_error" if self.started == 0 else "passed"
+        judge = WorkerProcess.__new__(WorkerProcess)
+        read_fd, write_fd = os.pipe()
+        judge._early_output = tempfile.NamedTemporaryFile("w+b", delete=False)
+        judge.proc = subprocess.Popen(
+            [sys.executable, str(self.script), str(write_fd)],
+            pass_fds=(write_fd,),
+            stdin=subprocess.PIPE,
+            env={**os.environ, "FIRST_SHAPE": str(self.started), "STATUS": status},
+            start_new_session=True,
+        )
+        os.close(write_fd)
+        judge.read_fd, judge.started, judge.ordered = read_fd, time.monotonic(), None
+        self.started += 1
+        return judge, False
+
+    def prepare(self, env, cwd):
+        pass
+
+
+def test_a_judge_that_hangs_after_leaving_costs_the_next_shape_nothing(tmp_path, monkeypatch):
+    """Issue 33's crash twin on the H100 (X32_crashes_the_gpu_after_queued): after a worker's illegal address the
+    judge reported the shape and asked for a fresh process, but did not exit (its stream waited on the dead
+    worker's DONE); the scorer waited shape_timeout_s and wrote the next shape down as a timeout."""
+    from scoring import isolation
+    from scoring.spec import Shape
+
+    judges = _FakeJudges(tmp_path)
+    monkeypatch.setattr(isolation, "STANDBY", judges)
+    shapes = [Shape("s0", "visible", {}), Shape("s1", "visible", {})]
+    started = time.monotonic()
+    outcome = isolation.run_system(
+        {"device": "cpu"}, shapes, tmp_path / "log.txt", import_timeout_s=60, shape_timeout_s=60
+    )
+    assert [s["status"] for s in outcome.shapes] == ["runtime_error", "passed"]
+    assert outcome.processes_started == 2
+    assert time.monotonic() - started < 30  # the leaving judge is killed after a short grace, not a shape timeout
