@@ -36,8 +36,9 @@ CLASSES: tuple[Defence, ...] = (
         "behind its wait on the worker's DONE event, before the call is released), runs verify_call and the fp64 reference, computes the statistics and writes the result; "
         "the worker runs in its own PID, mount and network namespaces and its own session (no signal of its "
         "reaches the judge) with every mount read-only but its scratch and cache and no capabilities. The worker's timer and kernel record remain its own claims, "
-        "weighed against the judge's own GPU clock (a shape whose worker reported max(150 us, 5%) less than "
-        "the judge's span saw, beyond the calibrated gap, fails: scoring/judge/cross_check.py)",
+        "weighed against the judge's own GPU clock (a shape whose worker reported max(20 us, 1%) less than "
+        "the judge's span saw, beyond the calibrated gap, fails; under that, its time is charged up to the "
+        "judge's less 6 us: scoring/judge/cross_check.py)",
         "scoring/judge/, scoring/worker/, scoring/sandbox.py, scoring/shared_tensors.py",
         (
             f"{CORPUS}X30_rewrites_the_worker_check.py",
@@ -465,17 +466,19 @@ TRUST_BOUNDARY_SECTION = (
         "the first two contains the call, two context switches, and whatever the worker's context ran before the "
         "GPU came back to the judge, work queued after DONE included, and no step of the judge's host. The gap "
         "(span minus the reported time) is calibrated on trusted calls before the solution is imported; a shape "
-        "whose median gap exceeds it by more than max(150 us, 5% of the call) is `integrity` "
-        "(`scoring/judge/cross_check.py`). Measured on an H100 (results/judge/README.md, 2026-11-27 13:37-14:09, "
-        "replayed with `scripts/replay_judge_clock.py`): with the design as it is, honest house kernels left at "
-        "most 10.5 us over the calibrated gap on 37 of 41 shapes and 17-90 us on the rest (runs of calls in a "
-        "high mode whose source is not found; at most 0.60 of the limit); the 0.8x forger and the relay left "
-        "187-333 us on fp8's shapes of 0.9 ms and more. Below the limit a worker can still shave max(150 us, 5% "
-        "of the call) unseen: on calls under 0.3 ms that reaches the physical bound, and it is the open hole "
-        "(red team round 6, below). The rule at 5% has been replayed on those records, not yet run live; at 25% "
-        "it ran live (every house kernel passed). Before the wait was queued ahead, the judge's host reaction to "
-        "DONE (150-300 us) was in the span, and before the gate waited 5 ms the host's view was bimodal; the "
-        "host's view (GO to DONE as polled) is recorded beside the GPU span."
+        "whose median gap, over the calls whose gate held, exceeds it by more than max(20 us, 1% of the call) is "
+        "`integrity`; under that limit the shape's time is raised to the judge's own (span less the calibrated "
+        "gap) less 6 us, the honest spread (`scoring/judge/cross_check.py`). A call whose gate timed out (a "
+        "solution that synchronises inside its call) is timed by the judge's span, which then holds the host's "
+        "round trip (`scoring/judge/shapes.py`). Measured on an H100 (results/judge/README.md, 2026-11-27): "
+        "once no host step of the judge's was in the span (its wait on DONE queued before the gate opens) and "
+        "none of the worker's own GPU work (its persisting-L2 reset after the call; its poisoning of free blocks "
+        "between calls, whose fill had waited behind the gate and made a high mode of 58-134 us), every house "
+        "shape of the seven problems lay within +-4.9 us of the calibrated gap and no held call over 6.3 us "
+        "(16:34); the 0.8x forger and the relay left 151-333 us on fp8's shapes of 0.38 ms and more. Before the "
+        "wait was queued ahead, the judge's host reaction to DONE (150-300 us) was in the span, and before the "
+        "gate waited 5 ms the host's view was bimodal; the host's view (GO to DONE as polled) is recorded beside "
+        "the GPU span."
     ),
     "",
     (
@@ -563,10 +566,11 @@ TRUST_BOUNDARY_SECTION = (
         "its wait on DONE before it opens the gate, and the worker resets its persisting L2 after its call rather "
         "than inside the span: honest excess fell from up to 308 us to at most 10.5 us on 37 of 41 house shapes "
         "(the other four 17-71 us, in runs of calls 58-95 us high whose source is not found), and the share fell "
-        "to 5%. What remains is the floor: an attacker hides up to 150 us a call, about 1.4x on fp8's deck and up "
-        "to the physical bound (a fraction of 1.0) on problems whose calls are under 0.3 ms (paged attention, "
-        "topk, softmax, w4a16). Closing it needs the high mode's source found, so that the floor can come down "
-        "to the low mode's spread. (2) `X30_works_after_the_judges_clock_stops.py` records DONE early and "
+        "to 5%. The floor of 150 us then let an attacker hide up to 150 us a call, up to the physical bound on "
+        "problems whose calls are under 0.3 ms. The high mode's source, found later that day, was the worker's "
+        "own fill of free blocks waiting behind the gate; moved between calls, the floor came down to 20 us and "
+        "the share to 1%, and the time under the limit is charged back to the judge's less 6 us, as this "
+        "round advised. (2) `X30_works_after_the_judges_clock_stops.py` records DONE early and "
         "computes after the judge's stream resumes: against the judge's copy, now queued right behind its wait "
         "on DONE with no host step, it read NaN on every shape (incorrect; three of four shapes before the "
         "change). (3) `X10_computes_between_the_refill_and_go.py`: passed with an honest excess (0-11 us); "
@@ -585,9 +589,10 @@ RESIDUALS_SECTION = (
         "- The worker's claims. Times, kernel names and counters are read in the solution's process (CUDA events "
         "and CUPTI must be), and Python code there can rewrite them: `X30_shortens_the_reported_times.py` and "
         "`X30_relays_the_result_channel.py` are caught by the kernel record's X10 rule and by the judge's GPU "
-        "clock, except where the time they take off stays under its limit (max(150 us, 5% of the call), above): "
-        "on fp8's decode_m16 and k_unaligned_6000 both pass the clock, and only the kernel record (a claim) shows "
-        "them; `X30_reports_just_under_the_clocks_limit.py` takes the most the limit allows on every shape."
+        "clock, except where the time they take off stays under its limit (max(20 us, 1% of the call), above), "
+        "and there the shape's time is charged back to the judge's own less 6 us: what a forger keeps is at most "
+        "6 us a call (18% of fp8's 34 us decode_m16, under 1% of calls over 0.6 ms); "
+        "`X30_reports_just_under_the_clocks_limit.py` takes the most the limit allows on every shape."
     ),
     (
         "- The grader's own state in the worker. Solution code runs in the worker's Python interpreter, which holds "

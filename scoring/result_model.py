@@ -290,6 +290,9 @@ class Timing:
     )
     launch_p90_ms: float | None = documented("its 90th percentile, ms")
     stop_reason: str = documented("why timing stopped (error target, budget, call limit)")
+    reported_median_ms: Positive | None = documented(
+        "the worker's median where the judge charged more (judge_clock.charged_us): median_ms is then the judge's"
+    )
 
 
 @Model
@@ -325,7 +328,7 @@ class JudgeClock:
     gap_us_median: float | None = documented("span minus the worker's reported time, us")
     calibrated_gap_us: float | None = documented("the same gap on trusted calls before the import, us")
     excess_us: float | None = documented("the median GPU gap beyond the calibrated one, us")
-    detection_limit_us: float | None = documented("the most `excess_us` may be: max(150 us, 5% of the call), us")
+    detection_limit_us: float | None = documented("the most `excess_us` may be: max(20 us, 1% of the call), us")
     back_to_the_judge_us_median: float | None = documented(
         "the judge's host: DONE seen to its stream seen after it, us"
     )
@@ -343,6 +346,12 @@ class JudgeClock:
     )
     refill_flush_us_median: float | None = documented("the gate's opening to GO (refill and flush), median, us")
     refill_flush_us_p90: float | None = documented("its 90th percentile, us")
+    judged_median_ms: float | None = documented(
+        "the judge's own time: median over calls whose gate held of reported + (gap - calibrated gap), ms"
+    )
+    charged_us: float | None = documented(
+        "added to the shape's median: the judge's time less 6 us (the honest spread) exceeded the report, us"
+    )
     outcome: str | None = documented("`passed`, `failed (X30: ...)`, or `not verified (...)`")
 
 

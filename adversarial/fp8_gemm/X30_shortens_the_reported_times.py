@@ -12,9 +12,9 @@ EXPECTED = {
     "class": "X30",
     "cpu": {"not_exercised": "the CPU profile has no judge clock and no kernel record: its host timings are "
                              "not scores, and a forged one passes there"},
-    # Caught twice on square_8192: by the judge's clock (excess 187-195 us against the 150 us floor, H100
-    # 2026-11-27; scoring/judge/cross_check.py) and by the worker's CUPTI kernel record (kernel time 1.25x the
-    # reported interval, X10), which this code could also rewrite. Which detail a run shows first varies.
+    # Caught twice on square_8192: by the judge's clock (excess 187-195 us against a limit of 150 us, H100
+    # 2026-11-27; 20 us since: scoring/judge/cross_check.py) and by the worker's CUPTI kernel record (kernel time
+    # 1.25x the reported interval, X10), which this code could also rewrite. Which detail a run shows first varies.
     "gpu": {"status": "integrity", "shapes": {"square_8192": "integrity"}},
 }
 

@@ -10,17 +10,15 @@ leaves a gap that grows by what it took off. A shape fails when its median gap e
 more than the larger of `GPU_GAP_LIMIT_US` and `GPU_GAP_LIMIT_SHARE` of its median time: that is the detection
 limit, stated in every result.
 
-Why these limits (results/judge/README.md, H100 SXM, 2026-11-27 13:55-14:08): with the judge's wait on DONE
-queued before the gate opens (no host in the span) and the worker's persisting-L2 reset moved after its call,
-41 honest house-kernel shapes of softmax (twice), moe, fp8 and paged attention left a median excess of at
-most 10.5 us, except four: moe_swiglu's v2_lite_hot_expert (71 us on 705 us calls, in both runs of the day),
-deepseek_v3_ep2_96e (44 us on 2.1 ms), softmax's huge_range_500000 in one of two runs (58 us on 94 us calls)
-and fp8's odd_m_3000 (17 us on 155 us). The per-call gaps (`gpu_gaps_us`) show why: a low mode within +-5 us,
-and runs of consecutive calls 58-95 us higher, source not found. The floor sits over that mode (150 us: 1.6x
-the highest call seen in it); the share is for long calls, whose honest excess stayed under 2.1% from 2 ms up.
-A flat 0.8x forger left 187-333 us on fp8's shapes of 0.9 ms and more, 95-150 us on its 0.47 ms shape. What
-hides under the limit is the measured residual (docs/integrity.md): on calls under 0.3 ms the floor is most
-of the call, and the only bound left there is the physical one (a fraction above 1.0 is refused, X12).
+Why these limits (results/judge/README.md, H100 SXM, 2026-11-27). Once nothing of the judge's host was in the
+span (its wait on DONE queued before the gate opens) and the worker's own GPU work was out of it (its
+persisting-L2 reset after the call; its poisoning of free blocks between calls, whose fill had waited behind the
+gate and made the "high mode" of 58-134 us seen until 16:24), the median excess of all 55 house-kernel shapes of
+the seven problems lay between -4.9 and +4.8 us, on calls of 33 us to 4.7 ms, and no call whose gate held left
+more than 6.3 us (16:34, scripts/device_judge_confirm.sh c4). The floor, 20 us, is four times the widest
+shape; the share, 1%, is for long calls (47 us on kda's 4.7 ms). Calls whose gate timed out (a solution that
+synchronises inside its call) are not judged here: the judge times them by its span (shapes.py). What hides
+under the limit is the residual (docs/integrity.md): up to 20 us per call, most of it on the shortest calls.
 
 The host's view (polling GO and DONE; `gap_us_median`) is recorded beside it. It was bimodal while the judge's
 gate timed out before the worker had queued its call (1 ms, scoring/judge/clock.py), and agreed with the GPU
@@ -31,8 +29,11 @@ from __future__ import annotations
 
 import statistics
 
-GPU_GAP_LIMIT_US = 150.0
-GPU_GAP_LIMIT_SHARE = 0.05
+GPU_GAP_LIMIT_US = 20.0
+GPU_GAP_LIMIT_SHARE = 0.01
+# Under the limit, the shape's time is at least the judge's own (its span less the calibrated gap) less this:
+# the honest spread (every house shape's median within +-4.9 us, no held call over 6.3 us, H100 2026-11-27).
+CHARGE_TOLERANCE_US = 6.0
 
 
 def detection_limit_us(median_ms: float) -> float:
@@ -52,7 +53,19 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
     record: dict = {"host_ms_median": round(statistics.median(host), 4) if host else None}
     if median_ms is None:
         return "not verified (the shape was not timed)", record
-    gpu_gaps = clock.get("gpu_gaps_us") or []
+    all_gaps = clock.get("gpu_gaps_us") or []
+    timed_out = clock.get("gate_timed_out") or [0] * len(all_gaps)
+    # Only calls whose gate held: the span of one whose gate timed out holds the host's reaction, and that call
+    # was timed by the judge's span instead (scoring/judge/shapes.py, _judged_when_the_gate_timed_out).
+    gpu_gaps = [gap for gap, out in zip(all_gaps, timed_out) if not out]
+    if all_gaps and calibration.gpu_gaps_us and not gpu_gaps:
+        record["gpu_gaps_us"] = [round(gap, 1) for gap in all_gaps]
+        record["gate_timed_out"] = list(timed_out)
+        record["outcome"] = (
+            f"passed (every timed call's gate timed out, {len(all_gaps)} of {len(all_gaps)}: each was timed by "
+            "the judge's span, not the worker's report)"
+        )
+        return record["outcome"], record
     if not gpu_gaps or not calibration.gpu_gaps_us:
         why = calibration.detail or "no judge clock (CPU profile)"
         record["outcome"] = f"not verified ({why})"
@@ -65,7 +78,7 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
             back_to_the_judge_us_median=round(statistics.median(clock["back_us"]), 2),
         )
     record["gpu_gap_us_median"], record["gpu_gap_us_p90"] = _median_and_p90(gpu_gaps)
-    record["gpu_gaps_us"] = [round(gap, 1) for gap in gpu_gaps]  # every timed call: the verdict can be replayed
+    record["gpu_gaps_us"] = [round(gap, 1) for gap in all_gaps]  # every timed call: the verdict can be replayed
     # Recorded, not yet judged (red team round 6, reasoned): GO to the end of the judge's copy of the output (work
     # the worker launched after the span's end and before the copy shows here, with the copy's own time), and the
     # gate's opening to GO (work the worker ran once the inputs existed shows here, with the refill and flush).
@@ -86,6 +99,15 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
         excess_us=round(excess_us, 2),
         detection_limit_us=round(limit_us, 2),
     )
+    reported = clock.get("reported_ms") or []
+    held_reported = [ms for ms, out in zip(reported, timed_out) if not out]
+    if len(held_reported) == len(gpu_gaps):
+        # The judge's own time per held call: what the worker reported plus the gap beyond the calibrated one.
+        judged_ms = statistics.median(ms + (gap - calibrated_us) / 1e3 for ms, gap in zip(held_reported, gpu_gaps))
+        record["judged_median_ms"] = round(judged_ms, 6)
+        floor_ms = judged_ms - CHARGE_TOLERANCE_US / 1e3
+        if median_ms < floor_ms:
+            record["charged_us"] = round((floor_ms - median_ms) * 1e3, 2)
     if excess_us > limit_us:  # one-sided: a worker that reports more time than it took only loses score
         record["outcome"] = (
             f"failed (X30: the worker reported {median_ms * 1e3:.1f} us per call, but the judge's "

@@ -17,6 +17,7 @@ worker's per-call event times, and each timed shape is cross-checked against the
 from __future__ import annotations
 
 import random
+import statistics
 import time
 
 import torch
@@ -182,7 +183,9 @@ class ShapeJudge:
                     clock["snapshot_gaps_us"].append((reading.snapshot_span_ms - timing.device_ms) * 1e3)
                     clock["refill_flush_us"].append(reading.refill_flush_ms * 1e3)
                     clock["gate_timed_out"].append(int(reading.gate_timed_out))
+                    clock["reported_ms"].append(timing.device_ms)
                     clock["kernels_recorded"].append(int(self.last_call_recorded_kernels))
+                    timing = self._judged_when_the_gate_timed_out(timing, reading)
             clock["host_ms"].append(report.host_ms)
             against_reference = kind == "last" or (
                 kind == "timed" and self.sample_rng.random() < self.task["timed_check_rate"]
@@ -216,6 +219,18 @@ class ShapeJudge:
             audit["timed_calls"] = timed_calls[0]
         return stats, warm, window, audit
 
+    def _judged_when_the_gate_timed_out(self, timing: CallTiming, reading) -> CallTiming:
+        """A call whose gate opened on its own timeout (the solution synchronised inside its call, or its host
+        took longer than the timeout to queue it) is timed by the judge's span less the calibrated gap, where
+        that is longer than the worker's report: the judge queued its wait on DONE only once the worker said
+        "queued", so the span bounds the call from above but holds the host's reaction, and the X30 cross-check
+        (over the calls whose gate held) cannot tell that from a forged report. A synchronising call is charged
+        the host round trip it makes; a forger gains nothing by making its gate time out."""
+        if not reading.gate_timed_out or not self.calibration.gpu_gaps_us:
+            return timing
+        judged_ms = reading.gpu_span_ms - statistics.median(self.calibration.gpu_gaps_us) / 1e3
+        return timing._replace(device_ms=max(timing.device_ms, judged_ms))
+
     # -- one shape ------------------------------------------------------------------------------------
     def score_shape(self, shape: Shape) -> dict:
         result: dict = {"name": shape.name, "shape_set": shape.shape_set, "params": dict(shape.params)}
@@ -239,6 +254,7 @@ class ShapeJudge:
             "refill_flush_us": [],
             "gate_timed_out": [],
             "kernels_recorded": [],
+            "reported_ms": [],
         }
         if not summary.passed:
             classes = "X01/X24" if shape.shape_set == "visible" else "X23/X01/X24"
@@ -304,6 +320,10 @@ class ShapeJudge:
             clock, self.calibration, result.get("timing", {}).get("median_ms")
         )
         result["judge_clock"] = clock_record
+        if clock_record.get("charged_us"):  # the judge's time, less the honest spread, where the report was shorter
+            timing = result["timing"]
+            timing["reported_median_ms"] = timing["median_ms"]
+            timing["median_ms"] = timing["median_ms"] + clock_record["charged_us"] / 1e3
         if audit:
             audit["timed_calls_launch_names"] = record.get("timed_launch_names")
             result["audit_profile"] = audit

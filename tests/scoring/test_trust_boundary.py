@@ -354,18 +354,35 @@ def test_the_judges_gpu_clock_fails_a_shape_whose_worker_reported_less_than_it_t
 
 
 def test_the_judges_gpu_clock_passes_what_honest_kernels_showed_and_scales_its_limit_with_the_call():
-    # The largest honest excesses on the H100 once the judge's host left the span (2026-11-27 14:05): moe's
-    # v2_lite_hot_expert 71 us on 705 us calls, softmax's huge_range_500000 58 us on 94 us calls
-    assert judge_clock_outcome(_clock([365.0] * 5), Calibration(gpu_gaps_us=[294.0]), 0.705)[0] == "passed"
-    assert judge_clock_outcome(_clock([351.0] * 5), Calibration(gpu_gaps_us=[293.0]), 0.094)[0] == "passed"
-    # the share takes over from the floor past 3 ms: a 4.7 ms kda call may run 236 us over
-    outcome, record = judge_clock_outcome(_clock([520.0] * 5), Calibration(gpu_gaps_us=[294.0]), 4.73)
-    assert outcome == "passed" and record["detection_limit_us"] == pytest.approx(236.5)
-    # a flat 0.8x report on fp8's mlp_up_rect (1317 us reported, 332 us excess, same run) fails the floor
-    outcome, record = judge_clock_outcome(_clock([626.0] * 5), Calibration(gpu_gaps_us=[294.0]), 1.317)
+    # The widest honest shapes on the H100 once no host step and no worker fill was in the span (2026-11-27
+    # 16:34, calibrated gap 288.5 us): w4a16's prefill_m256_70b_o +4.8 us on 58 us calls, moe's olmoe_64e -2.9 us
+    assert judge_clock_outcome(_clock([293.3] * 5), Calibration(gpu_gaps_us=[288.5]), 0.058)[0] == "passed"
+    assert judge_clock_outcome(_clock([284.2] * 5), Calibration(gpu_gaps_us=[287.1]), 0.706)[0] == "passed"
+    # the share takes over from the floor past 2 ms: a 4.7 ms kda call may run 47 us over
+    outcome, record = judge_clock_outcome(_clock([330.0] * 5), Calibration(gpu_gaps_us=[287.0]), 4.73)
+    assert outcome == "passed" and record["detection_limit_us"] == pytest.approx(47.3)
+    # a 0.8x report on kda's 4.7 ms calls (946 us taken off) fails it
+    assert judge_clock_outcome(_clock([1233.0] * 5), Calibration(gpu_gaps_us=[287.0]), 3.78)[0].startswith("failed")
+    # a flat 0.8x report on w4a16's 37 us batch_m64_70b_qkv (7.4 us off) hides under the floor: the residual
+    assert judge_clock_outcome(_clock([295.9] * 5), Calibration(gpu_gaps_us=[288.5]), 0.0297)[0] == "passed"
+    # ... and 25 us off any call fails it
+    outcome, record = judge_clock_outcome(_clock([313.5] * 5), Calibration(gpu_gaps_us=[288.5]), 0.080)
     assert outcome.startswith("failed (X30") and record["detection_limit_us"] == GPU_GAP_LIMIT_US
     # reporting more time than the judge saw only loses score: not a finding
     assert judge_clock_outcome(_clock([10.0] * 5), Calibration(gpu_gaps_us=[294.0]), 0.5)[0] == "passed"
+
+
+def test_calls_whose_gate_timed_out_are_not_judged_by_the_gap():
+    """Their span holds the judge's host reaction (the judge queued its wait on DONE after the call ran): the
+    verdict is made on the calls whose gate held, and a shape with none was timed by the judge's span."""
+    calibration = Calibration(gpu_gaps_us=[288.0])
+    clock = {**_clock([290.0, 290.5, 4189.0, 461.0, 289.0]), "gate_timed_out": [0, 0, 1, 1, 0]}
+    outcome, record = judge_clock_outcome(clock, calibration, 0.156)
+    assert outcome == "passed" and record["excess_us"] == pytest.approx(2.0)
+    assert record["gpu_gaps_us"] == [290.0, 290.5, 4189.0, 461.0, 289.0]
+    every = {**_clock([900.0, 950.0]), "gate_timed_out": [1, 1]}
+    outcome, _ = judge_clock_outcome(every, calibration, 0.156)
+    assert outcome.startswith("passed (every timed call's gate timed out, 2 of 2")
 
 
 def test_no_gpu_clock_is_not_verified_never_passed():
@@ -375,8 +392,25 @@ def test_no_gpu_clock_is_not_verified_never_passed():
 
 
 def test_each_timed_calls_evidence_is_kept_beside_its_gap():
-    clock = {**_clock([290.0, 376.0, 291.0]), "gate_timed_out": [0, 0, 1], "kernels_recorded": [1, 0, 0]}
+    clock = {**_clock([290.0, 291.0, 376.0]), "gate_timed_out": [0, 0, 1], "kernels_recorded": [1, 0, 0]}
     outcome, record = judge_clock_outcome(clock, Calibration(gpu_gaps_us=[290.0]), 0.1)
     assert outcome == "passed"
-    assert record["gpu_gaps_us"] == [290.0, 376.0, 291.0]
+    assert record["gpu_gaps_us"] == [290.0, 291.0, 376.0]
     assert record["gate_timed_out"] == [0, 0, 1] and record["kernels_recorded"] == [1, 0, 0]
+
+
+def test_under_the_limit_the_shape_is_charged_the_judges_time_less_the_honest_spread():
+    """A report shorter than the judge's own time (span less the calibrated gap) by more than the honest spread
+    is raised to it, less that spread: a forger under the X30 limit keeps at most CHARGE_TOLERANCE_US a call."""
+    from scoring.judge.cross_check import CHARGE_TOLERANCE_US
+
+    calibration = Calibration(gpu_gaps_us=[288.0])
+    honest = {**_clock([292.5, 293.0, 291.0]), "reported_ms": [0.058, 0.0581, 0.0579]}
+    outcome, record = judge_clock_outcome(honest, calibration, 0.058)
+    assert outcome == "passed" and "charged_us" not in record
+    assert record["judged_median_ms"] == pytest.approx(0.058 + 0.0045, abs=1e-6)
+    # 15 us taken off each 80 us call: under the 20 us limit, charged back all but the spread
+    forged = {**_clock([303.0] * 3), "reported_ms": [0.065] * 3}
+    outcome, record = judge_clock_outcome(forged, calibration, 0.065)
+    assert outcome == "passed"
+    assert record["charged_us"] == pytest.approx(15.0 - CHARGE_TOLERANCE_US)
