@@ -38,7 +38,7 @@ CLASSES: tuple[Defence, ...] = (
         "reaches the judge) with every mount read-only but its scratch and cache and no capabilities. The worker's timer and kernel record remain its own claims, "
         "weighed against the judge's own GPU clock (a shape whose worker reported max(20 us, 1%) less than "
         "the judge's span saw, beyond the calibrated gap, fails; under that, its time is charged up to the "
-        "judge's less 6 us: scoring/judge/cross_check.py)",
+        "judge's less 12 us: scoring/judge/cross_check.py)",
         "scoring/judge/, scoring/worker/, scoring/sandbox.py, scoring/shared_tensors.py",
         (
             f"{CORPUS}X30_rewrites_the_worker_check.py",
@@ -468,14 +468,14 @@ TRUST_BOUNDARY_SECTION = (
         "(span minus the reported time) is calibrated on trusted calls before the solution is imported; a shape "
         "whose median gap, over the calls whose gate held, exceeds it by more than max(20 us, 1% of the call) is "
         "`integrity`; under that limit the shape's time is raised to the judge's own (span less the calibrated "
-        "gap) less 6 us, the honest spread (`scoring/judge/cross_check.py`). A call whose gate timed out (a "
+        "gap) less 12 us, the honest spread (`scoring/judge/cross_check.py`). A call whose gate timed out (a "
         "solution that synchronises inside its call) is timed by the judge's span, which then holds the host's "
         "round trip (`scoring/judge/shapes.py`). Measured on an H100 (results/judge/README.md, 2026-11-27): "
         "once no host step of the judge's was in the span (its wait on DONE queued before the gate opens) and "
         "none of the worker's own GPU work (its persisting-L2 reset after the call; its poisoning of free blocks "
         "between calls, whose fill had waited behind the gate and made a high mode of 58-134 us), every house "
-        "shape of the seven problems lay within +-4.9 us of the calibrated gap and no held call over 6.3 us "
-        "(16:34); the 0.8x forger and the relay left 151-333 us on fp8's shapes of 0.38 ms and more. Before the "
+        "shape of the seven problems lay within +-5.1 us of the calibrated gap and no held call over 6.3 us "
+        "(16:34, 16:52), an honest fp8 kernel under a low calibration 10.5 us; the 0.8x forger and the relay left 151-333 us on fp8's shapes of 0.38 ms and more. Before the "
         "wait was queued ahead, the judge's host reaction to DONE (150-300 us) was in the span, and before the "
         "gate waited 5 ms the host's view was bimodal; the host's view (GO to DONE as polled) is recorded beside "
         "the GPU span."
@@ -569,7 +569,7 @@ TRUST_BOUNDARY_SECTION = (
         "to 5%. The floor of 150 us then let an attacker hide up to 150 us a call, up to the physical bound on "
         "problems whose calls are under 0.3 ms. The high mode's source, found later that day, was the worker's "
         "own fill of free blocks waiting behind the gate; moved between calls, the floor came down to 20 us and "
-        "the share to 1%, and the time under the limit is charged back to the judge's less 6 us, as this "
+        "the share to 1%, and the time under the limit is charged back to the judge's less 12 us, as this "
         "round advised. (2) `X30_works_after_the_judges_clock_stops.py` records DONE early and "
         "computes after the judge's stream resumes: against the judge's copy, now queued right behind its wait "
         "on DONE with no host step, it read NaN on every shape (incorrect; three of four shapes before the "
@@ -590,8 +590,8 @@ RESIDUALS_SECTION = (
         "and CUPTI must be), and Python code there can rewrite them: `X30_shortens_the_reported_times.py` and "
         "`X30_relays_the_result_channel.py` are caught by the kernel record's X10 rule and by the judge's GPU "
         "clock, except where the time they take off stays under its limit (max(20 us, 1% of the call), above), "
-        "and there the shape's time is charged back to the judge's own less 6 us: what a forger keeps is at most "
-        "6 us a call (18% of fp8's 34 us decode_m16, under 1% of calls over 0.6 ms); "
+        "and there the shape's time is charged back to the judge's own less 12 us: what a forger keeps is at most "
+        "12 us a call (a third of fp8's 34 us decode_m16, 2% of calls over 0.6 ms); "
         "`X30_reports_just_under_the_clocks_limit.py` takes the most the limit allows on every shape."
     ),
     (

@@ -350,7 +350,7 @@ class JudgeClock:
         "the judge's own time: median over calls whose gate held of reported + (gap - calibrated gap), ms"
     )
     charged_us: float | None = documented(
-        "added to the shape's median: the judge's time less 6 us (the honest spread) exceeded the report, us"
+        "added to the shape's median: the judge's time less 12 us (the honest spread) exceeded the report, us"
     )
     outcome: str | None = documented("`passed`, `failed (X30: ...)`, or `not verified (...)`")
 

@@ -8,7 +8,7 @@ CHARGE_TOLERANCE_US. A worker that reports T' for a call of honest time T leaves
 e being what an honest call leaves (within +-5 us on every house shape, H100 2026-11-27 16:34). This worker
 reports T' = max(min(T - LIMIT_US + m, (T + m) / (1 + LIMIT_SHARE)), FLOOR * T) with m = 12 us: excess under the
 limit on every shape, and the charge takes back all but CHARGE_TOLERANCE_US of it. What it keeps is the
-residual the docs state: up to 6 us a call (18% of fp8's 34 us decode_m16, under 1% of its other shapes).
+residual the docs state: up to 12 us a call (a third of fp8's 34 us decode_m16, 2.5% of its 0.47 ms shape).
 
 History: written blind by red team round 6 for the rule of the day (max(150 us, 25%), m = 90 us) it passed every
 fp8 shape on an H100 (13:59, 14:08), about 1.4x the house kernel's score; its advice, "the allowance must be set

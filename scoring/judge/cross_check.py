@@ -16,9 +16,10 @@ persisting-L2 reset after the call; its poisoning of free blocks between calls, 
 gate and made the "high mode" of 58-134 us seen until 16:24), the median excess of all 55 house-kernel shapes of
 the seven problems lay between -4.9 and +4.8 us, on calls of 33 us to 4.7 ms, and no call whose gate held left
 more than 6.3 us (16:34, scripts/device_judge_confirm.sh c4). The floor, 20 us, is four times the widest
-shape; the share, 1%, is for long calls (47 us on kda's 4.7 ms). Calls whose gate timed out (a solution that
+shape (up to 10.5 us once the calibration's own spread across judge processes, 284-292 us, is counted); the share,
+1%, is for long calls (47 us on kda's 4.7 ms). Calls whose gate timed out (a solution that
 synchronises inside its call) are not judged here: the judge times them by its span (shapes.py). What hides
-under the limit is the residual (docs/integrity.md): up to 20 us per call, most of it on the shortest calls.
+under the limit is charged back (CHARGE_TOLERANCE_US): what a forger keeps is at most 12 us a call.
 
 The host's view (polling GO and DONE; `gap_us_median`) is recorded beside it. It was bimodal while the judge's
 gate timed out before the worker had queued its call (1 ms, scoring/judge/clock.py), and agreed with the GPU
@@ -32,8 +33,10 @@ import statistics
 GPU_GAP_LIMIT_US = 20.0
 GPU_GAP_LIMIT_SHARE = 0.01
 # Under the limit, the shape's time is at least the judge's own (its span less the calibrated gap) less this:
-# the honest spread (every house shape's median within +-4.9 us, no held call over 6.3 us, H100 2026-11-27).
-CHARGE_TOLERANCE_US = 6.0
+# the honest spread. On the H100 (2026-11-27 16:34 and 16:52) honest shapes lay within +-5.1 us of the calibrated
+# gap in the house runs, but the calibration itself moved 284-292 us from one judge process to the next, and an
+# honest fp8 kernel under a low calibration showed 10.5 us (X30_signals_the_judge_..., 16:58); 6 us charged it.
+CHARGE_TOLERANCE_US = 12.0
 
 
 def detection_limit_us(median_ms: float) -> float:
