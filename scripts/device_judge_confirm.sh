@@ -6,7 +6,7 @@
 # (at most 90 s). Everything in $OUT/LABEL.tgz, packed after each step (a call cut off keeps what it measured).
 #     here:   bash scripts/device_head.sh pack; run with carry [".scratch/head.bundle"]
 #     there:  bash scripts/device_judge_confirm.sh LABEL    (ONLY=... picks other corpus cases, HOUSE=... other problems,
-#             LAB_ARGS=... the lab's options; LIMIT_S bounds the call)
+#             LAB_ARGS=... the lab's options, JOBS=... the corpus's jobs; LIMIT_S bounds the call)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 label="${1:?usage: bash scripts/device_judge_confirm.sh LABEL}"
@@ -23,7 +23,7 @@ done
 # The clock reduced to the judge and a worker of known work, stamping the GPU's global timer: where the span goes.
 timeout 90 python scripts/lab_judge_switch.py ${LAB_ARGS:-} out="$work/lab" > "$work/lab.txt" 2>&1; echo "lab exit $?"; tail -13 "$work/lab.txt"
 pack
-left=$((deadline - SECONDS)); (( left > 30 )) && timeout "$left" python -m scoring.corpus kinds=adversary jobs=1 \
+left=$((deadline - SECONDS)); (( left > 30 )) && timeout "$left" python -m scoring.corpus kinds=adversary jobs="${JOBS:-1}" \
   only="${ONLY:-X10_finishes,X10_computes,X10_side,X30_}" out="$work/corpus" > "$work/corpus.log" 2>&1
 grep -E "^\[" "$work/corpus.log"
 python scripts/replay_judge_clock.py "$work/house" "$work/corpus" > "$work/replay.txt" 2>&1; echo "replay exit $?"
