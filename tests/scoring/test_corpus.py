@@ -223,3 +223,37 @@ def test_a_drawn_defence_is_scored_with_its_recorded_secret_and_its_audit_detail
     assert mismatches(case, expected, result("failed (X22: a third of the formula's work)")) == [
         "no detail contains 'tensor_precision: failed (X20'"
     ]
+
+
+def test_on_a_gpu_only_cases_that_end_at_their_import_share_the_device():
+    """The judge's clock counts another process's work inside a call's span as the worker's (an honest shape
+    failed X30 beside two neighbours on an H100, jobs=3): a case whose shapes may be timed runs alone there."""
+    cases = {c.case_id: c for c in all_cases()}
+    hangs = cases["fp8_gemm/robustness_hangs_on_unaligned_k"]
+    syntax = cases["fp8_gemm/robustness_syntax_error"]
+    assert hangs.expected["gpu"].status == "timeout"
+    assert runner.runs_alone(hangs, "gpu") and not runner.runs_alone(hangs, "cpu")
+    assert syntax.expected["gpu"].status == "import_error"
+    assert not runner.runs_alone(syntax, "gpu")
+
+
+def test_the_residual_adversaries_still_find_the_audited_call():
+    """X20_residual_same_kernel_name_when_audited and X13_other_kernels_on_the_audited_call stand for a residual
+    (no arrangement of the grader's Python state hides the audited call from code in the same interpreter) only
+    while their helper finds the worker's frame: it lost it once, silently (H100 corpus, 2026-11-27 17:20)."""
+    import importlib.util
+    import inspect
+
+    from scoring.corpus.cases import CORPUS_ROOT
+    from scoring.worker.server import CallServer
+
+    assert list(inspect.signature(CallServer.call).parameters) == ["self", "message"]
+    assert 'message.get("audited")' in inspect.getsource(CallServer.call)
+    spec = importlib.util.spec_from_file_location("corpus_watch", CORPUS_ROOT / "fp8_gemm" / "_watch.py")
+    watch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(watch)
+
+    def call(message):  # the worker's frame, as the solution's run sees it below
+        return (lambda: watch.audited_call_on_the_stack())()
+
+    assert call({"audited": True}) and not call({"audited": False})
