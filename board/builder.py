@@ -30,7 +30,7 @@ from .code import markdown
 from .colors import palette
 from .downloads import RunDownload, run_download, write_downloads
 from .facts import collect_facts
-from .frame import RANKED_KINDS, build_frames, row_identity
+from .frame import RANKED_KINDS, build_frames, newest_per_published_file, row_identity
 from .issues import BuildError, Issue
 from .annotations import load_annotations
 from .load import Run, add_run, orphan_annotations, read_result, result_files, slim
@@ -557,7 +557,7 @@ def _agent_pages(page, trials: pd.DataFrame, boards, facts: dict, provenance: di
         passed = int((attempted["category"] == "pass").sum())
         rescored_runs = []
         if first["row_kind"] == "rescored":
-            rescored_runs = frame.sort_values(["problem", "created"]).to_dict("records")
+            rescored_runs = newest_per_published_file(frame).sort_values(["problem", "created"]).to_dict("records")
         page(
             f"agent/{first['slug']}.html",
             "agent.html.j2",

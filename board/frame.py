@@ -65,6 +65,7 @@ TRIAL_COLUMNS = [
     "scorer_commit",
     "scorer_version",
     "run_reasons",
+    "published_sha",  # a re-scored run's published file (agent.source.sha256): its newest run stands for it
 ]
 SHAPE_COLUMNS = [
     "hw",
@@ -126,6 +127,21 @@ def _covers_visible_and_held_out(system: dict) -> bool:
     return {"visible", "held_out"} <= {shape["shape_set"] for shape in system["shapes"]}
 
 
+def _published_sha(data: dict) -> str:
+    source = (data.get("agent") or {}).get("source")
+    return str(source.get("sha256") or "") if isinstance(source, dict) else ""
+
+
+def newest_per_published_file(rescored: pd.DataFrame) -> pd.DataFrame:
+    """A file scored again (a re-score with CUTLASS where it looks, say) is judged by its newest run; the older
+    runs stay on disk and on their own pages, out of every table and count."""
+    if rescored.empty:
+        return rescored
+    newest = rescored.sort_values("created").drop_duplicates(["hw", "published_sha"], keep="last")
+    unnamed = rescored[rescored["published_sha"] == ""]  # no published file recorded: each run stands alone
+    return pd.concat([newest[newest["published_sha"] != ""], unnamed]).loc[lambda f: ~f.index.duplicated()]
+
+
 def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
     trials, shapes = [], []
     for run in runs:
@@ -168,6 +184,7 @@ def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
                     commit[:7],
                     version,
                     reasons,
+                    _published_sha(data) if kind == "rescored" else "",
                 )
             )
             for shape in system["shapes"]:

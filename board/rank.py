@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .frame import KIND_ORDER, RANKED_KINDS
+from .frame import KIND_ORDER, RANKED_KINDS, newest_per_published_file
 from .ranking_rules import declared_versions, version_detail
 
 CELL_LABELS = {"fail": "FAIL", "err": "ERR", "integrity": "INTEGRITY", "na": "n/a", "flagged": "flagged"}
@@ -193,7 +193,7 @@ def _board(hw: str, all_trials: pd.DataFrame) -> Board:
     counted = (reasoned["reason"] == "") | (reasoned["flagged"] & reasoned["reason"].str.startswith("verdict "))
     frame = reasoned[counted]
     problems = tuple(sorted(frame[frame["row_kind"].isin(RANKED_KINDS)]["problem"].unique()))
-    rescored = all_trials[all_trials["row_kind"] == "rescored"]
+    rescored = newest_per_published_file(all_trials[all_trials["row_kind"] == "rescored"])
     rescored = rescored.sort_values(["problem", "fraction", "row_label", "run_id"], ascending=[True, False, True, True])
     frame = frame[frame["row_kind"].isin(RANKED_KINDS)]
     ranked = frame[~frame["flagged"] & (frame["category"] != "na")]

@@ -7,6 +7,7 @@ known-wrong demonstrations and an agent run of ours whose result names its failu
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -133,7 +134,8 @@ def rescored_agent(harness: str, model: str, effort: str, their_run: str, **publ
     """A re-scored run's agent object (as harnesses/import_kernelbench.py writes it) for one published run."""
     agent = copy.deepcopy(RESCORED_AGENT)
     agent.update(harness=harness, model=model, effort=effort)
-    agent["source"].update(commit=COMMIT, run_id=their_run, path=f"public/runs/h100/{their_run}_solution.py.txt")
+    agent["source"].update(commit=COMMIT, run_id=their_run, path=f"public/runs/h100/{their_run}_solution.py.txt",
+                           sha256=hashlib.sha256(their_run.encode()).hexdigest())  # one published file each
     agent["published"].update(published)
     return agent
 

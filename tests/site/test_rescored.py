@@ -273,3 +273,23 @@ def test_a_run_page_shows_its_verdict_with_its_reason_and_their_numbers_beside_o
     assert "341,185" in nan.split('class="cards"', 1)[1]  # their tokens, not "not recorded"
     passed = (out / "run" / "rs-pass.html").read_text()
     assert 'class="verdict verdict-a"' in passed
+
+
+def test_a_file_scored_again_is_judged_by_its_newest_run_alone():
+    """kinetic-0715's w4a16 file, first scored without the CUTLASS folder it looks in ("needs re-score"), then
+    with it (verdict b): the board's table and counts hold the newer run only, once per GPU."""
+    import pandas as pd
+
+    from board.frame import newest_per_published_file
+
+    runs = pd.DataFrame(
+        [
+            {"run_id": "old", "hw": "h100_sxm", "created": "2026-11-25T06:42:41Z", "published_sha": "ab12"},
+            {"run_id": "new", "hw": "h100_sxm", "created": "2026-11-27T16:41:21Z", "published_sha": "ab12"},
+            {"run_id": "other_gpu", "hw": "h200_sxm", "created": "2026-11-26T11:06:49Z", "published_sha": "ab12"},
+            {"run_id": "no_file", "hw": "h100_sxm", "created": "2026-11-24T00:00:00Z", "published_sha": ""},
+            {"run_id": "no_file_2", "hw": "h100_sxm", "created": "2026-11-24T01:00:00Z", "published_sha": ""},
+        ]
+    )
+    assert sorted(newest_per_published_file(runs)["run_id"]) == ["new", "no_file", "no_file_2", "other_gpu"]
+    assert newest_per_published_file(runs.iloc[0:0]).empty
