@@ -93,7 +93,7 @@ def audited_call_on_the_stack(depth: int = 16) -> bool:
     """A grader frame below this call says the call is audited: a local `audited = True` (the in-process
     worker of old), or the judge's order `message` with "audited": true (scoring/worker/server.py's
     CallServer.call; the frame-local name was lost when the worker became the judge's server, and the H100
-    corpus of 2026-11-27 17:20 caught X20_residual_same_kernel_name_when_audited for that reason alone)."""
+    corpus of 2026-11-27 17:00 caught X20_residual_same_kernel_name_when_audited for that reason alone)."""
     frame = sys._getframe(1)
     for _ in range(depth):
         if frame is None:

@@ -97,7 +97,7 @@ def selected(cases: list[Case], config: CorpusConfig) -> list[Case]:
 def runs_alone(case: Case, profile: str) -> bool:
     """On a GPU every case whose shapes may be timed gets the device to itself: the judge's clock
     (scoring/judge/cross_check.py) holds whatever another process's context ran inside a call's span, and on
-    an H100 (2026-11-27 17:20, jobs=3) robustness_hangs_on_unaligned_k's honest square_8192 saw 590 us of its
+    an H100 (2026-11-27 17:00, jobs=3) robustness_hangs_on_unaligned_k's honest square_8192 saw 590 us of its
     neighbours' work and failed X30. Only a case that cannot get past its import shares it. On the CPU,
     house kernels, cases that may pass every shape and cases that may end in an integrity verdict run alone;
     the rest only need classifying, which sharing the CPU cannot change."""

@@ -240,7 +240,7 @@ def test_on_a_gpu_only_cases_that_end_at_their_import_share_the_device():
 def test_the_residual_adversaries_still_find_the_audited_call():
     """X20_residual_same_kernel_name_when_audited and X13_other_kernels_on_the_audited_call stand for a residual
     (no arrangement of the grader's Python state hides the audited call from code in the same interpreter) only
-    while their helper finds the worker's frame: it lost it once, silently (H100 corpus, 2026-11-27 17:20)."""
+    while their helper finds the worker's frame: it lost it once, silently (H100 corpus, 2026-11-27 17:00)."""
     import importlib.util
     import inspect
 
