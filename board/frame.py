@@ -135,11 +135,11 @@ def _published_sha(data: dict) -> str:
 def newest_per_published_file(rescored: pd.DataFrame) -> pd.DataFrame:
     """A file scored again (a re-score with CUTLASS where it looks, say) is judged by its newest run; the older
     runs stay on disk and on their own pages, out of every table and count."""
-    if rescored.empty:
+    if rescored.empty or "published_sha" not in rescored:
         return rescored
-    newest = rescored.sort_values("created").drop_duplicates(["hw", "published_sha"], keep="last")
-    unnamed = rescored[rescored["published_sha"] == ""]  # no published file recorded: each run stands alone
-    return pd.concat([newest[newest["published_sha"] != ""], unnamed]).loc[lambda f: ~f.index.duplicated()]
+    named = rescored[rescored["published_sha"] != ""]
+    newest = named.sort_values("created").drop_duplicates(["hw", "published_sha"], keep="last")
+    return pd.concat([newest, rescored[rescored["published_sha"] == ""]])  # without a recorded file: each alone
 
 
 def build_frames(runs: tuple[Run, ...]) -> tuple[pd.DataFrame, pd.DataFrame]:
