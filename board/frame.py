@@ -133,12 +133,13 @@ def _published_sha(data: dict) -> str:
 
 
 def newest_per_published_file(rescored: pd.DataFrame) -> pd.DataFrame:
-    """A file scored again (a re-score with CUTLASS where it looks, say) is judged by its newest run; the older
-    runs stay on disk and on their own pages, out of every table and count."""
+    """A file scored again (a re-score with CUTLASS where it looks, say) is judged by its newest run, on whichever
+    GPU it ran (as `python -m harnesses.kernelbench.report` does); the older runs stay on disk and on their own
+    pages, out of every table and count."""
     if rescored.empty or "published_sha" not in rescored:
         return rescored
     named = rescored[rescored["published_sha"] != ""]
-    newest = named.sort_values("created").drop_duplicates(["hw", "published_sha"], keep="last")
+    newest = named.sort_values("created").drop_duplicates("published_sha", keep="last")
     return pd.concat([newest, rescored[rescored["published_sha"] == ""]])  # without a recorded file: each alone
 
 
