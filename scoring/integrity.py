@@ -445,7 +445,7 @@ TRUST_BOUNDARY_SECTION = (
     (
         "What crosses the line, and nothing else: the judge's input buffers, shared once per shape by CUDA IPC "
         "(GPU) or as files both map (CPU profile) and refilled by the judge before every call; the judge's GO "
-        "event and the worker's DONE event (CUDA IPC events); orders (task, prepare, call, shape start and end) and "
+        "event and the worker's DONE event (CUDA IPC events); orders (task, prepare, call, 'taken' once the judge has its copy of the output, shape start and end) and "
         "answers as bounded JSON lines (`scoring/wire.py`); the worker's output descriptor (an IPC handle, offset, "
         "shape, strides, dtype: validated before a byte is mapped, never unpickled); the worker's claims (its "
         "CUDA-event times, its CUPTI kernel record, an audited call's counters, a refused operator)."
