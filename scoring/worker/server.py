@@ -7,11 +7,12 @@ call, a refused operator, a replaced callable) is evidence the judge weighs, and
 process can rewrite is bounded by the judge's own observations (docs/integrity.md).
 
 One call, the same for every kind of call (checked, warm-up, timed, audited): map the judge's input
-buffers, refuse persisting-L2 settings (X12), poison the free blocks of the output's size, then on the GPU
-wait on the judge's GO event (its gate: the judge refills the inputs and flushes the L2 only once this call
-is queued), time the solution with CUDA events, record the DONE event, describe the output to the judge
-("queued"), and report the times ("done"). Whether a call is also compared with the reference is decided by
-the judge after the call; only an audited call is announced, because the profiler must be on for it.
+buffers, refuse persisting-L2 settings (X12), then on the GPU wait on the judge's GO event (its gate: the
+judge refills the inputs and flushes the L2 only once this call is queued), time the solution with CUDA
+events, record the DONE event, describe the output to the judge ("queued"), wait for the judge's "taken" (its
+copy of the output is made), free the output and poison the free blocks of its size for the next call, and
+report the times ("done"). Whether a call is also compared with the reference is decided by the judge after the
+call; only an audited call is announced, because the profiler must be on for it.
 """
 
 from __future__ import annotations
