@@ -137,9 +137,16 @@ def main(argv: list[str]) -> int:
     env = {name: os.environ[name] for name in task.get("environment_names") or os.environ if name in os.environ}
     link = WorkerLink(device, env, REPO_ROOT)
     try:
-        return _run(task, problem, link, result_fd, startup_s, step_done)
+        code = _run(task, problem, link, result_fd, startup_s, step_done)
     finally:
         link.close()
+    if code == EXIT_FRESH_PROCESS_NEEDED:
+        # After a worker crashed in its call, this process's stream may wait for ever on the dead worker's DONE,
+        # and CUDA's teardown at the interpreter's exit would wait with it: the scorer has every word it needs.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def _run(task, problem, link: WorkerLink, result_fd: int, startup_s: dict, step_done) -> int:
