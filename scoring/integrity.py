@@ -579,6 +579,24 @@ TRUST_BOUNDARY_SECTION = (
         "(self-harm or stale inputs)."
     ),
     "",
+    (
+        "Red team, round 7 (2026-11-27, against the rule of 16:52: max(20 us, 1%), the charge, timed-out gates "
+        "timed by the judge's span; reasoned, not run on a GPU; kept in `adversarial/fp8_gemm/`): "
+        "`X30_times_out_every_gate_on_purpose.py` sleeps past the gate's timeout and polls GO before it queues "
+        "anything, so that every call's gate times out, and cuts its report to 0.6x. No call is then judged "
+        "against the limit and nothing is charged: each scores max(its report, span less the gap calibrated on "
+        "held calls). That gap (~290 us on the H100: switch-in ~146 us, switch-out ~150 us) was measured with the "
+        "worker's stream blocked on GO; here it submits to an idle GPU, and if its switch-in is cheaper, the span "
+        "less 290 us is below the real call and the difference is hidden on every call. Open until measured "
+        "(`scripts/lab_judge_switch.py gate=held,timed_out`); the fix it names: calibrate the timed-out regime "
+        "before the import too, and judge a shape of timed-out calls by that. Found closed: mixing held and "
+        "timed-out calls (the charge compares the median over all calls with the judged median over held ones), "
+        "forging within the limit knowing the span exactly (12 us kept at most), tricking the timed-out flag "
+        "(the judge's own GO query), moving the span's start, late writes (the copy follows the wait on DONE), "
+        "rows left unwritten so that the poisoning misses them (stale rows of other inputs fail verification), "
+        "the order of \"taken\" and \"done\", the calibration (before the import)."
+    ),
+    "",
 )
 
 
@@ -592,7 +610,10 @@ RESIDUALS_SECTION = (
         "clock, except where the time they take off stays under its limit (max(20 us, 1% of the call), above), "
         "and there the shape's time is charged back to the judge's own less 12 us: what a forger keeps is at most "
         "12 us a call (a third of fp8's 34 us decode_m16, 2% of calls over 0.6 ms); "
-        "`X30_reports_just_under_the_clocks_limit.py` takes the most the limit allows on every shape."
+        "`X30_reports_just_under_the_clocks_limit.py` takes the most the limit allows on every shape. A shape "
+        "whose every call's gate timed out is judged only by the span less the gap calibrated on held calls: "
+        "if its switches are cheaper than that gap, `X30_times_out_every_gate_on_purpose.py` keeps the "
+        "difference (red team round 7, reasoned; open until measured)."
     ),
     (
         "- The grader's own state in the worker. Solution code runs in the worker's Python interpreter, which holds "

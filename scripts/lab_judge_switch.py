@@ -9,7 +9,7 @@ switch-in (the judge's stamp right after GO to the worker's first stamp), the ca
 last stamp to the judge's first stamp after its wait on DONE). Each stamp is a one-thread kernel (~2-3 us).
 
     python scripts/lab_judge_switch.py [calls=60] [work=sleep:100,copy:256] [reset=after,before] [refill_mb=0,256]
-                                       [before_mb=0] [cupti=off] [out=DIR]
+                                       [before_mb=0] [cupti=off] [gate=held] [out=DIR]
 
 work: sleep:US (torch.cuda._sleep, calibrated to US microseconds) or copy:MB (a device copy of MB megabytes);
 reset: where the worker resets persisting L2 lines, before its call (the scorer until 2026-11-27 14:05) or after;
@@ -17,7 +17,10 @@ refill_mb: how much the judge copies into a buffer before its flush (the scorer 
 before_mb: how much the worker fills on its stream before its wait on GO (the scorer's worker poisons free blocks
 of the output's size there); cupti: off, names (scoring/kernel_record.py's KernelRecorder in the worker, its launch
 callbacks listening around the call) or activity (that, with kernel activity records on every call; the scorer
-turns them on for a random fifth), one worker process per value.
+turns them on for a random fifth), one worker process per value; gate: held (the worker queues its call while
+the judge's gate spins, as an honest one does) or timed_out (the worker waits on its host until GO has completed
+on the gate's own timeout, then queues its call: the regime of a call that synchronises inside, and of red team
+round 7's X30_times_out_every_gate_on_purpose, whose span the judge charges less the gap calibrated held).
 Prints one row per combination: medians (and p90) of switch-in, the call, switch-out and the event gap (the
 judge's span minus the worker's events, which the scorer judges), the share of calls more than 30 us above the
 combination's lowest decile of the gap (the high mode), and how many calls found the gate already open. Every
@@ -28,6 +31,7 @@ runs on the CPU.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import os
 import statistics
@@ -47,11 +51,14 @@ DEFAULTS = {
     "refill_mb": "0,256",
     "before_mb": "0",
     "cupti": "off",
+    "gate": "held",
     "out": "",
 }
+GATE_SETTINGS = ("held", "timed_out")
+GATE_TIMEOUT_S = 5e-3  # scoring/judge/clock.py GATE_TIMEOUT_US
 CUPTI_SETTINGS = ("off", "names", "activity")
 # What a combination is: every call of one is summarized together.
-DIMENSIONS = ("cupti", "before_mb", "work", "reset", "refill_mb")
+DIMENSIONS = ("cupti", "gate", "before_mb", "work", "reset", "refill_mb")
 
 
 def parse_options(argv: list[str]) -> dict[str, str]:
@@ -92,13 +99,13 @@ def summarize(rows: list[dict]) -> list[dict]:
 
 def table(summaries: list[dict]) -> str:
     head = (
-        f"{'cupti':<8} {'before':>6} {'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} "
+        f"{'cupti':<8} {'gate':<9} {'before':>6} {'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} "
         f"{'out us':>8} {'gap us':>8} {'gap p90':>8} {'high':>5} {'gate':>4}"
     )
     lines = [head]
     for s in summaries:
         lines.append(
-            f"{s['cupti']:<8} {s['before_mb']:>6} {s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} "
+            f"{s['cupti']:<8} {s['gate']:<9} {s['before_mb']:>6} {s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} "
             f"{s['switch_in_us']:>8} "
             f"{s['call_us']:>8} {s['switch_out_us']:>8} {s['gap_us']:>8} {s['gap_p90_us']:>8} "
             f"{s['high_mode_share']:>5} {s['gate_timed_out']:>4}"
@@ -172,6 +179,11 @@ def worker(cmd_fd: int, reply_fd: int, cupti: str) -> None:
         before_mb = int(order["before_mb"])
         if before_mb:
             fills.setdefault(before_mb, torch.empty(before_mb * 2**20, dtype=torch.uint8, device=device)).fill_(0xFF)
+        if order["gate"] == "timed_out":  # past the gate's timeout (the judge recorded GO before "call"), then poll
+            time.sleep(GATE_TIMEOUT_S)
+            polled_until = time.perf_counter() + 0.1
+            while not go.query() and time.perf_counter() < polled_until:
+                pass
         listening = recorder.listening() if recorder is not None else contextlib.nullcontext()
         listening.__enter__()
         stream = torch.cuda.current_stream(device)
@@ -238,43 +250,51 @@ def judge(options: dict[str, str]) -> list[dict]:
         def running() -> bool:
             return child.poll() is None
 
+        grid = itertools.product(
+            [int(x) for x in options["refill_mb"].split(",")],
+            [int(x) for x in options["before_mb"].split(",")],
+            options["gate"].split(","),
+            options["reset"].split(","),
+            options["work"].split(","),
+        )
+        refills: dict[int, torch.Tensor] = {}
         try:
-            for refill_mb in [int(x) for x in options["refill_mb"].split(",")]:
-                refill = torch.empty(max(1, refill_mb * 2**20 // 4), device=device)
-                for before_mb in [int(x) for x in options["before_mb"].split(",")]:
-                    for reset in options["reset"].split(","):
-                        for work in options["work"].split(","):
-                            combination = {
-                                "cupti": cupti,
-                                "before_mb": before_mb,
-                                "work": work,
-                                "reset": reset,
-                                "refill_mb": refill_mb,
-                            }
-                            for number in range(int(options["calls"]) + 5):  # the first five warm up
-                                clock.hold(lambda: refill.fill_(float(number)) if refill_mb else None)
-                                stamp[(1,)](stamps, 0)
-                                send(cmd_w, "call", work=work, reset=reset, before_mb=before_mb)
-                                assert reader.get(60)["event"] == "queued"
-                                clock.follow_done(stamp_after_done)
-                                clock.release()
-                                reading = clock.watch(running)
-                                done = reader.get(60)
-                                j0, j1 = stamps.tolist()
-                                if number < 5:
-                                    continue
-                                rows.append(
-                                    {
-                                        **combination,
-                                        "switch_in_us": (done["w0"] - j0) / 1e3,
-                                        "call_us": (done["w1"] - done["w0"]) / 1e3,
-                                        "switch_out_us": (j1 - done["w1"]) / 1e3,
-                                        "gap_us": (reading.gpu_span_ms - done["device_ms"]) * 1e3,
-                                        "device_ms": done["device_ms"],
-                                        "refill_flush_us": reading.refill_flush_ms * 1e3,
-                                        "gate_timed_out": reading.gate_timed_out,
-                                    }
-                                )
+            for refill_mb, before_mb, gate, reset, work in grid:
+                if gate not in GATE_SETTINGS:
+                    raise SystemExit(f"lab_judge_switch: gate={gate!r}; use one or more of {', '.join(GATE_SETTINGS)}")
+                refill = refills.setdefault(refill_mb, torch.empty(max(1, refill_mb * 2**20 // 4), device=device))
+                combination = {
+                    "cupti": cupti,
+                    "gate": gate,
+                    "before_mb": before_mb,
+                    "work": work,
+                    "reset": reset,
+                    "refill_mb": refill_mb,
+                }
+                for number in range(int(options["calls"]) + 5):  # the first five warm up
+                    clock.hold(lambda: refill.fill_(float(number)) if refill_mb else None)
+                    stamp[(1,)](stamps, 0)
+                    send(cmd_w, "call", work=work, reset=reset, before_mb=before_mb, gate=gate)
+                    assert reader.get(60)["event"] == "queued"
+                    clock.follow_done(stamp_after_done)
+                    clock.release()
+                    reading = clock.watch(running)
+                    done = reader.get(60)
+                    j0, j1 = stamps.tolist()
+                    if number < 5:
+                        continue
+                    rows.append(
+                        {
+                            **combination,
+                            "switch_in_us": (done["w0"] - j0) / 1e3,
+                            "call_us": (done["w1"] - done["w0"]) / 1e3,
+                            "switch_out_us": (j1 - done["w1"]) / 1e3,
+                            "gap_us": (reading.gpu_span_ms - done["device_ms"]) * 1e3,
+                            "device_ms": done["device_ms"],
+                            "refill_flush_us": reading.refill_flush_ms * 1e3,
+                            "gate_timed_out": reading.gate_timed_out,
+                        }
+                    )
         finally:
             send(cmd_w, "exit")
             child.wait(timeout=30)

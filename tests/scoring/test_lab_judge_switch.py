@@ -19,6 +19,7 @@ def lab():
 def _call(gap_us, switch_in_us=150.0, gate=False, work="sleep:100"):
     return {
         "cupti": "off",
+        "gate": "held",
         "before_mb": 0,
         "work": work,
         "reset": "after",
