@@ -94,7 +94,7 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
             record[key] = list(clock[key])
     if clock.get("refill_flush_us"):
         record["refill_flush_us_median"], record["refill_flush_us_p90"] = _median_and_p90(clock["refill_flush_us"])
-    calibrated_us = statistics.median(calibration.gpu_gaps_us)
+    calibrated_us = calibration.gpu_gap_us()
     excess_us = statistics.median(gpu_gaps) - calibrated_us
     limit_us = detection_limit_us(median_ms)
     record.update(
@@ -102,7 +102,8 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
         excess_us=round(excess_us, 2),
         detection_limit_us=round(limit_us, 2),
     )
-    reported = clock.get("reported_ms") or []
+    # The worker's report of each timed call, in the order of gpu_gaps_us (both written per timed call).
+    reported = list((clock.get("timed") or {}).values())
     held_reported = [ms for ms, out in zip(reported, timed_out) if not out]
     if len(held_reported) == len(gpu_gaps):
         # The judge's own time per held call: what the worker reported plus the gap beyond the calibrated one.

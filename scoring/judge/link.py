@@ -81,6 +81,7 @@ class CallReport:
     host_ms: float  # the judge's wall time from the order to the worker's "done"
     audit_profile: dict | None = None
     clock: ClockReading | None = None  # the judge's clock on the call (GPU; None in the CPU profile)
+    kernels_recorded: bool = False  # whether the judge had CUPTI's kernel activity on for this call
 
 
 @dataclass
@@ -96,6 +97,10 @@ class Calibration:
 
     def idle_tail_ms(self) -> float:
         return statistics.quantiles(self.tails_ms, n=10)[-1] if len(self.tails_ms) >= 2 else 0.0
+
+    def gpu_gap_us(self) -> float | None:
+        """The calibrated GPU gap: the median over the trusted calls (None without a GPU clock)."""
+        return statistics.median(self.gpu_gaps_us) if self.gpu_gaps_us else None
 
     def null_gap_us(self) -> float | None:
         gaps = [g for values in self.gaps_us.values() for g in values]
@@ -116,7 +121,7 @@ class Calibration:
             "done_orders_the_judge": self.ordered,
             "detail": self.detail,
             "back_to_the_judge_us_median": round(statistics.median(self.back_us), 2) if self.back_us else None,
-            "gpu_gap_us_median": round(statistics.median(self.gpu_gaps_us), 2) if self.gpu_gaps_us else None,
+            "gpu_gap_us_median": round(self.gpu_gap_us(), 2) if self.gpu_gaps_us else None,
         }
 
 
@@ -457,6 +462,7 @@ class WorkerLink:
             host_ms,
             done.get("audit_profile"),
             reading,
+            record_kernels,
         )
 
     def shape_end(self, timed: dict[int, float], prepare_launch_names: list[str]) -> dict:

@@ -17,7 +17,6 @@ worker's per-call event times, and each timed shape is cross-checked against the
 from __future__ import annotations
 
 import random
-import statistics
 import time
 
 import torch
@@ -82,7 +81,6 @@ class ShapeJudge:
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         self.call_number = 0
-        self.last_call_recorded_kernels = False
 
     def _generator(self, *labels) -> torch.Generator:
         gen = torch.Generator(device=self.device)
@@ -93,7 +91,6 @@ class ShapeJudge:
     def call(self, fresh: dict, audited: bool = False) -> CallReport:
         self.call_number += 1
         record_kernels = self.watch and self.activity_rng.random() < KERNEL_ACTIVITY_SHARE
-        self.last_call_recorded_kernels = record_kernels  # beside each timed call's gap in the clock's record
         return self.link.call(self.call_number, fresh, audited, record_kernels)
 
     def check(
@@ -183,8 +180,7 @@ class ShapeJudge:
                     clock["snapshot_gaps_us"].append((reading.snapshot_span_ms - timing.device_ms) * 1e3)
                     clock["refill_flush_us"].append(reading.refill_flush_ms * 1e3)
                     clock["gate_timed_out"].append(int(reading.gate_timed_out))
-                    clock["reported_ms"].append(timing.device_ms)
-                    clock["kernels_recorded"].append(int(self.last_call_recorded_kernels))
+                    clock["kernels_recorded"].append(int(report.kernels_recorded))
                     timing = self._judged_when_the_gate_timed_out(timing, reading)
             clock["host_ms"].append(report.host_ms)
             against_reference = kind == "last" or (
@@ -228,7 +224,7 @@ class ShapeJudge:
         the host round trip it makes; a forger gains nothing by making its gate time out."""
         if not reading.gate_timed_out or not self.calibration.gpu_gaps_us:
             return timing
-        judged_ms = reading.gpu_span_ms - statistics.median(self.calibration.gpu_gaps_us) / 1e3
+        judged_ms = reading.gpu_span_ms - self.calibration.gpu_gap_us() / 1e3
         return timing._replace(device_ms=max(timing.device_ms, judged_ms))
 
     # -- one shape ------------------------------------------------------------------------------------
@@ -254,7 +250,6 @@ class ShapeJudge:
             "refill_flush_us": [],
             "gate_timed_out": [],
             "kernels_recorded": [],
-            "reported_ms": [],
         }
         if not summary.passed:
             classes = "X01/X24" if shape.shape_set == "visible" else "X23/X01/X24"

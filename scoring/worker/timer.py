@@ -96,9 +96,10 @@ class WorkerTimer:
         host_end = self._perf_counter()
         # After the call, with this context idle: queued before the call, the reset waited in this context until
         # the judge's GO and could run inside the judge's span, outside these events. Moved here, the honest
-        # excess over the calibrated gap fell on the H100 (results/judge/README.md, 2026-11-27 13:55 and 14:05),
-        # though runs of calls 58-95 us higher remain. What the solution persisted in its call is reset before the
-        # next one all the same, and the judge resets from its own context before every GO.
+        # excess over the calibrated gap fell on the H100 (results/judge/README.md, 2026-11-27 13:55 and 14:05; the
+        # rest of that "high mode" was the worker's poisoning fill, moved between calls at 16:34). What the solution
+        # persisted in its call is reset before the next one all the same, and the judge resets from its own
+        # context before every GO.
         if self._reset_persisting is not None:
             self._reset_persisting()
         return out, CallTiming(

@@ -405,12 +405,12 @@ def test_under_the_limit_the_shape_is_charged_the_judges_time_less_the_honest_sp
     from scoring.judge.cross_check import CHARGE_TOLERANCE_US
 
     calibration = Calibration(gpu_gaps_us=[288.0])
-    honest = {**_clock([292.5, 293.0, 291.0]), "reported_ms": [0.058, 0.0581, 0.0579]}
+    honest = {**_clock([292.5, 293.0, 291.0]), "timed": {1: 0.058, 2: 0.0581, 3: 0.0579}}
     outcome, record = judge_clock_outcome(honest, calibration, 0.058)
     assert outcome == "passed" and "charged_us" not in record
     assert record["judged_median_ms"] == pytest.approx(0.058 + 0.0045, abs=1e-6)
     # 15 us taken off each 80 us call: under the 20 us limit, charged back all but the spread
-    forged = {**_clock([303.0] * 3), "reported_ms": [0.065] * 3}
+    forged = {**_clock([303.0] * 3), "timed": {1: 0.065, 2: 0.065, 3: 0.065}}
     outcome, record = judge_clock_outcome(forged, calibration, 0.065)
     assert outcome == "passed"
     assert record["charged_us"] == pytest.approx(15.0 - CHARGE_TOLERANCE_US)
