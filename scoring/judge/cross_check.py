@@ -18,7 +18,8 @@ the seven problems lay between -4.9 and +4.8 us, on calls of 33 us to 4.7 ms, an
 more than 6.3 us (16:34, scripts/device_judge_confirm.sh c4). The floor, 20 us, is four times the widest
 shape (up to 10.5 us once the calibration's own spread across judge processes, 284-292 us, is counted); the share,
 1%, is for long calls (47 us on kda's 4.7 ms). Calls whose gate timed out (a solution that
-synchronises inside its call) are not judged here: the judge times them by its span (shapes.py). What hides
+synchronises inside its call) are not judged here: the judge times them by its span less the gap calibrated in
+their own regime (shapes.py; scoring/judge/link.py). What hides
 under the limit is charged back (CHARGE_TOLERANCE_US): what a forger keeps is at most 12 us a call.
 
 The host's view (polling GO and DONE; `gap_us_median`) is recorded beside it. It was bimodal while the judge's
@@ -66,7 +67,7 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
         record["gate_timed_out"] = list(timed_out)
         record["outcome"] = (
             f"passed (every timed call's gate timed out, {len(all_gaps)} of {len(all_gaps)}: each was timed by "
-            "the judge's span, not the worker's report)"
+            f"the judge's span less {calibration.timed_out_gap_us():.1f} us where longer than the worker's report)"
         )
         return record["outcome"], record
     if not gpu_gaps or not calibration.gpu_gaps_us:
@@ -120,3 +121,18 @@ def judge_clock_outcome(clock: dict, calibration, median_ms: float | None) -> tu
     else:
         record["outcome"] = "passed"
     return record["outcome"], record
+
+
+def judged_when_the_gate_timed_out(timing, reading, calibration):
+    """A call whose gate opened on its own timeout (the solution synchronised inside its call, or its host took
+    longer than the timeout to queue it) is timed by the judge's span less the gap calibrated for that regime
+    (Calibration.timed_out_gap_us), where that is longer than the worker's report (a CallTiming; `reading` is
+    the judge's ClockReading of the call). The judge queued its wait on DONE only once the worker said "queued",
+    so the span bounds the call from above but may hold the host's reaction, and the X30 cross-check (over the
+    calls whose gate held) cannot tell that from a forged report. A synchronising call is charged the host round
+    trip it makes; a forger gains nothing by making its gate time out (red team round 7: with the held gap
+    subtracted, a regime whose switches cost less would have hidden the difference)."""
+    if not reading.gate_timed_out or not calibration.gpu_gaps_us:
+        return timing
+    judged_ms = reading.gpu_span_ms - calibration.timed_out_gap_us() / 1e3
+    return timing._replace(device_ms=max(timing.device_ms, judged_ms))

@@ -45,6 +45,13 @@ if TYPE_CHECKING:  # clock.py needs Triton, imported only where a GPU runs
 
 CALIBRATION_CALLS = 24
 CALIBRATION_SLEEP_CYCLES = (0, 100_000)  # a null call and one of ~55 us at 1.8 GHz
+# The regime of a call whose gate timed out (the worker queues it once GO has completed on the gate's timeout):
+# its span is charged less the gap calibrated here (scoring/judge/shapes.py). A call of ~1.1 ms at 1.8 GHz, longer
+# than the judge's host reaction to "queued", so that the judge's wait on DONE is queued while it runs: the
+# smallest gap this regime leaves, which is the one a forger picks (red team round 7).
+CALIBRATION_TIMED_OUT_CALLS = 12
+CALIBRATION_TIMED_OUT_SLEEP_CYCLES = 2_000_000
+OUTWAIT_PAST_THE_GATE_S = 0.4e-3  # after the gate's timeout: its refill, flush and GO then come before the call
 
 
 def _die_with_the_judge() -> None:
@@ -94,6 +101,10 @@ class Calibration:
     tails_ms: list = field(default_factory=list)  # the worker's device-wide synchronise wait, nothing outliving
     back_us: list = field(default_factory=list)  # from DONE seen to the judge's stream running again
     gpu_gaps_us: list = field(default_factory=list)  # the judge's GPU span minus the worker's events
+    # The same gap on trusted calls queued once the gate had timed out (CALIBRATION_TIMED_OUT_*), and how many
+    # of those calls the judge saw held after all (a worker that never saw GO complete: not counted).
+    timed_out_gpu_gaps_us: list = field(default_factory=list)
+    timed_out_calls_held: int = 0
 
     def idle_tail_ms(self) -> float:
         return statistics.quantiles(self.tails_ms, n=10)[-1] if len(self.tails_ms) >= 2 else 0.0
@@ -101,6 +112,16 @@ class Calibration:
     def gpu_gap_us(self) -> float | None:
         """The calibrated GPU gap: the median over the trusted calls (None without a GPU clock)."""
         return statistics.median(self.gpu_gaps_us) if self.gpu_gaps_us else None
+
+    def timed_out_gap_us(self) -> float | None:
+        """What the judge subtracts from the span of a call whose gate timed out: the smaller of the gap
+        calibrated in that regime and the held one. A worker can put a timed-out call in either regime (queue
+        it after GO completed, or queue it held and say "queued" late), so the judge takes the one that leaves
+        the least; a synchronising solution is charged at most the difference, switches it caused."""
+        held = self.gpu_gap_us()
+        if held is None or not self.timed_out_gpu_gaps_us:
+            return held
+        return min(held, statistics.median(self.timed_out_gpu_gaps_us))
 
     def null_gap_us(self) -> float | None:
         gaps = [g for values in self.gaps_us.values() for g in values]
@@ -122,6 +143,12 @@ class Calibration:
             "detail": self.detail,
             "back_to_the_judge_us_median": round(statistics.median(self.back_us), 2) if self.back_us else None,
             "gpu_gap_us_median": round(self.gpu_gap_us(), 2) if self.gpu_gaps_us else None,
+            "timed_out_gpu_gap_us_median": round(statistics.median(self.timed_out_gpu_gaps_us), 2)
+            if self.timed_out_gpu_gaps_us
+            else None,
+            "timed_out_calls": len(self.timed_out_gpu_gaps_us),
+            "timed_out_calls_held": self.timed_out_calls_held,
+            "timed_out_gap_us": round(self.timed_out_gap_us(), 2) if self.gpu_gaps_us else None,
         }
 
 
@@ -220,21 +247,24 @@ class WorkerLink:
         if self.clock is None:
             calibration.detail = "CPU profile: no judge clock"
             return calibration
-        from scoring.judge.clock import WorkerEnded
+        from scoring.judge.clock import GATE_TIMEOUT_US, WorkerEnded
+
+        def trusted_call(cycles: int, outwait_the_gate_s: float = 0.0) -> tuple[ClockReading, dict]:
+            self.clock.hold(lambda: None)
+            self.order("calibrate", sleep_cycles=cycles, outwait_the_gate_s=outwait_the_gate_s)
+            self.expect("queued")
+            self.clock.follow_done(None)
+            self.clock.release()
+            try:
+                reading = self.clock.watch(self._call_going)
+            except WorkerEnded:  # before the solution exists: the worker's own failure, said as one
+                raise self._call_stopped() from None
+            return reading, self.expect("done")
 
         for cycles in CALIBRATION_SLEEP_CYCLES:
             gaps = calibration.gaps_us.setdefault(cycles, [])
             for i in range(CALIBRATION_CALLS):
-                self.clock.hold(lambda: None)
-                self.order("calibrate", sleep_cycles=cycles)
-                self.expect("queued")
-                self.clock.follow_done(None)
-                self.clock.release()
-                try:
-                    reading = self.clock.watch(self._call_going)
-                except WorkerEnded:  # before the solution exists: the worker's own failure, said as one
-                    raise self._call_stopped() from None
-                done = self.expect("done")
+                reading, done = trusted_call(cycles)
                 event_ms = done["timing"]["device_ms"]
                 if i >= 4:  # the first calls warm the clocks (and, measured, may run before GO: see clock.py)
                     # Both clocks must contain the call: a judge's wait that fell through (DONE's record not yet
@@ -244,6 +274,15 @@ class WorkerLink:
                     calibration.tails_ms.append(done["timing"]["tail_ms"])
                     calibration.back_us.append(reading.back_ms * 1e3)
                     calibration.gpu_gaps_us.append((reading.gpu_span_ms - event_ms) * 1e3)
+        outwait_s = GATE_TIMEOUT_US / 1e6 + OUTWAIT_PAST_THE_GATE_S
+        for _ in range(CALIBRATION_TIMED_OUT_CALLS):
+            reading, done = trusted_call(CALIBRATION_TIMED_OUT_SLEEP_CYCLES, outwait_s)
+            event_ms = done["timing"]["device_ms"]
+            calibration.ordered &= reading.gpu_span_ms >= event_ms
+            if reading.gate_timed_out:
+                calibration.timed_out_gpu_gaps_us.append((reading.gpu_span_ms - event_ms) * 1e3)
+            else:
+                calibration.timed_out_calls_held += 1
         if not calibration.ordered:
             calibration.detail = (
                 "the worker's DONE event did not order the judge's stream (a span shorter than "

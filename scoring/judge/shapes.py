@@ -25,7 +25,7 @@ from scoring import vendor_kernels
 from scoring.audit import AuditReservoir
 from scoring.checking import CheckStats, compare, worst
 from scoring.gpu_state import TIMED_WINDOW_KEY
-from scoring.judge.cross_check import judge_clock_outcome
+from scoring.judge.cross_check import judge_clock_outcome, judged_when_the_gate_timed_out
 from scoring.judge.link import CallReport, Calibration, WorkerLink
 from scoring.problem import Problem
 from scoring.seeds import derive_seed
@@ -181,7 +181,7 @@ class ShapeJudge:
                     clock["refill_flush_us"].append(reading.refill_flush_ms * 1e3)
                     clock["gate_timed_out"].append(int(reading.gate_timed_out))
                     clock["kernels_recorded"].append(int(report.kernels_recorded))
-                    timing = self._judged_when_the_gate_timed_out(timing, reading)
+                    timing = judged_when_the_gate_timed_out(timing, reading, self.calibration)
             clock["host_ms"].append(report.host_ms)
             against_reference = kind == "last" or (
                 kind == "timed" and self.sample_rng.random() < self.task["timed_check_rate"]
@@ -214,18 +214,6 @@ class ShapeJudge:
         if audit:
             audit["timed_calls"] = timed_calls[0]
         return stats, warm, window, audit
-
-    def _judged_when_the_gate_timed_out(self, timing: CallTiming, reading) -> CallTiming:
-        """A call whose gate opened on its own timeout (the solution synchronised inside its call, or its host
-        took longer than the timeout to queue it) is timed by the judge's span less the calibrated gap, where
-        that is longer than the worker's report: the judge queued its wait on DONE only once the worker said
-        "queued", so the span bounds the call from above but holds the host's reaction, and the X30 cross-check
-        (over the calls whose gate held) cannot tell that from a forged report. A synchronising call is charged
-        the host round trip it makes; a forger gains nothing by making its gate time out."""
-        if not reading.gate_timed_out or not self.calibration.gpu_gaps_us:
-            return timing
-        judged_ms = reading.gpu_span_ms - self.calibration.gpu_gap_us() / 1e3
-        return timing._replace(device_ms=max(timing.device_ms, judged_ms))
 
     # -- one shape ------------------------------------------------------------------------------------
     def score_shape(self, shape: Shape) -> dict:

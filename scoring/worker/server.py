@@ -394,7 +394,9 @@ def main(argv: list[str]) -> int:
         message = reader.get(None)
         if message["event"] != "calibrate":
             break
-        timing = server.timer.calibration_call(message["sleep_cycles"], server._queued)
+        timing = server.timer.calibration_call(
+            message["sleep_cycles"], server._queued, float(message.get("outwait_the_gate_s", 0.0))
+        )
         send(reply_fd, "done", timing=timing._asdict())
     if message["event"] != "import":
         return 0

@@ -385,6 +385,37 @@ def test_calls_whose_gate_timed_out_are_not_judged_by_the_gap():
     assert outcome.startswith("passed (every timed call's gate timed out, 2 of 2")
 
 
+def test_a_timed_out_call_is_charged_its_span_less_the_cheaper_regimes_gap():
+    """Red team round 7: a worker that makes every gate time out is judged only by the judge's span less a gap.
+    The gap is calibrated in that regime too, and the smaller of the two is subtracted: a forger can put a
+    timed-out call in either regime (queue it after GO, or queue it held and say "queued" late)."""
+    from types import SimpleNamespace
+
+    from scoring.judge.cross_check import judged_when_the_gate_timed_out
+    from scoring.timing import CallTiming
+
+    forged = CallTiming(device_ms=0.6, host_ms=0.6, tail_ms=0.0, launch_ms=0.6)  # 0.6x of a 1 ms call
+    timed_out = SimpleNamespace(gate_timed_out=True, gpu_span_ms=1.19)  # 1 ms call + switches of 190 us
+    cheaper = Calibration(gpu_gaps_us=[289.0, 291.0], timed_out_gpu_gaps_us=[188.0, 190.0, 192.0])
+    assert cheaper.timed_out_gap_us() == pytest.approx(190.0)
+    assert judged_when_the_gate_timed_out(forged, timed_out, cheaper).device_ms == pytest.approx(1.0)
+    # without the timed-out regime's calibration, the held gap would have left the forger 100 us a call
+    held_only = Calibration(gpu_gaps_us=[289.0, 291.0])
+    assert judged_when_the_gate_timed_out(forged, timed_out, held_only).device_ms == pytest.approx(0.9)
+    # a dearer timed-out regime (the host's latency in it) never lowers the gap below what the held regime leaves
+    dearer = Calibration(gpu_gaps_us=[289.0], timed_out_gpu_gaps_us=[350.0])
+    assert dearer.timed_out_gap_us() == pytest.approx(289.0)
+    # a call whose gate held keeps the worker's report: the X30 rule judges it
+    held = SimpleNamespace(gate_timed_out=False, gpu_span_ms=1.19)
+    assert judged_when_the_gate_timed_out(forged, held, cheaper).device_ms == pytest.approx(0.6)
+    # a report longer than the judge's time stands
+    slow = forged._replace(device_ms=1.5)
+    assert judged_when_the_gate_timed_out(slow, timed_out, cheaper).device_ms == pytest.approx(1.5)
+    every = {**_clock([900.0, 950.0]), "gate_timed_out": [1, 1]}
+    outcome, _ = judge_clock_outcome(every, cheaper, 0.156)
+    assert "the judge's span less 190.0 us" in outcome
+
+
 def test_no_gpu_clock_is_not_verified_never_passed():
     outcome, _ = judge_clock_outcome(_clock([]), Calibration(detail="CPU profile: no judge clock"), 1.0)
     assert outcome == "not verified (CPU profile: no judge clock)"
