@@ -2,8 +2,9 @@
 completes rather than after a sleep.
 
 Red team round 8, against commit 4bb19ad (the timed-out regime calibrated, scoring/judge/link.py `calibrate`,
-`Calibration.timed_out_gap_us`). Reasoned from the code; the lab's measurement of the regime is in
-.scratch/redteam8.md where it was run, not in this file.
+`Calibration.timed_out_gap_us`). Written from the code, then run once on an H100 (2026-11-27 19:51, shapes=visible
+lines=none budget_s=3, the house kernel and round 7's file in the same call): it LOSES, see "Measured" below. Kept
+as the sharpest form of the timed-out attack and as evidence that the new calibration never takes effect.
 
 A call whose gate timed out is timed by max(report, span - g), g = min(held calibrated gap, timed-out calibrated
 gap) (scoring/judge/cross_check.py, judged_when_the_gate_timed_out); a shape whose every timed call timed out is
@@ -33,12 +34,23 @@ the switches are cheaper, and `judge_clock_calibration.timed_out_gpu_gap_us_medi
 its `gpu_gap_us_median` (that is the tell that the calibration fell back). On calls shorter than the judge's
 reaction to "queued" (decode_m16, 34 us) the span holds that reaction instead of the switch-out.
 
-Closing it: calibrate the timed-out regime as a forger runs it (no sleep past the gate's timeout: poll GO
-tightly from just before it, as this file does), so that its median is the regime's switches and nothing else, and
-keep min() over that and the held gap; or take the timed-out span's start from the judge's own host, not its
-after-GO event (the judge cannot see when the worker queued, so the idle is the worker's choice and must not be
-what the calibration is made of). Round 7's other advice stands: a shape whose calls mostly timed out is judged
-by its judged time over all calls and charged, never "passed" with nothing charged.
+Measured (H100, 19:51; results in the red team's notes, not committed): the calibration gave held 289.7-290.1 us
+and timed-out 668.5-791.6 us (12 of 12 trusted calls timed out), so timed_out_gap_us = the held gap in every judge
+process: the fix is a no-op, as reasoned. But the regime is dearer, not cheaper: scripts/lab_judge_switch.py
+gate=held,timed_out gave held gaps of 298.7/298.8 us (in 145.5, out 150) and timed-out gaps of 535.0 us (sleep:100,
+the judge's wait queued after DONE) and 364.6 us (sleep:1000: in 218.7, out 142.3); the switch-out is the held one,
+and the switch-in (GO to the worker's first stamp, the lab's poll and stamp launch in it) shows no cheaper switch:
+the timed-out call adds its host's poll and launches after GO to a switch no cheaper than held. This file scored, per shape median against the house kernel's in the same call: square_8192 1.047 vs
+0.920 ms, k_unaligned_6000 0.604 vs 0.476, decode_m16 0.401 vs 0.035, mlp_up_rect 1.750 vs 1.623 (round 7's file:
+1.041, 0.864, 1.069, 2.156). Every shape "passed", every gate timed out, nothing charged: the forger pays the span.
+
+What still deserves closing: the calibration the fix relies on cannot work (it measures the trusted call's sleep past
+the gate, ~0.3-0.5 ms of idle GPU, not the regime); it is the regime's own cost that protects, on this GPU. If a
+GPU or driver ever makes a context switch onto an idle GPU cheaper than one onto a stream blocked on an event, this
+file is the case that would show it (its medians below the house kernel's). To make the calibration mean what it
+says: sleep to just short of the gate's timeout and poll GO tightly (as this file does), so the calibrated median is
+the regime's switches and nothing else, and keep min(); and judge a shape whose calls mostly timed out by its
+judged time over all calls (round 7's advice), never "passed" with nothing charged.
 """
 
 import sys
@@ -57,9 +69,9 @@ EXPECTED = {
         "not_exercised": "the CPU profile has no judge gate, no GO event and no judge clock: its host "
         "timings are not scores, and a forged one passes there"
     },
-    # Reasoned (see the docstring): every gate times out, so no call is judged against the limit and nothing is
-    # charged; each call scores max(0.6x its events, span - the held calibrated gap, which min() falls back to).
-    # Passed whatever the gain: read timing.median_ms beside the house kernel's on the same card.
+    # Every gate times out, so no call is judged against the limit and nothing is charged; each call scores
+    # max(0.6x its events, span - the held calibrated gap, which min() falls back to). Passed whatever the gain:
+    # read timing.median_ms beside the house kernel's on the same card (H100, 19:51: above it on every shape).
     "gpu": {
         "status": "passed",
         "shapes": {
