@@ -9,9 +9,10 @@ switch-in (the judge's stamp right after GO to the worker's first stamp), the ca
 last stamp to the judge's first stamp after its wait on DONE). Each stamp is a one-thread kernel (~2-3 us).
 
     python scripts/lab_judge_switch.py [calls=60] [work=sleep:100,copy:256] [reset=after,before] [refill_mb=0,256]
-                                       [before_mb=0] [cupti=off] [gate=held] [out=DIR]
+                                       [before_mb=0] [cupti=off] [gate=held] [warm=none] [out=DIR]
 
-work: sleep:US (torch.cuda._sleep, calibrated to US microseconds) or copy:MB (a device copy of MB megabytes);
+work: sleep:US (torch.cuda._sleep, calibrated to US microseconds), copy:MB (a device copy of MB megabytes) or
+read:MB (a sum over MB megabytes: short and memory-bound, as fp8's decode shapes are);
 reset: where the worker resets persisting L2 lines, before its call (the scorer until 2026-11-27 14:05) or after;
 refill_mb: how much the judge copies into a buffer before its flush (the scorer refills the call's inputs there);
 before_mb: how much the worker fills on its stream before its wait on GO (the scorer's worker poisons free blocks
@@ -20,7 +21,12 @@ callbacks listening around the call) or activity (that, with kernel activity rec
 turns them on for a random fifth), one worker process per value; gate: held (the worker queues its call while
 the judge's gate spins, as an honest one does) or timed_out (the worker waits on its host until GO has completed
 on the gate's own timeout, then queues its call: the regime of a call that synchronises inside, and of red team
-round 7's X30_times_out_every_gate_on_purpose, whose span the judge charges less the gap calibrated held).
+round 7's X30_times_out_every_gate_on_purpose), or alone (no worker: the work in this process after its own
+flush, as the scorer ran it before the judge/worker split); warm: none, touch (the worker reads one float of
+every 64 KiB of its work's buffers after its wait on GO, before its first stamp: their address translations,
+which another context's turn on the GPU may have evicted) or code (the same operation on the first MiB: its
+code and a few pages). Together they ask why short calls ran 1-3 us longer through the judge than alone
+(results/judge/README.md, sixth session).
 Prints one row per combination: medians (and p90) of switch-in, the call, switch-out and the event gap (the
 judge's span minus the worker's events, which the scorer judges), the share of calls more than 30 us above the
 combination's lowest decile of the gap (the high mode), and how many calls found the gate already open. Every
@@ -52,13 +58,16 @@ DEFAULTS = {
     "before_mb": "0",
     "cupti": "off",
     "gate": "held",
+    "warm": "none",
     "out": "",
 }
-GATE_SETTINGS = ("held", "timed_out")
+GATE_SETTINGS = ("held", "timed_out", "alone")
+WARM_SETTINGS = ("none", "touch", "code")
+TOUCH_STRIDE_BYTES = 64 * 2**10  # warm=touch reads one float of every 64 KiB of the work's buffers
 GATE_TIMEOUT_S = 5e-3  # scoring/judge/clock.py GATE_TIMEOUT_US
 CUPTI_SETTINGS = ("off", "names", "activity")
 # What a combination is: every call of one is summarized together.
-DIMENSIONS = ("cupti", "gate", "before_mb", "work", "reset", "refill_mb")
+DIMENSIONS = ("cupti", "gate", "warm", "before_mb", "work", "reset", "refill_mb")
 
 
 def parse_options(argv: list[str]) -> dict[str, str]:
@@ -99,13 +108,13 @@ def summarize(rows: list[dict]) -> list[dict]:
 
 def table(summaries: list[dict]) -> str:
     head = (
-        f"{'cupti':<8} {'gate':<9} {'before':>6} {'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} "
+        f"{'cupti':<8} {'gate':<9} {'warm':<5} {'before':>6} {'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} "
         f"{'out us':>8} {'gap us':>8} {'gap p90':>8} {'high':>5} {'gate':>4}"
     )
     lines = [head]
     for s in summaries:
         lines.append(
-            f"{s['cupti']:<8} {s['gate']:<9} {s['before_mb']:>6} {s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} "
+            f"{s['cupti']:<8} {s['gate']:<9} {s['warm']:<5} {s['before_mb']:>6} {s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} "
             f"{s['switch_in_us']:>8} "
             f"{s['call_us']:>8} {s['switch_out_us']:>8} {s['gap_us']:>8} {s['gap_p90_us']:>8} "
             f"{s['high_mode_share']:>5} {s['gate_timed_out']:>4}"
@@ -128,6 +137,66 @@ try:  # Triton is on every machine this runs on (the GPU image; CI's CPU install
         tl.store(out_ptr + index, _now_ns())
 except ImportError:  # pragma: no cover -- the summary needs none of it
     _stamp = None
+
+
+class Work:
+    """The known work of a call and its warm-ups, on buffers allocated once per amount.
+
+    sleep:US (torch.cuda._sleep), copy:MB (a device copy of MB megabytes) or read:MB (a sum over MB megabytes: a
+    short memory-bound kernel, as fp8's decode shapes are). warm, queued before the worker's first stamp: none;
+    touch (one float of every TOUCH_STRIDE_BYTES of the work's buffers: their pages' translations, a negligible
+    share of their lines); code (the same operation on the first MiB: its code and a few pages)."""
+
+    def __init__(self, device):
+        import torch
+
+        self.torch, self.device = torch, device
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda._sleep(1_000_000)
+        end.record()
+        end.synchronize()
+        self.cycles_per_us = 1_000_000 / (start.elapsed_time(end) * 1e3)
+        self.buffers: dict[str, tuple] = {}
+
+    def _buffers(self, work: str) -> tuple:
+        kind, _, amount = work.partition(":")
+        if kind == "sleep":
+            return ()
+        if work not in self.buffers:
+            elements = int(amount) * 2**20 // 4
+            torch = self.torch
+            made = (torch.ones(elements, device=self.device),)
+            if kind == "copy":
+                made = (torch.empty(elements, device=self.device), *made)
+            self.buffers[work] = made
+        return self.buffers[work]
+
+    def run(self, work: str) -> None:
+        kind, _, amount = work.partition(":")
+        buffers = self._buffers(work)
+        if kind == "sleep":
+            self.torch.cuda._sleep(int(float(amount) * self.cycles_per_us))
+        elif kind == "copy":
+            buffers[0].copy_(buffers[1])
+        elif kind == "read":
+            buffers[0].sum()
+        else:
+            raise SystemExit(f"lab_judge_switch: work={work!r}; use sleep:US, copy:MB or read:MB")
+
+    def warm(self, work: str, how: str) -> None:
+        if how not in WARM_SETTINGS:
+            raise SystemExit(f"lab_judge_switch: warm={how!r}; use one or more of {', '.join(WARM_SETTINGS)}")
+        buffers = self._buffers(work)
+        if how == "touch":
+            for buffer in buffers:
+                buffer[:: TOUCH_STRIDE_BYTES // 4].sum()
+        elif how == "code" and buffers:
+            part = 2**20 // 4
+            if len(buffers) == 2:
+                buffers[0][:part].copy_(buffers[1][:part])
+            else:
+                buffers[0][:part].sum()
 
 
 def worker(cmd_fd: int, reply_fd: int, cupti: str) -> None:
@@ -157,12 +226,7 @@ def worker(cmd_fd: int, reply_fd: int, cupti: str) -> None:
     cudart = _loaded_cudart()
     reset = getattr(cudart, "cudaCtxResetPersistingL2Cache", None) if cudart is not None else None
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    torch.cuda._sleep(1_000_000)
-    end.record()
-    end.synchronize()
-    cycles_per_us = 1_000_000 / (start.elapsed_time(end) * 1e3)
-    copies: dict[int, tuple] = {}
+    known_work = Work(device)
     fills: dict[int, torch.Tensor] = {}
     calls_since_collect = 0
     send(reply_fd, "ready", done=base64.b64encode(done.ipc_handle()).decode())
@@ -170,10 +234,6 @@ def worker(cmd_fd: int, reply_fd: int, cupti: str) -> None:
         order = reader.get(None)
         if order["event"] == "exit":
             return
-        kind, _, amount = order["work"].partition(":")
-        if kind == "copy" and int(amount) not in copies:
-            elements = int(amount) * 2**20 // 4
-            copies[int(amount)] = (torch.empty(elements, device=device), torch.ones(elements, device=device))
         if order["reset"] == "before" and reset is not None:
             reset()
         before_mb = int(order["before_mb"])
@@ -188,13 +248,10 @@ def worker(cmd_fd: int, reply_fd: int, cupti: str) -> None:
         listening.__enter__()
         stream = torch.cuda.current_stream(device)
         stream.wait_event(go)
+        known_work.warm(order["work"], order["warm"])
         stamp[(1,)](stamps, 0)
         start.record()
-        if kind == "sleep":
-            torch.cuda._sleep(int(float(amount) * cycles_per_us))
-        else:
-            destination, source = copies[int(amount)]
-            destination.copy_(source)
+        known_work.run(order["work"])
         end.record()
         stamp[(1,)](stamps, 1)
         done.record()
@@ -253,19 +310,21 @@ def judge(options: dict[str, str]) -> list[dict]:
         grid = itertools.product(
             [int(x) for x in options["refill_mb"].split(",")],
             [int(x) for x in options["before_mb"].split(",")],
-            options["gate"].split(","),
+            [gate for gate in options["gate"].split(",") if gate != "alone"],
+            options["warm"].split(","),
             options["reset"].split(","),
             options["work"].split(","),
         )
         refills: dict[int, torch.Tensor] = {}
         try:
-            for refill_mb, before_mb, gate, reset, work in grid:
+            for refill_mb, before_mb, gate, warm, reset, work in grid:
                 if gate not in GATE_SETTINGS:
                     raise SystemExit(f"lab_judge_switch: gate={gate!r}; use one or more of {', '.join(GATE_SETTINGS)}")
                 refill = refills.setdefault(refill_mb, torch.empty(max(1, refill_mb * 2**20 // 4), device=device))
                 combination = {
                     "cupti": cupti,
                     "gate": gate,
+                    "warm": warm,
                     "before_mb": before_mb,
                     "work": work,
                     "reset": reset,
@@ -274,7 +333,7 @@ def judge(options: dict[str, str]) -> list[dict]:
                 for number in range(int(options["calls"]) + 5):  # the first five warm up
                     clock.hold(lambda: refill.fill_(float(number)) if refill_mb else None)
                     stamp[(1,)](stamps, 0)
-                    send(cmd_w, "call", work=work, reset=reset, before_mb=before_mb, gate=gate)
+                    send(cmd_w, "call", work=work, reset=reset, before_mb=before_mb, gate=gate, warm=warm)
                     assert reader.get(60)["event"] == "queued"
                     clock.follow_done(stamp_after_done)
                     clock.release()
@@ -298,6 +357,49 @@ def judge(options: dict[str, str]) -> list[dict]:
         finally:
             send(cmd_w, "exit")
             child.wait(timeout=30)
+    if "alone" in options["gate"].split(","):
+        rows += alone(options, clock)
+    return rows
+
+
+def alone(options: dict[str, str], clock) -> list[dict]:
+    """The design before the judge/worker split, for comparison: the work in this one process, its own L2 flush
+    before each call in its own context (the judge's flush, JudgeClock.hold without the gate), no other context
+    between calls. One row per call, with nothing to switch."""
+    import torch
+
+    device = clock.device
+    known_work = Work(device)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    rows = []
+    for warm, work in itertools.product(options["warm"].split(","), options["work"].split(",")):
+        for number in range(int(options["calls"]) + 5):
+            clock.hold(lambda: None)
+            clock.release()  # the gate opens at once: a flush and GO in this context, then the call
+            known_work.warm(work, warm)
+            start.record()
+            known_work.run(work)
+            end.record()
+            end.synchronize()
+            if number >= 5:
+                call_us = start.elapsed_time(end) * 1e3
+                rows.append(
+                    {
+                        "cupti": "off",
+                        "gate": "alone",
+                        "warm": warm,
+                        "before_mb": 0,
+                        "work": work,
+                        "reset": "none",
+                        "refill_mb": 0,
+                        "switch_in_us": 0.0,
+                        "call_us": call_us,
+                        "switch_out_us": 0.0,
+                        "gap_us": 0.0,
+                        "device_ms": call_us / 1e3,
+                        "gate_timed_out": False,
+                    }
+                )
     return rows
 
 

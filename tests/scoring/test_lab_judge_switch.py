@@ -20,6 +20,7 @@ def _call(gap_us, switch_in_us=150.0, gate=False, work="sleep:100"):
     return {
         "cupti": "off",
         "gate": "held",
+        "warm": "none",
         "before_mb": 0,
         "work": work,
         "reset": "after",
