@@ -24,8 +24,8 @@ on the gate's own timeout, then queues its call: the regime of a call that synch
 round 7's X30_times_out_every_gate_on_purpose), or alone (no worker: the work in this process after its own
 flush, as the scorer ran it before the judge/worker split); warm: none, touch (the worker reads one float of
 every 64 KiB of its work's buffers after its wait on GO, before its first stamp: their address translations,
-which another context's turn on the GPU may have evicted) or code (the same operation on the first MiB: its
-code and a few pages). Together they ask why short calls ran 1-3 us longer through the judge than alone
+which another context's turn on the GPU may have evicted), code (the same operation on the first MiB: its
+code and a few pages) or flush (an L2 flush in the worker's own context, as before the split). Together they ask why short calls ran 1-3 us longer through the judge than alone
 (results/judge/README.md, sixth session).
 Prints one row per combination: medians (and p90) of switch-in, the call, switch-out and the event gap (the
 judge's span minus the worker's events, which the scorer judges), the share of calls more than 30 us above the
@@ -62,7 +62,7 @@ DEFAULTS = {
     "out": "",
 }
 GATE_SETTINGS = ("held", "timed_out", "alone")
-WARM_SETTINGS = ("none", "touch", "code")
+WARM_SETTINGS = ("none", "touch", "code", "flush")
 TOUCH_STRIDE_BYTES = 64 * 2**10  # warm=touch reads one float of every 64 KiB of the work's buffers
 GATE_TIMEOUT_S = 5e-3  # scoring/judge/clock.py GATE_TIMEOUT_US
 CUPTI_SETTINGS = ("off", "names", "activity")
@@ -145,7 +145,8 @@ class Work:
     sleep:US (torch.cuda._sleep), copy:MB (a device copy of MB megabytes) or read:MB (a sum over MB megabytes: a
     short memory-bound kernel, as fp8's decode shapes are). warm, queued before the worker's first stamp: none;
     touch (one float of every TOUCH_STRIDE_BYTES of the work's buffers: their pages' translations, a negligible
-    share of their lines); code (the same operation on the first MiB: its code and a few pages)."""
+    share of their lines); code (the same operation on the first MiB: its code and a few pages); flush (the
+    judge's L2 flush again, in this context, as the design before the split flushed)."""
 
     def __init__(self, device):
         import torch
@@ -191,6 +192,12 @@ class Work:
         if how == "touch":
             for buffer in buffers:
                 buffer[:: TOUCH_STRIDE_BYTES // 4].sum()
+        elif how == "flush":  # the judge's flush again, in this context: write twice the L2, read it back
+            if not hasattr(self, "_flush"):
+                l2_bytes = self.torch.cuda.get_device_properties(self.device).L2_cache_size
+                self._flush = self.torch.zeros(2 * l2_bytes // 4, device=self.device)
+            self._flush.fill_(1.0)
+            self._flush.sum()
         elif how == "code" and buffers:
             part = 2**20 // 4
             if len(buffers) == 2:
