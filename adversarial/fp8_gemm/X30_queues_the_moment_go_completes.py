@@ -51,6 +51,12 @@ file is the case that would show it (its medians below the house kernel's). To m
 says: sleep to just short of the gate's timeout and poll GO tightly (as this file does), so the calibrated median is
 the regime's switches and nothing else, and keep min(); and judge a shape whose calls mostly timed out by its
 judged time over all calls (round 7's advice), never "passed" with nothing charged.
+
+Closed as advised (sixth session): the trusted timed-out call sleeps to 0.3 ms short of the gate's timeout and then
+polls GO (scoring/worker/timer.py calibration_call, scoring/judge/link.py POLL_GO_BEFORE_THE_TIMEOUT_S). Each
+timed-out call was already scored by its judged time (max(report, span - gap)) before the shape's median, so its
+"passed (every timed call's gate timed out ...)" is the X30 verdict only, never an uncharged time; the corpus now
+bounds this file's score (fraction_at_most).
 """
 
 import sys
@@ -72,8 +78,10 @@ EXPECTED = {
     # Every gate times out, so no call is judged against the limit and nothing is charged; each call scores
     # max(0.6x its events, span - the held calibrated gap, which min() falls back to). Passed whatever the gain:
     # read timing.median_ms beside the house kernel's on the same card (H100, 19:51: above it on every shape).
+    # Bounded: the house kernel scores 0.55 (H100) and 0.53 (H200); a 0.6x report kept unchecked would score ~0.9.
     "gpu": {
         "status": "passed",
+        "fraction_at_most": 0.6,
         "shapes": {
             "square_8192": "passed",
             "k_unaligned_6000": "passed",

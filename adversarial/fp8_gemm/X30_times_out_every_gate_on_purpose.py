@@ -38,6 +38,12 @@ Closing it (if it works): calibrate the timed-out regime too (trusted calls whos
 the import) and subtract that gap from timed-out calls, or subtract nothing from them (a synchronising solution
 is charged its switches, which it caused), and judge a shape with more than a few timed-out calls by its
 judged time over all calls, not by "passed (every ... timed out)".
+
+Measured (sixth session, H100, 2026-11-27 19:31, commit 4bb19ad with the timed-out regime calibrated): it does
+not work. This file scored 0.113 against the house kernel's 0.550 in the same call (square_8192 1.703 ms against
+0.927, decode_m16 1.486 against 0.035): the timed-out regime is dearer than the held one, not cheaper (its
+calibrated gap 747 us against 285-291 us held; scripts/lab_judge_switch.py gate=timed_out 364-802 us against
+299-304 us held), so the span less the held gap is above the honest time and the forger pays for it.
 """
 
 import sys
@@ -52,13 +58,24 @@ FLOOR = 0.6  # of the honest time: keeps the house kernel's fraction of peak und
 
 EXPECTED = {
     "class": "X30",
-    "cpu": {"not_exercised": "the CPU profile has no judge gate, no GO event and no judge clock: its host "
-                             "timings are not scores, and a forged one passes there"},
+    "cpu": {
+        "not_exercised": "the CPU profile has no judge gate, no GO event and no judge clock: its host "
+        "timings are not scores, and a forged one passes there"
+    },
     # Reasoned (see the docstring): every gate times out, so no call is judged against the limit and nothing is
     # charged; each call scores max(0.6x its events, span - the held calibrated gap). Passed whatever the gain.
-    "gpu": {"status": "passed",
-            "shapes": {"square_8192": "passed", "k_unaligned_6000": "passed", "decode_m16": "passed",
-                       "mlp_up_rect": "passed"}},
+    # Bounded: the house kernel scores 0.55 (H100) and 0.53 (H200); a 0.6x report kept unchecked would score ~0.9.
+    # Measured on an H100 (2026-11-27 19:31): 0.113, every gate timed out, each call charged its span.
+    "gpu": {
+        "status": "passed",
+        "fraction_at_most": 0.6,
+        "shapes": {
+            "square_8192": "passed",
+            "k_unaligned_6000": "passed",
+            "decode_m16": "passed",
+            "mlp_up_rect": "passed",
+        },
+    },
 }
 
 _timer = sys.modules.get("scoring.worker.timer")

@@ -12,9 +12,11 @@ Three kinds of case, all scored by `python -m scoring.corpus` through `scoring.r
                   "detail": "X04: input mutation",        # optional: text some shape's detail (or a failed
                                                           # audit's outcome) must contain
                   "shape_timeout_s": 20,                  # optional: the per-shape limit for this case
-                  "seed_secret": "9f3c..."},              # optional: scored as a replay of this secret, for a
+                  "seed_secret": "9f3c...",               # optional: scored as a replay of this secret, for a
                                                           # defence that is drawn (the audited call) and
                                                           # fires on the draws this secret makes
+                  "fraction_at_most": 0.6},               # optional: the most its score may reach: a time
+                                                          # forger that passes must not have gained by it
           "gpu": {"not_exercised": "why"},     # a device where the exploit cannot be attempted says why
       }
 * known_wrong: `problems/<name>/solutions/wrong/<name>.py` with EXPECTED = {"cpu": STATUS, "gpu": STATUS},
@@ -41,7 +43,7 @@ CORPUS_ROOT = REPO_ROOT / "adversarial"
 PROFILES = ("cpu", "gpu")
 SHAPE_SETS = ("visible", "held_out", "property", "all")
 KINDS = ("adversary", "known_wrong", "house")
-_DEVICE_KEYS = {"status", "shapes", "detail", "shape_timeout_s", "seed_secret"}
+_DEVICE_KEYS = {"status", "shapes", "detail", "shape_timeout_s", "seed_secret", "fraction_at_most"}
 _CLASS_PATTERN = re.compile(r"X\d\d")
 
 
@@ -59,6 +61,7 @@ class Expectation:
     shape_timeout_s: float | None = None
     seed_secret: str | None = None
     not_exercised: str | None = None
+    fraction_at_most: float | None = None  # the most the system's score (fraction of peak) may reach
 
     def as_dict(self) -> dict:
         if self.not_exercised:
@@ -68,6 +71,7 @@ class Expectation:
             "shapes": {n: _listed(s) for n, s in self.shapes.items()},
             "detail": self.detail,
             **({"seed_secret": self.seed_secret} if self.seed_secret else {}),
+            **({"fraction_at_most": self.fraction_at_most} if self.fraction_at_most is not None else {}),
         }
 
 
@@ -150,12 +154,16 @@ def parse_expectation(path: Path, profile: str, entry: object) -> Expectation:
     secret = entry.get("seed_secret")
     if secret is not None and not (isinstance(secret, str) and secret and all(c in "0123456789abcdef" for c in secret)):
         raise CaseError(f"{path}: {where}['seed_secret'] must be lowercase hex digits (a result's seeds.secret)")
+    at_most = entry.get("fraction_at_most")
+    if at_most is not None and (isinstance(at_most, bool) or not isinstance(at_most, (int, float)) or at_most <= 0):
+        raise CaseError(f"{path}: {where}['fraction_at_most'] must be a positive number (a fraction of the peak)")
     return Expectation(
         _check_status(path, f"{where}['status']", entry["status"]),
         dict(shapes),
         detail,
         float(timeout) if timeout is not None else None,
         secret,
+        fraction_at_most=float(at_most) if at_most is not None else None,
     )
 
 

@@ -1,7 +1,8 @@
 """Whether a scoring result is what a corpus case expects on this profile. Torch-free.
 
-Compared: the solution's system status, the per-shape statuses the case declares, and the text its detail must
-contain (searched in every shape's detail, the import detail and every failed audit's outcome). A house kernel
+Compared: the solution's system status, the per-shape statuses the case declares, the text its detail must
+contain (searched in every shape's detail, the import detail and every failed audit's outcome), and the most its
+score may reach (a time forger that passes must not have gained by its forgery). A house kernel
 must also pass every shape and fail no audit. `class_named` reports whether the case's class id appears in the
 observed details: informative, since a wrong output is reported with the classes the checker cannot tell apart
 (e.g. "X01/X24", "X02/X03/X13") and not with the adversary's intent.
@@ -63,6 +64,10 @@ def mismatches(case: Case, expected: Expectation, result: dict) -> list[str]:
         everything += observed.failed_audits  # "tensor_precision: failed (X20: ...)"
         if not any(expected.detail in text for text in everything):
             found.append(f"no detail contains {expected.detail!r}")
+    if expected.fraction_at_most is not None:
+        fraction = (result["systems"][0].get("score") or {}).get("fraction")
+        if fraction is None or fraction > expected.fraction_at_most:
+            found.append(f"score {fraction}, expected at most {expected.fraction_at_most} (a gain)")
     if case.kind == "house":
         found += [f"shape {n!r} is {s!r}" for n, s in observed.shapes.items() if s != "passed"]
         found += [f"audit {a}" for a in observed.failed_audits]

@@ -51,7 +51,8 @@ CALIBRATION_SLEEP_CYCLES = (0, 100_000)  # a null call and one of ~55 us at 1.8 
 # smallest gap this regime leaves, which is the one a forger picks (red team round 7).
 CALIBRATION_TIMED_OUT_CALLS = 12
 CALIBRATION_TIMED_OUT_SLEEP_CYCLES = 2_000_000
-OUTWAIT_PAST_THE_GATE_S = 0.4e-3  # after the gate's timeout: its refill, flush and GO then come before the call
+# The worker sleeps to this short of the gate's timeout, then polls GO (scoring/worker/timer.py calibration_call).
+POLL_GO_BEFORE_THE_TIMEOUT_S = 0.3e-3
 
 
 def _die_with_the_judge() -> None:
@@ -249,9 +250,9 @@ class WorkerLink:
             return calibration
         from scoring.judge.clock import GATE_TIMEOUT_US, WorkerEnded
 
-        def trusted_call(cycles: int, outwait_the_gate_s: float = 0.0) -> tuple[ClockReading, dict]:
+        def trusted_call(cycles: int, poll_go_after_s: float = 0.0) -> tuple[ClockReading, dict]:
             self.clock.hold(lambda: None)
-            self.order("calibrate", sleep_cycles=cycles, outwait_the_gate_s=outwait_the_gate_s)
+            self.order("calibrate", sleep_cycles=cycles, poll_go_after_s=poll_go_after_s)
             self.expect("queued")
             self.clock.follow_done(None)
             self.clock.release()
@@ -274,9 +275,9 @@ class WorkerLink:
                     calibration.tails_ms.append(done["timing"]["tail_ms"])
                     calibration.back_us.append(reading.back_ms * 1e3)
                     calibration.gpu_gaps_us.append((reading.gpu_span_ms - event_ms) * 1e3)
-        outwait_s = GATE_TIMEOUT_US / 1e6 + OUTWAIT_PAST_THE_GATE_S
+        poll_after_s = GATE_TIMEOUT_US / 1e6 - POLL_GO_BEFORE_THE_TIMEOUT_S
         for _ in range(CALIBRATION_TIMED_OUT_CALLS):
-            reading, done = trusted_call(CALIBRATION_TIMED_OUT_SLEEP_CYCLES, outwait_s)
+            reading, done = trusted_call(CALIBRATION_TIMED_OUT_SLEEP_CYCLES, poll_after_s)
             event_ms = done["timing"]["device_ms"]
             calibration.ordered &= reading.gpu_span_ms >= event_ms
             if reading.gate_timed_out:

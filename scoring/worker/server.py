@@ -395,7 +395,7 @@ def main(argv: list[str]) -> int:
         if message["event"] != "calibrate":
             break
         timing = server.timer.calibration_call(
-            message["sleep_cycles"], server._queued, float(message.get("outwait_the_gate_s", 0.0))
+            message["sleep_cycles"], server._queued, float(message.get("poll_go_after_s", 0.0))
         )
         send(reply_fd, "done", timing=timing._asdict())
     if message["event"] != "import":

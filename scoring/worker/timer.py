@@ -24,7 +24,7 @@ from scoring.timing import CallTiming, _loaded_cudart
 
 # A calibration call that outwaits the judge's gate polls GO for at most this long after its sleep: a GO that never
 # completes leaves the call held, which the judge sees (its reading's gate_timed_out) and does not count.
-OUTWAIT_POLL_LIMIT_S = 0.1
+GO_POLL_LIMIT_S = 0.1
 
 
 class WorkerTimer:
@@ -115,25 +115,29 @@ class WorkerTimer:
         )
 
     def calibration_call(
-        self, sleep_cycles: int, queued: Callable[[Any], None], outwait_the_gate_s: float = 0.0
+        self, sleep_cycles: int, queued: Callable[[Any], None], poll_go_after_s: float = 0.0
     ) -> CallTiming:
         """A trusted call (before the solution is imported): a sleep of known length, so that the judge can
         measure what its clock adds to the worker's events and check that DONE orders its stream.
 
-        With `outwait_the_gate_s`, the call is queued only once the judge's GO has completed on the gate's own
-        timeout: the regime of a call that synchronises inside, and of one that makes its gate time out on
-        purpose (adversarial/fp8_gemm/X30_times_out_every_gate_on_purpose.py). The judge times such calls by its
-        span less a gap, and calibrates that gap in this regime too. The sleep comes first: a peer's query of an
-        IPC event can see the last record's completion before the new record reaches the GPU."""
+        With `poll_go_after_s`, the call is queued only once the judge's GO has completed on the gate's own
+        timeout: the worker sleeps that long (to just short of the timeout), then polls GO. The regime of a call
+        that synchronises inside, and of one that makes its gate time out on purpose
+        (adversarial/fp8_gemm/X30_times_out_every_gate_on_purpose.py, X30_queues_the_moment_go_completes.py). The
+        judge times such calls by its span less a gap, and calibrates that gap in this regime too. Polled, not
+        slept past: a sleep past the timeout left the GPU idle inside every trusted span (red team round 8
+        measured 668-792 us against 299 us held). The sleep first: a peer's query of an IPC event can see the last
+        record's completion before the new record reaches the GPU; a query that did is seen by the judge (the
+        gate then held) and not counted."""
 
         def work():
             if self.gpu and sleep_cycles:
                 torch.cuda._sleep(sleep_cycles)
             return torch.zeros(1, device=self.device)
 
-        if self.gpu and outwait_the_gate_s:
-            time.sleep(outwait_the_gate_s)
-            polled_until = self._perf_counter() + OUTWAIT_POLL_LIMIT_S
+        if self.gpu and poll_go_after_s:
+            time.sleep(poll_go_after_s)
+            polled_until = self._perf_counter() + GO_POLL_LIMIT_S
             while not self._go.query() and self._perf_counter() < polled_until:
                 pass
         return self.time_call(work, queued)[1]

@@ -225,6 +225,30 @@ def test_a_drawn_defence_is_scored_with_its_recorded_secret_and_its_audit_detail
     ]
 
 
+def test_a_time_forger_that_passes_must_not_have_gained(tmp_path):
+    """A forger the judge charges instead of failing (every gate timed out, a report under the X30 limit) passes
+    by design; its expectation bounds its score, so a charge that stopped working fails the corpus."""
+    from scoring.corpus.judge import mismatches
+
+    case = next(c for c in all_cases() if c.case_id == "fp8_gemm/X30_times_out_every_gate_on_purpose")
+    expected = case.expected["gpu"]
+    assert expected.fraction_at_most is not None and expected.as_dict()["fraction_at_most"] == expected.fraction_at_most
+
+    def result(fraction):
+        shapes = [{"name": name, "status": "passed", "detail": ""} for name in expected.shapes]
+        return {"systems": [{"status": "passed", "shapes": shapes, "audits": [], "score": {"fraction": fraction}}]}
+
+    assert mismatches(case, expected, result(0.113)) == []  # as measured on an H100 (house 0.55)
+    (found,) = mismatches(case, expected, result(0.9))  # what a 0.6x report would score unchecked
+    assert found.startswith("score 0.9, expected at most")
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        'EXPECTED = {"class": "X30", "cpu": {"status": "passed", "fraction_at_most": "high"}, "gpu": {"not_exercised": "no"}}\n'
+    )
+    with pytest.raises(CaseError, match="fraction_at_most"):
+        adversary_case(bad, "fp8_gemm")
+
+
 def test_on_a_gpu_only_cases_that_end_at_their_import_share_the_device():
     """The judge's clock counts another process's work inside a call's span as the worker's (an honest shape
     failed X30 beside two neighbours on an H100, jobs=3): a case whose shapes may be timed runs alone there."""
