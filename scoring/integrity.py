@@ -469,8 +469,10 @@ TRUST_BOUNDARY_SECTION = (
         "whose median gap, over the calls whose gate held, exceeds it by more than max(20 us, 1% of the call) is "
         "`integrity`; under that limit the shape's time is raised to the judge's own (span less the calibrated "
         "gap) less 12 us, the honest spread (`scoring/judge/cross_check.py`). A call whose gate timed out (a "
-        "solution that synchronises inside its call) is timed by the judge's span, which then holds the host's "
-        "round trip (`scoring/judge/shapes.py`). Measured on an H100 (results/judge/README.md, 2026-11-27): "
+        "solution that synchronises inside its call) is timed by the judge's span less the smaller of the held gap "
+        "and a gap calibrated, before the import, on trusted calls queued once GO completed on the gate's timeout "
+        "(`scoring/judge/cross_check.py` judged_when_the_gate_timed_out); its span holds the host's round trip, "
+        "which such a call then pays. Measured on an H100 (results/judge/README.md, 2026-11-27): "
         "once no host step of the judge's was in the span (its wait on DONE queued before the gate opens) and "
         "none of the worker's own GPU work (its persisting-L2 reset after the call; its poisoning of free blocks "
         "between calls, whose fill had waited behind the gate and made a high mode of 58-134 us), every house "
@@ -594,7 +596,24 @@ TRUST_BOUNDARY_SECTION = (
         "forging within the limit knowing the span exactly (12 us kept at most), tricking the timed-out flag "
         "(the judge's own GO query), moving the span's start, late writes (the copy follows the wait on DONE), "
         "rows left unwritten so that the poisoning misses them (stale rows of other inputs fail verification), "
-        "the order of \"taken\" and \"done\", the calibration (before the import)."
+        "the order of \"taken\" and \"done\", the calibration (before the import). Measured after (sixth "
+        "session, H100, 19:31 and 20:10): it loses. The timed-out regime is dearer than the held one (the lab: "
+        "364-802 us against 299-304 us; the judge's own calibration of it, polled from 0.3 ms short of the "
+        "timeout, 329-340 us against 287-293 us), so the judge subtracts the held gap and the forger pays its "
+        "host's poll and launches: it scored 0.113-0.121 against the house kernel's 0.550."
+    ),
+    "",
+    (
+        "Red team, round 8 (2026-11-27, against 4bb19ad: the timed-out regime calibrated; one GPU call): "
+        "`X30_queues_the_moment_go_completes.py` polls GO tightly and queues the moment it completes, the sharpest "
+        "form of round 7's attack; it scored 0.165 (house 0.55). It found that the trusted timed-out calls slept "
+        "past the gate's timeout, so every calibrated span held 0.3-0.5 ms of idle GPU and the calibration could "
+        "never go below the held gap (668-792 us): they now sleep to 0.3 ms short of the timeout and poll GO "
+        "(`scoring/worker/timer.py` calibration_call). Both timed-out forgers now carry `fraction_at_most` in the "
+        "corpus: a forger that passes by design must not have gained. Found closed: mixing held and timed-out "
+        "calls, saying \"queued\" late, spinning a kernel to look held, splitting the call around GO, "
+        "\"queued\" before DONE, the 12 us tolerance (the judged median does not depend on the report), "
+        "influencing the calibration (before the import)."
     ),
     "",
 )
@@ -610,10 +629,23 @@ RESIDUALS_SECTION = (
         "clock, except where the time they take off stays under its limit (max(20 us, 1% of the call), above), "
         "and there the shape's time is charged back to the judge's own less 12 us: what a forger keeps is at most "
         "12 us a call (a third of fp8's 34 us decode_m16, 2% of calls over 0.6 ms); "
-        "`X30_reports_just_under_the_clocks_limit.py` takes the most the limit allows on every shape. A shape "
-        "whose every call's gate timed out is judged only by the span less the gap calibrated on held calls: "
-        "if its switches are cheaper than that gap, `X30_times_out_every_gate_on_purpose.py` keeps the "
-        "difference (red team round 7, reasoned; open until measured)."
+        "`X30_reports_just_under_the_clocks_limit.py` takes the most the limit allows on every shape. A call "
+        "whose gate timed out is timed by the span less the smaller of two calibrated gaps; on the H100 the "
+        "timed-out regime costs 40-50 us more than the held one, so the two timed-out forgers lose (0.12-0.17 "
+        "against 0.55); a GPU whose switch onto an idle context were cheaper would be caught by the calibration "
+        "of that regime, and the corpus bounds their scores."
+    ),
+    (
+        "- What the split costs a short call. The judge's flush and gate run in its own CUDA context and the "
+        "solution's call in the worker's, so the GPU switches context before every call. On an H100 (2026-11-27, "
+        "`scripts/lab_judge_switch.py gate=held,alone`) a memory-bound call of 17-41 us ran 4-5 us longer after "
+        "the switch than in one process (read of 24 MB: 20.7-20.9 us against 16.9 us), and neither touching its "
+        "pages, nor running its kernel once on a slice, nor flushing the L2 again in the worker's context "
+        "brought it back (20.5-21.3 us). The house kernels, the design before the split against this one in one "
+        "call: moe, kda, softmax and topk within 0.6%, paged attention -1.0%, w4a16 -1.2%, fp8 -2.5% (its decode "
+        "shapes of 24-35 us +7-9%, 1.7-2.9 us a call); shapes over 100 us +0.1-1.3% "
+        "(results/judge/README.md, sixth session). It is the price of a verdict made outside the solution's "
+        "process, paid alike by every solution; it falls on the shortest shapes."
     ),
     (
         "- The grader's own state in the worker. Solution code runs in the worker's Python interpreter, which holds "
