@@ -9,7 +9,8 @@ switch-in (the judge's stamp right after GO to the worker's first stamp), the ca
 last stamp to the judge's first stamp after its wait on DONE). Each stamp is a one-thread kernel (~2-3 us).
 
     python scripts/lab_judge_switch.py [calls=60] [work=sleep:100,copy:256] [reset=after,before] [refill_mb=0,256]
-                                       [before_mb=0] [cupti=off] [gate=held] [warm=none] [out=DIR]
+                                       [before_mb=0] [cupti=off] [gate=held] [warm=none] [judge_wait=queued]
+                                       [out=DIR]
 
 work: sleep:US (torch.cuda._sleep, calibrated to US microseconds), copy:MB (a device copy of MB megabytes) or
 read:MB (a sum over MB megabytes: short and memory-bound, as fp8's decode shapes are);
@@ -25,7 +26,10 @@ round 7's X30_times_out_every_gate_on_purpose), or alone (no worker: the work in
 flush, as the scorer ran it before the judge/worker split); warm: none, touch (the worker reads one float of
 every 64 KiB of its work's buffers after its wait on GO, before its first stamp: their address translations,
 which another context's turn on the GPU may have evicted), code (the same operation on the first MiB: its
-code and a few pages) or flush (an L2 flush in the worker's own context, as before the split). Together they ask why short calls ran 1-3 us longer through the judge than alone
+code and a few pages) or flush (an L2 flush in the worker's own context, as before the split); judge_wait: queued
+(the scorer's: the judge queues its wait on DONE before it opens the gate, so it is pending while the call runs)
+or seen (the judge queues it only once its host has seen DONE complete: its span then holds that reaction, and
+gate_timed_out reads 1, but nothing of the judge's context waits during the call). Together they ask why short calls ran 1-3 us longer through the judge than alone
 (results/judge/README.md, sixth session).
 Prints one row per combination: medians (and p90) of switch-in, the call, switch-out and the event gap (the
 judge's span minus the worker's events, which the scorer judges), the share of calls more than 30 us above the
@@ -59,15 +63,17 @@ DEFAULTS = {
     "cupti": "off",
     "gate": "held",
     "warm": "none",
+    "judge_wait": "queued",
     "out": "",
 }
 GATE_SETTINGS = ("held", "timed_out", "alone")
 WARM_SETTINGS = ("none", "touch", "code", "flush")
+JUDGE_WAIT_SETTINGS = ("queued", "seen")
 TOUCH_STRIDE_BYTES = 64 * 2**10  # warm=touch reads one float of every 64 KiB of the work's buffers
 GATE_TIMEOUT_S = 5e-3  # scoring/judge/clock.py GATE_TIMEOUT_US
 CUPTI_SETTINGS = ("off", "names", "activity")
 # What a combination is: every call of one is summarized together.
-DIMENSIONS = ("cupti", "gate", "warm", "before_mb", "work", "reset", "refill_mb")
+DIMENSIONS = ("cupti", "gate", "warm", "judge_wait", "before_mb", "work", "reset", "refill_mb")
 
 
 def parse_options(argv: list[str]) -> dict[str, str]:
@@ -108,13 +114,13 @@ def summarize(rows: list[dict]) -> list[dict]:
 
 def table(summaries: list[dict]) -> str:
     head = (
-        f"{'cupti':<8} {'gate':<9} {'warm':<5} {'before':>6} {'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} "
+        f"{'cupti':<8} {'gate':<9} {'warm':<5} {'wait':<6} {'before':>6} {'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} "
         f"{'out us':>8} {'gap us':>8} {'gap p90':>8} {'high':>5} {'gate':>4}"
     )
     lines = [head]
     for s in summaries:
         lines.append(
-            f"{s['cupti']:<8} {s['gate']:<9} {s['warm']:<5} {s['before_mb']:>6} {s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} "
+            f"{s['cupti']:<8} {s['gate']:<9} {s['warm']:<5} {s['judge_wait']:<6} {s['before_mb']:>6} {s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} "
             f"{s['switch_in_us']:>8} "
             f"{s['call_us']:>8} {s['switch_out_us']:>8} {s['gap_us']:>8} {s['gap_p90_us']:>8} "
             f"{s['high_mode_share']:>5} {s['gate_timed_out']:>4}"
@@ -319,12 +325,17 @@ def judge(options: dict[str, str]) -> list[dict]:
             [int(x) for x in options["before_mb"].split(",")],
             [gate for gate in options["gate"].split(",") if gate != "alone"],
             options["warm"].split(","),
+            options["judge_wait"].split(","),
             options["reset"].split(","),
             options["work"].split(","),
         )
         refills: dict[int, torch.Tensor] = {}
         try:
-            for refill_mb, before_mb, gate, warm, reset, work in grid:
+            for refill_mb, before_mb, gate, warm, judge_wait, reset, work in grid:
+                if judge_wait not in JUDGE_WAIT_SETTINGS:
+                    raise SystemExit(
+                        f"lab_judge_switch: judge_wait={judge_wait!r}; use one or more of {', '.join(JUDGE_WAIT_SETTINGS)}"
+                    )
                 if gate not in GATE_SETTINGS:
                     raise SystemExit(f"lab_judge_switch: gate={gate!r}; use one or more of {', '.join(GATE_SETTINGS)}")
                 refill = refills.setdefault(refill_mb, torch.empty(max(1, refill_mb * 2**20 // 4), device=device))
@@ -332,6 +343,7 @@ def judge(options: dict[str, str]) -> list[dict]:
                     "cupti": cupti,
                     "gate": gate,
                     "warm": warm,
+                    "judge_wait": judge_wait,
                     "before_mb": before_mb,
                     "work": work,
                     "reset": reset,
@@ -342,8 +354,15 @@ def judge(options: dict[str, str]) -> list[dict]:
                     stamp[(1,)](stamps, 0)
                     send(cmd_w, "call", work=work, reset=reset, before_mb=before_mb, gate=gate, warm=warm)
                     assert reader.get(60)["event"] == "queued"
-                    clock.follow_done(stamp_after_done)
-                    clock.release()
+                    if judge_wait == "queued":  # as the scorer: the judge's wait on DONE is pending during the call
+                        clock.follow_done(stamp_after_done)
+                        clock.release()
+                    else:  # nothing of the judge's queued during the call: its wait once its host saw DONE complete
+                        clock.release()
+                        seen_by = time.perf_counter() + 60
+                        while not clock._done.query() and time.perf_counter() < seen_by:
+                            pass
+                        clock.follow_done(stamp_after_done)
                     reading = clock.watch(running)
                     done = reader.get(60)
                     j0, j1 = stamps.tolist()
@@ -395,6 +414,7 @@ def alone(options: dict[str, str], clock) -> list[dict]:
                         "cupti": "off",
                         "gate": "alone",
                         "warm": warm,
+                        "judge_wait": "none",
                         "before_mb": 0,
                         "work": work,
                         "reset": "none",

@@ -21,6 +21,7 @@ def _call(gap_us, switch_in_us=150.0, gate=False, work="sleep:100"):
         "cupti": "off",
         "gate": "held",
         "warm": "none",
+        "judge_wait": "queued",
         "before_mb": 0,
         "work": work,
         "reset": "after",
