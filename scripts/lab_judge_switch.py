@@ -23,7 +23,8 @@ turns them on for a random fifth), one worker process per value; gate: held (the
 the judge's gate spins, as an honest one does) or timed_out (the worker waits on its host until GO has completed
 on the gate's own timeout, then queues its call: the regime of a call that synchronises inside, and of red team
 round 7's X30_times_out_every_gate_on_purpose), or alone (no worker: the work in this process after its own
-flush, as the scorer ran it before the judge/worker split); warm: none, touch (the worker reads one float of
+flush, as the scorer ran it before the judge/worker split; alone_beside: the same while the worker's process, and
+its context, exist and idle); warm: none, touch (the worker reads one float of
 every 64 KiB of its work's buffers after its wait on GO, before its first stamp: their address translations,
 which another context's turn on the GPU may have evicted), code (the same operation on the first MiB: its
 code and a few pages) or flush (an L2 flush in the worker's own context, as before the split); judge_wait: queued
@@ -66,7 +67,7 @@ DEFAULTS = {
     "judge_wait": "queued",
     "out": "",
 }
-GATE_SETTINGS = ("held", "timed_out", "alone")
+GATE_SETTINGS = ("held", "timed_out", "alone", "alone_beside")
 WARM_SETTINGS = ("none", "touch", "code", "flush")
 JUDGE_WAIT_SETTINGS = ("queued", "seen")
 TOUCH_STRIDE_BYTES = 64 * 2**10  # warm=touch reads one float of every 64 KiB of the work's buffers
@@ -323,7 +324,7 @@ def judge(options: dict[str, str]) -> list[dict]:
         grid = itertools.product(
             [int(x) for x in options["refill_mb"].split(",")],
             [int(x) for x in options["before_mb"].split(",")],
-            [gate for gate in options["gate"].split(",") if gate != "alone"],
+            [gate for gate in options["gate"].split(",") if not gate.startswith("alone")],
             options["warm"].split(","),
             options["judge_wait"].split(","),
             options["reset"].split(","),
@@ -380,15 +381,17 @@ def judge(options: dict[str, str]) -> list[dict]:
                             "gate_timed_out": reading.gate_timed_out,
                         }
                     )
+            if "alone_beside" in options["gate"].split(","):  # the worker's context exists, idle
+                rows += alone(options, clock, "alone_beside")
         finally:
             send(cmd_w, "exit")
             child.wait(timeout=30)
-    if "alone" in options["gate"].split(","):
-        rows += alone(options, clock)
+    if "alone" in options["gate"].split(","):  # the only context on the GPU
+        rows += alone(options, clock, "alone")
     return rows
 
 
-def alone(options: dict[str, str], clock) -> list[dict]:
+def alone(options: dict[str, str], clock, gate: str) -> list[dict]:
     """The design before the judge/worker split, for comparison: the work in this one process, its own L2 flush
     before each call in its own context (the judge's flush, JudgeClock.hold without the gate), no other context
     between calls. One row per call, with nothing to switch."""
@@ -412,7 +415,7 @@ def alone(options: dict[str, str], clock) -> list[dict]:
                 rows.append(
                     {
                         "cupti": "off",
-                        "gate": "alone",
+                        "gate": gate,
                         "warm": warm,
                         "judge_wait": "none",
                         "before_mb": 0,
