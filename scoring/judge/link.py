@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # clock.py needs Triton, imported only where a GPU runs
 CALIBRATION_CALLS = 24
 CALIBRATION_SLEEP_CYCLES = (0, 100_000)  # a null call and one of ~55 us at 1.8 GHz
 # The regime of a call whose gate timed out (the worker queues it once GO has completed on the gate's timeout):
-# its span is charged less the gap calibrated here (scoring/judge/shapes.py). A call of ~1.1 ms at 1.8 GHz, longer
+# its span is charged less the gap calibrated here (scoring/judge/cross_check.py). A call of ~1.1 ms at 1.8 GHz, longer
 # than the judge's host reaction to "queued", so that the judge's wait on DONE is queued while it runs: the
 # smallest gap this regime leaves, which is the one a forger picks (red team round 7).
 CALIBRATION_TIMED_OUT_CALLS = 12
