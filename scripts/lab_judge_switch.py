@@ -24,7 +24,8 @@ the judge's gate spins, as an honest one does) or timed_out (the worker waits on
 on the gate's own timeout, then queues its call: the regime of a call that synchronises inside, and of red team
 round 7's X30_times_out_every_gate_on_purpose), or alone (no worker: the work in this process after its own
 flush, as the scorer ran it before the judge/worker split; alone_beside: the same while the worker's process, and
-its context, exist and idle); warm: none, touch (the worker reads one float of
+its context, exist and idle; worker_alone: the same loop in the worker's process, no GO, no switch between its
+calls: does the worker's process, or the switch, make a short call slower?); warm: none, touch (the worker reads one float of
 every 64 KiB of its work's buffers after its wait on GO, before its first stamp: their address translations,
 which another context's turn on the GPU may have evicted), code (the same operation on the first MiB: its
 code and a few pages) or flush (an L2 flush in the worker's own context, as before the split); judge_wait: queued
@@ -67,7 +68,7 @@ DEFAULTS = {
     "judge_wait": "queued",
     "out": "",
 }
-GATE_SETTINGS = ("held", "timed_out", "alone", "alone_beside")
+GATE_SETTINGS = ("held", "timed_out", "alone", "alone_beside", "worker_alone")
 WARM_SETTINGS = ("none", "touch", "code", "flush")
 JUDGE_WAIT_SETTINGS = ("queued", "seen")
 TOUCH_STRIDE_BYTES = 64 * 2**10  # warm=touch reads one float of every 64 KiB of the work's buffers
@@ -192,6 +193,26 @@ class Work:
         else:
             raise SystemExit(f"lab_judge_switch: work={work!r}; use sleep:US, copy:MB or read:MB")
 
+    def alone_calls(self, work: str, warm: str, calls: int) -> list[float]:
+        """`calls` calls of `work` in this context alone, each after this context's own L2 flush (write twice
+        the L2, read it back) and `warm`: the design before the split. Microseconds between the events."""
+        torch = self.torch
+        if not hasattr(self, "_flush"):
+            l2_bytes = torch.cuda.get_device_properties(self.device).L2_cache_size
+            self._flush = torch.zeros(2 * l2_bytes // 4, device=self.device)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        calls_us = []
+        for number in range(calls):
+            self._flush.fill_(float(number % 2))
+            self._flush.sum()
+            self.warm(work, warm)
+            start.record()
+            self.run(work)
+            end.record()
+            end.synchronize()
+            calls_us.append(start.elapsed_time(end) * 1e3)
+        return calls_us
+
     def warm(self, work: str, how: str) -> None:
         if how not in WARM_SETTINGS:
             raise SystemExit(f"lab_judge_switch: warm={how!r}; use one or more of {', '.join(WARM_SETTINGS)}")
@@ -248,6 +269,9 @@ def worker(cmd_fd: int, reply_fd: int, cupti: str) -> None:
         order = reader.get(None)
         if order["event"] == "exit":
             return
+        if order["event"] == "alone":  # gate=worker_alone: no judge, no GO; this context's own flush before each
+            send(reply_fd, "alone", calls_us=known_work.alone_calls(order["work"], order["warm"], order["calls"]))
+            continue
         if order["reset"] == "before" and reset is not None:
             reset()
         before_mb = int(order["before_mb"])
@@ -383,6 +407,11 @@ def judge(options: dict[str, str]) -> list[dict]:
                     )
             if "alone_beside" in options["gate"].split(","):  # the worker's context exists, idle
                 rows += alone(options, clock, "alone_beside")
+            if "worker_alone" in options["gate"].split(","):  # the worker's own calls, no switch between them
+                for warm, work in itertools.product(options["warm"].split(","), options["work"].split(",")):
+                    send(cmd_w, "alone", work=work, warm=warm, calls=int(options["calls"]) + 5)
+                    calls_us = reader.get(300)["calls_us"][5:]
+                    rows += [_alone_row("worker_alone", warm, work, call_us) for call_us in calls_us]
         finally:
             send(cmd_w, "exit")
             child.wait(timeout=30)
@@ -393,44 +422,35 @@ def judge(options: dict[str, str]) -> list[dict]:
 
 def alone(options: dict[str, str], clock, gate: str) -> list[dict]:
     """The design before the judge/worker split, for comparison: the work in this one process, its own L2 flush
-    before each call in its own context (the judge's flush, JudgeClock.hold without the gate), no other context
-    between calls. One row per call, with nothing to switch."""
-    import torch
-
-    device = clock.device
-    known_work = Work(device)
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    before each call in its own context, no other context between calls. One row per call, with nothing to
+    switch. (gate=worker_alone runs the same loop in the worker's process: Work.alone_calls.) Until 96ce448 this
+    went through JudgeClock.hold (its gate kernel, opened at once, the persisting-L2 reset and the flush): the
+    records of 2026-11-27 20:00-20:14 were made so; a plain flush now, the same in both processes."""
+    known_work = Work(clock.device)
     rows = []
     for warm, work in itertools.product(options["warm"].split(","), options["work"].split(",")):
-        for number in range(int(options["calls"]) + 5):
-            clock.hold(lambda: None)
-            clock.release()  # the gate opens at once: a flush and GO in this context, then the call
-            known_work.warm(work, warm)
-            start.record()
-            known_work.run(work)
-            end.record()
-            end.synchronize()
-            if number >= 5:
-                call_us = start.elapsed_time(end) * 1e3
-                rows.append(
-                    {
-                        "cupti": "off",
-                        "gate": gate,
-                        "warm": warm,
-                        "judge_wait": "none",
-                        "before_mb": 0,
-                        "work": work,
-                        "reset": "none",
-                        "refill_mb": 0,
-                        "switch_in_us": 0.0,
-                        "call_us": call_us,
-                        "switch_out_us": 0.0,
-                        "gap_us": 0.0,
-                        "device_ms": call_us / 1e3,
-                        "gate_timed_out": False,
-                    }
-                )
+        calls_us = known_work.alone_calls(work, warm, int(options["calls"]) + 5)[5:]
+        rows += [_alone_row(gate, warm, work, call_us) for call_us in calls_us]
     return rows
+
+
+def _alone_row(gate: str, warm: str, work: str, call_us: float) -> dict:
+    return {
+        "cupti": "off",
+        "gate": gate,
+        "warm": warm,
+        "judge_wait": "none",
+        "before_mb": 0,
+        "work": work,
+        "reset": "none",
+        "refill_mb": 0,
+        "switch_in_us": 0.0,
+        "call_us": call_us,
+        "switch_out_us": 0.0,
+        "gap_us": 0.0,
+        "device_ms": call_us / 1e3,
+        "gate_timed_out": False,
+    }
 
 
 def main(argv: list[str]) -> int:
