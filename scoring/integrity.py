@@ -477,7 +477,7 @@ TRUST_BOUNDARY_SECTION = (
         "none of the worker's own GPU work (its persisting-L2 reset after the call; its poisoning of free blocks "
         "between calls, whose fill had waited behind the gate and made a high mode of 58-134 us), every house "
         "shape of the seven problems lay within +-5.1 us of the calibrated gap and no held call over 6.3 us "
-        "(16:34, 16:52), an honest fp8 kernel under a low calibration 10.5 us; the 0.8x forger and the relay left 151-333 us on fp8's shapes of 0.38 ms and more. Before the "
+        "(16:34, 16:52), an honest fp8 kernel under a low calibration 10.5 us; later, at defaults with the reference lines (551 shapes on two H100s, 19:35-20:07), -4.9..+12.2 us, two shapes of Inductor lines charged 0.8 and 1.0 us; the 0.8x forger and the relay left 151-333 us on fp8's shapes of 0.38 ms and more. Before the "
         "wait was queued ahead, the judge's host reaction to DONE (150-300 us) was in the span, and before the "
         "gate waited 5 ms the host's view was bimodal; the host's view (GO to DONE as polled) is recorded beside "
         "the GPU span."
