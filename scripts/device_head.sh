@@ -3,7 +3,8 @@
 # .git itself, so result files written there named an old commit (marked dirty). A bundle of HEAD travels
 # instead, in a git-ignored folder, and the copy's HEAD is pointed at it before anything is scored:
 #     here:   bash scripts/device_head.sh pack      -> .scratch/head.bundle; run with carry [".scratch/head.bundle"]
-#             (only the bundle: the tracked tree is ~53 MiB and a call carries 64 MiB in all)
+#             (only the bundle: the tracked tree is ~58 MiB and a call carries 64 MiB in all; a thin bundle,
+#             `git bundle create .scratch/head.bundle HEAD ^<a commit the device has>`, where the full one does not fit)
 #     there:  bash scripts/device_head.sh unpack    (first in the command) HEAD = the bundle's commit
 # Commit first: the tree that travels is then the commit's, and results say dirty=false.
 set -euo pipefail
