@@ -62,8 +62,8 @@ EXPECTED = {
         "not_exercised": "the CPU profile has no judge gate, no GO event and no judge clock: its host "
         "timings are not scores, and a forged one passes there"
     },
-    # Reasoned (see the docstring): every gate times out, so no call is judged against the limit and nothing is
-    # charged; each call scores max(0.6x its events, span - the held calibrated gap). Passed whatever the gain.
+    # Every gate times out, so no call is judged against the X30 limit; each call scores max(0.6x its events, span
+    # less the smaller of the two calibrated gaps, scoring/judge/cross_check.py). Passed, and its score bounded:
     # Bounded: the house kernel scores 0.55 (H100) and 0.53 (H200); a 0.6x report kept unchecked would score ~0.9.
     # Measured on an H100 (2026-11-27 19:31): 0.113, every gate timed out, each call charged its span.
     "gpu": {
