@@ -25,7 +25,8 @@ on the gate's own timeout, then queues its call: the regime of a call that synch
 round 7's X30_times_out_every_gate_on_purpose), or alone (no worker: the work in this process after its own
 flush, as the scorer ran it before the judge/worker split; alone_beside: the same while the worker's process, and
 its context, exist and idle; worker_alone: the same loop in the worker's process, no GO, no switch between its
-calls: does the worker's process, or the switch, make a short call slower?); warm: none, touch (the worker reads one float of
+calls: does the worker's process, or the switch, make a short call slower?; worker_alone_go: that, its stream
+waiting on the judge's GO, already complete, before each call: does the wait on an interprocess event?); warm: none, touch (the worker reads one float of
 every 64 KiB of its work's buffers after its wait on GO, before its first stamp: their address translations,
 which another context's turn on the GPU may have evicted), code (the same operation on the first MiB: its
 code and a few pages) or flush (an L2 flush in the worker's own context, as before the split); judge_wait: queued
@@ -68,7 +69,7 @@ DEFAULTS = {
     "judge_wait": "queued",
     "out": "",
 }
-GATE_SETTINGS = ("held", "timed_out", "alone", "alone_beside", "worker_alone")
+GATE_SETTINGS = ("held", "timed_out", "alone", "alone_beside", "worker_alone", "worker_alone_go")
 WARM_SETTINGS = ("none", "touch", "code", "flush")
 JUDGE_WAIT_SETTINGS = ("queued", "seen")
 TOUCH_STRIDE_BYTES = 64 * 2**10  # warm=touch reads one float of every 64 KiB of the work's buffers
@@ -193,9 +194,11 @@ class Work:
         else:
             raise SystemExit(f"lab_judge_switch: work={work!r}; use sleep:US, copy:MB or read:MB")
 
-    def alone_calls(self, work: str, warm: str, calls: int) -> list[float]:
+    def alone_calls(self, work: str, warm: str, calls: int, wait_on=None) -> list[float]:
         """`calls` calls of `work` in this context alone, each after this context's own L2 flush (write twice
-        the L2, read it back) and `warm`: the design before the split. Microseconds between the events."""
+        the L2, read it back) and `warm`: the design before the split. Microseconds between the events. With
+        `wait_on` (an event, already complete), the stream waits on it before each call, as the worker's stream
+        waits on the judge's GO (an interprocess event): does that wait alone slow what follows?"""
         torch = self.torch
         if not hasattr(self, "_flush"):
             l2_bytes = torch.cuda.get_device_properties(self.device).L2_cache_size
@@ -203,6 +206,8 @@ class Work:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         calls_us = []
         for number in range(calls):
+            if wait_on is not None:
+                torch.cuda.current_stream(self.device).wait_event(wait_on)
             self._flush.fill_(float(number % 2))
             self._flush.sum()
             self.warm(work, warm)
@@ -270,7 +275,10 @@ def worker(cmd_fd: int, reply_fd: int, cupti: str) -> None:
         if order["event"] == "exit":
             return
         if order["event"] == "alone":  # gate=worker_alone: no judge, no GO; this context's own flush before each
-            send(reply_fd, "alone", calls_us=known_work.alone_calls(order["work"], order["warm"], order["calls"]))
+            calls_us = known_work.alone_calls(
+                order["work"], order["warm"], order["calls"], wait_on=go if order.get("wait_go") else None
+            )
+            send(reply_fd, "alone", calls_us=calls_us)
             continue
         if order["reset"] == "before" and reset is not None:
             reset()
@@ -407,11 +415,20 @@ def judge(options: dict[str, str]) -> list[dict]:
                     )
             if "alone_beside" in options["gate"].split(","):  # the worker's context exists, idle
                 rows += alone(options, clock, "alone_beside")
-            if "worker_alone" in options["gate"].split(","):  # the worker's own calls, no switch between them
+            for gate in ("worker_alone", "worker_alone_go"):  # the worker's own calls, no switch between them
+                if gate not in options["gate"].split(","):
+                    continue
                 for warm, work in itertools.product(options["warm"].split(","), options["work"].split(",")):
-                    send(cmd_w, "alone", work=work, warm=warm, calls=int(options["calls"]) + 5)
+                    send(
+                        cmd_w,
+                        "alone",
+                        work=work,
+                        warm=warm,
+                        calls=int(options["calls"]) + 5,
+                        wait_go=gate.endswith("_go"),
+                    )
                     calls_us = reader.get(300)["calls_us"][5:]
-                    rows += [_alone_row("worker_alone", warm, work, call_us) for call_us in calls_us]
+                    rows += [_alone_row(gate, warm, work, call_us) for call_us in calls_us]
         finally:
             send(cmd_w, "exit")
             child.wait(timeout=30)
