@@ -194,22 +194,26 @@ class Work:
         else:
             raise SystemExit(f"lab_judge_switch: work={work!r}; use sleep:US, copy:MB or read:MB")
 
+    def flush_l2(self, value: float) -> None:
+        """The judge's flush, in this context: write twice the L2 with `value`, read it back (clean lines)."""
+        if not hasattr(self, "_flush"):
+            l2_bytes = self.torch.cuda.get_device_properties(self.device).L2_cache_size
+            self._flush = self.torch.zeros(2 * l2_bytes // 4, device=self.device)
+        self._flush.fill_(value)
+        self._flush.sum()
+
     def alone_calls(self, work: str, warm: str, calls: int, wait_on=None) -> list[float]:
         """`calls` calls of `work` in this context alone, each after this context's own L2 flush (write twice
         the L2, read it back) and `warm`: the design before the split. Microseconds between the events. With
         `wait_on` (an event, already complete), the stream waits on it before each call, as the worker's stream
         waits on the judge's GO (an interprocess event): does that wait alone slow what follows?"""
         torch = self.torch
-        if not hasattr(self, "_flush"):
-            l2_bytes = torch.cuda.get_device_properties(self.device).L2_cache_size
-            self._flush = torch.zeros(2 * l2_bytes // 4, device=self.device)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         calls_us = []
         for number in range(calls):
             if wait_on is not None:
                 torch.cuda.current_stream(self.device).wait_event(wait_on)
-            self._flush.fill_(float(number % 2))
-            self._flush.sum()
+            self.flush_l2(float(number % 2))
             self.warm(work, warm)
             start.record()
             self.run(work)
@@ -225,12 +229,8 @@ class Work:
         if how == "touch":
             for buffer in buffers:
                 buffer[:: TOUCH_STRIDE_BYTES // 4].sum()
-        elif how == "flush":  # the judge's flush again, in this context: write twice the L2, read it back
-            if not hasattr(self, "_flush"):
-                l2_bytes = self.torch.cuda.get_device_properties(self.device).L2_cache_size
-                self._flush = self.torch.zeros(2 * l2_bytes // 4, device=self.device)
-            self._flush.fill_(1.0)
-            self._flush.sum()
+        elif how == "flush":  # the judge's flush again, in this context
+            self.flush_l2(1.0)
         elif how == "code" and buffers:
             part = 2**20 // 4
             if len(buffers) == 2:
