@@ -106,6 +106,28 @@ def finite_or_null(value):
     return value
 
 
+# A container this many levels below the top (a shape's fields: result > systems > system > shapes > shape >
+# field) is written on one line. Those fields' per-call arrays (the judge's clock, the kernel record) are most
+# of a result's bytes, and one value per line made the committed results a seventh whitespace, which every
+# GPU call carries (its 64 MiB limit counts the tracked tree); every level above keeps one key per line, so a
+# result still reads and diffs field by field.
+ONE_LINE_DEPTH = 5
+
+
+def result_text(value, depth: int = 0) -> str:
+    """The JSON text of a result (no trailing newline): indent 1 above ONE_LINE_DEPTH, one compact line below.
+
+    Strict: a non-finite float raises ValueError (finite_or_null first)."""
+    if depth >= ONE_LINE_DEPTH or not isinstance(value, (dict, list)) or not value:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    pad = " " * (depth + 1)
+    if isinstance(value, dict):
+        items = [f"{pad}{json.dumps(key)}: {result_text(item, depth + 1)}" for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * depth + "}"
+    items = [pad + result_text(item, depth + 1) for item in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * depth + "]"
+
+
 def write_result(result: dict, out_dir: Path) -> Path:
     """Write `<out_dir>/<run_id>.json` once: temp file, fsync, rename; never overwrite an earlier result.
 
@@ -118,8 +140,7 @@ def write_result(result: dict, out_dir: Path) -> Path:
     fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(finite_or_null(result), f, indent=1, sort_keys=False, allow_nan=False)
-            f.write("\n")
+            f.write(result_text(finite_or_null(result)) + "\n")
             f.flush()
             os.fsync(f.fileno())
         os.link(tmp, path)  # atomic, and fails instead of replacing if the name appeared meanwhile

@@ -14,6 +14,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from scoring.dataclass_schema import Rule, documented, field_table, json_schema, model_fields
+from scoring.result import result_text
 from scoring.result_fields import check_fields
 from scoring.result_model import (
     DOCS_PATH,
@@ -278,7 +279,7 @@ def test_a_result_built_through_the_models_is_byte_for_byte_the_file_the_scorer_
     results = committed_results()
     assert len(results) > 800
     for path, data in results:
-        assert json.dumps(_rebuilt_through_the_models(data), indent=1) + "\n" == path.read_text(), path
+        assert result_text(_rebuilt_through_the_models(data)) + "\n" == path.read_text(), path
 
 
 def test_to_json_leaves_out_absent_fields_and_keeps_null_ones():

@@ -10,7 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from scoring.failure_class import LABELS as FAILURE_CLASSES
-from scoring.result import STATUS_SEVERITY, finite_or_null, geomean_score, write_result
+from scoring.result import STATUS_SEVERITY, finite_or_null, geomean_score, result_text, write_result
 from scoring.result_checks import check_result
 from scoring.result_schema import SCHEMA_PATH, schema_issues
 from scoring.verify import main as verify
@@ -115,7 +115,7 @@ def test_the_writer_writes_nan_and_infinity_as_null(tmp_path):
     assert written["score"]["visible_fraction"] == 0.5
     assert written["check"] == {"passed": False, "max_abs_err": None, "normwise_err": None, "nonfinite_elements": 3}
     assert written["times"] == [1.0, None]
-    assert text.startswith('{\n "run_id": "r1",\n')  # the layout readers and the migration script know (indent=1)
+    assert text.startswith('{\n "run_id": "r1",\n')  # one key per line above a shape's fields (result_text)
 
 
 def test_finite_or_null_leaves_everything_else_alone():
@@ -248,3 +248,37 @@ def test_verify_without_jsonschema_says_what_to_install_and_judges_nothing():
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "pip install jsonschema" in done.stderr and "no file was judged" in done.stderr
     assert "valid" not in done.stdout
+
+
+# The relayout script (scripts/relayout_results.py): the same JSON in the scorer's current layout.
+
+RELAYOUT = REPO / "scripts" / "relayout_results.py"
+
+
+def test_the_relayout_keeps_every_value_and_touches_only_results(tmp_path):
+    shape = {"name": "s", "judge_clock": {"gpu_gaps_us": [1.5, 2.0, -0.0], "gate_timed_out": [False, True]}}
+    result = {"schema": "ceiling.result/1", "run_id": "r", "systems": [{"role": "house", "shapes": [shape]}]}
+    old_text = json.dumps(result, indent=1) + "\n"
+    (tmp_path / "r.json").write_text(old_text)
+    (tmp_path / "r.json").chmod(0o640)
+    other = json.dumps({"schema": "ceiling.deck/1", "values": [1, 2]}, indent=1) + "\n"
+    (tmp_path / "deck.json").write_text(other)
+    done = subprocess.run([sys.executable, str(RELAYOUT), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    new_text = (tmp_path / "r.json").read_text()
+    assert new_text == result_text(result) + "\n" and len(new_text) < len(old_text)
+    assert json.loads(new_text) == result and list(json.loads(new_text)) == list(result)
+    assert ' "judge_clock": {"gpu_gaps_us":[1.5,2.0,-0.0],"gate_timed_out":[false,true]}' in new_text
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o640
+    assert (tmp_path / "deck.json").read_text() == other  # not a result: left alone
+    assert "rewrote 1 of 2 file(s)" in done.stdout
+    again = subprocess.run([sys.executable, str(RELAYOUT), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert "rewrote 0 of 2 file(s)" in again.stdout  # already in the layout
+
+
+def test_the_relayout_leaves_a_file_with_nan_tokens_as_it_is(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text('{"schema": "ceiling.result/1", "score": NaN}\n')
+    done = subprocess.run([sys.executable, str(RELAYOUT), str(path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "is not strict JSON" in done.stderr
+    assert path.read_text() == '{"schema": "ceiling.result/1", "score": NaN}\n'

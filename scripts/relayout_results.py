@@ -1,0 +1,88 @@
+"""Rewrite result files in the scorer's current layout (scoring/result.py `result_text`): same JSON, fewer bytes.
+
+    python scripts/relayout_results.py [dry_run=true] PATH [PATH ...]
+
+Until 2026-11-27 the scorer wrote every value on its own line (`json.dump(..., indent=1)`); it now writes a
+shape's fields each on one compact line (ONE_LINE_DEPTH), since their per-call arrays are most of a result's
+bytes and every GPU call carries the tracked tree within a 64 MiB limit. A PATH is a JSON file or a folder
+searched recursively for `*.json` (hidden ones skipped); only files of schema `ceiling.result/1` are touched,
+and strict JSON only (run scripts/migrate_results_to_strict_json.py first on a file with NaN tokens).
+
+A file is rewritten only after its new text parses to exactly the same value (keys in the same order); it is
+written to a temporary file beside it, fsynced and renamed over it (mode kept), so a file is never lost or left
+half written. Prints one line per rewritten file and a summary with the bytes saved; dry_run=true prints the
+same and writes nothing. Exit status: 0 done, 1 a file could not be read or rewritten (named, the others still
+done), 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from scoring.result import SCHEMA, result_text
+from scripts.migrate_results_to_strict_json import (
+    UsageError,
+    _replace_file,
+    json_files,
+    loads_strict,
+    parse_args,
+)
+
+
+def _pairs_in_order(pairs: list) -> list:
+    return pairs  # object_pairs_hook: keep an object's keys and their order, so a reordering is a difference
+
+
+def relayout_file(path: Path, dry_run: bool = False) -> int | None:
+    """Bytes saved by rewriting one result file (None: not a result, or already in the layout)."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+        value = loads_strict(text)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ValueError(f"is not strict JSON ({error}): left as it is") from None
+    if not isinstance(value, dict) or value.get("schema") != SCHEMA:
+        return None
+    new_text = result_text(value) + "\n"
+    if new_text == text:
+        return None
+    if json.loads(new_text, object_pairs_hook=_pairs_in_order) != json.loads(text, object_pairs_hook=_pairs_in_order):
+        raise ValueError("the new layout does not parse to the same value: left as it is")
+    if not dry_run:
+        _replace_file(path, new_text)
+    return len(text.encode()) - len(new_text.encode())
+
+
+def main(argv: list[str]) -> int:
+    if any(a in ("help", "-h", "--help") for a in argv):
+        print(__doc__.strip())
+        return 0
+    try:
+        dry_run, paths = parse_args(argv)
+        files = json_files(paths)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    rewritten, saved_bytes, failed = 0, 0, 0
+    for path in files:
+        try:
+            saved = relayout_file(path, dry_run)
+        except (OSError, ValueError) as error:
+            print(f"{path}: {error}", file=sys.stderr)
+            failed += 1
+            continue
+        if saved is not None:
+            rewritten += 1
+            saved_bytes += saved
+            print(f"{path}: {saved} bytes fewer")
+    verb = "would rewrite" if dry_run else "rewrote"
+    print(f"{verb} {rewritten} of {len(files)} file(s), {saved_bytes / 2**20:.1f} MiB fewer; {failed} unreadable")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
