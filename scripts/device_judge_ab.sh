@@ -3,7 +3,7 @@
 # split (a `git archive` of it, carried in .scratch/old_design) and by this tree's, interleaved, one
 # scripts/bench_ab.py per problem (a summary per problem: a run cut off by the call's limit loses one problem).
 #     here:   git archive -o .scratch/old_design.tgz 60e795f scoring problems pyproject.toml   (~0.5 MB)
-#             bash scripts/device_head.sh pack; run with carry [".scratch/head.bundle", ".scratch/old_design.tgz"]
+#             bash scripts/device_head.sh pack; run with carry [".scratch/head.commit", ".scratch/old_design.tgz"]
 #     there:  bash scripts/device_judge_ab.sh LABEL fp8_gemm,softmax [ROUNDS]
 # Everything (summaries, the runs' result files, logs) is packed into $OUT/LABEL.tgz after each problem;
 # LIMIT_S (560) bounds the whole call: a problem is started only with 30 s left, and cut at the deadline.

@@ -4,7 +4,7 @@
 # round 6's three included, get their expected verdicts; then scripts/replay_judge_clock.py over both, the
 # refill-to-GO and snapshot spans per shape in its table's result files. Between the two, scripts/lab_judge_switch.py
 # (at most 90 s). Everything in $OUT/LABEL.tgz, packed after each step (a call cut off keeps what it measured).
-#     here:   bash scripts/device_head.sh pack; run with carry [".scratch/head.bundle"]
+#     here:   bash scripts/device_head.sh pack; run with carry [".scratch/head.commit"]
 #     there:  bash scripts/device_judge_confirm.sh LABEL    (ONLY=... picks other corpus cases, HOUSE=... other problems,
 #             LAB_ARGS=... the lab's options, JOBS=... the corpus's jobs; LIMIT_S bounds the call)
 set -uo pipefail

@@ -2,9 +2,9 @@
 # Library lines that need packages the GPU machine lacks (it has no network), installed there and measured:
 # today FlashInfer's paged decode for paged_attention (problems/paged_attention/lab/measure_flashinfer.py).
 #
-#     here:   commit; bash scripts/device_head.sh pack                  -> .scratch/head.bundle
+#     here:   commit; bash scripts/device_head.sh pack                  -> .scratch/head.commit
 #             bash scripts/device_library_lines.sh pack                 -> .scratch/lib-site.tar.xz
-#             run with carry [".scratch/lib-site.tar.xz", ".scratch/head.bundle"]
+#             run with carry [".scratch/lib-site.tar.xz", ".scratch/head.commit"]
 #     there:  bash scripts/device_library_lines.sh [measure_flashinfer.py arguments ...]
 #
 # Why a packed folder and not the wheels: a call carries 64 MiB in all, tracked files included, and the
@@ -16,8 +16,8 @@
 # `pip install --no-index --no-deps --target` (a version-specific wheel for another Python is left out).
 # If the tree has grown past what fits, `SLIM=1 bash scripts/device_library_lines.sh pack` leaves out
 # flashinfer/data/cutlass and data/spdlog (no header of theirs is reached from the FA2 batch decode and prefill
-# sources that this line JIT-builds: an include scan of the wheel, 2026-11-27) and tvm-ffi's testing library:
-# about 1.5 MB less, not the published package's full content (say so beside any number it gives).
+# sources that this line JIT-builds: an include scan of the wheel, 2026-11-27): about 1 MB less (tvm-ffi's
+# testing library stays: `import tvm_ffi` loads it, found on the H100 2026-11-27), not the published package's full content (say so beside any number it gives).
 # Either way the packages land in /tmp/lib-site, first on PYTHONPATH (the image's torch, triton, click, einops,
 # tabulate, packaging and ninja stay as they are), and its bin/ goes first on PATH.
 #
@@ -46,16 +46,15 @@ if [ "${1:-}" = "pack" ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --target "$work/site" --implementation cp \
     --python-version "$pyver" --platform manylinux_2_28_x86_64 --only-binary=:all: "${wheels[@]}"
   if [ -n "${SLIM:-}" ]; then  # files FlashInfer's FA2 decode/prefill JIT sources do not include, nor import needs
-    rm -rf "$work/site/flashinfer/data/cutlass" "$work/site/flashinfer/data/spdlog" \
-      "$work/site/tvm_ffi/lib/libtvm_ffi_testing.so"
+    rm -rf "$work/site/flashinfer/data/cutlass" "$work/site/flashinfer/data/spdlog"
   fi
   mkdir -p .scratch
   tar -C "$work/site" -cf - . | xz -9 -T2 > "$pack"
   rm -rf "$work"
-  printf 'packed for Python %s%s: %s\n' "$pyver" "${SLIM:+ (SLIM: without cutlass, spdlog, tvm-ffi testing)}" "${wheels[*]}"
+  printf 'packed for Python %s%s: %s\n' "$pyver" "${SLIM:+ (SLIM: without cutlass, spdlog)}" "${wheels[*]}"
   tracked=$(git ls-files -z --cached --others --exclude-standard | xargs -0 stat -c %s 2>/dev/null \
     | awk '{s+=$1} END {print s}')
-  carried=$(stat -c %s "$pack" $([ -f .scratch/head.bundle ] && echo .scratch/head.bundle) | awk '{s+=$1} END {print s}')
+  carried=$(stat -c %s "$pack" $(ls .scratch/head.commit .scratch/head.bundle 2>/dev/null) | awk '{s+=$1} END {print s}')
   awk -v t="$tracked" -v c="$carried" -v p="$(stat -c %s "$pack")" 'BEGIN {
     printf "%s: %.2f MiB; tree %.1f MiB + carried %.1f MiB = %.1f MiB of the 64 MiB a call may carry\n",
       "'"$pack"'", p / 1048576, t / 1048576, c / 1048576, (t + c) / 1048576 }'
@@ -63,7 +62,7 @@ if [ "${1:-}" = "pack" ]; then
 fi
 
 : "${OUT:?OUT: the output folder the device tool returns}"
-if [ -f .scratch/head.bundle ]; then
+if [ -f .scratch/head.commit ] || [ -f .scratch/head.bundle ]; then
   bash scripts/device_head.sh unpack
 fi
 site=/tmp/lib-site

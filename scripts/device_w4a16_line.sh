@@ -6,7 +6,7 @@
 #             pip download gemlite==0.6.0.post2 --no-deps -d .whl   (PyPI has only the sdist: then
 #             pip wheel --no-deps --no-build-isolation -w .whl .whl/gemlite-0.6.0.post2.tar.gz, pure Python)
 #             pip download tqdm --no-deps -d .whl                   (gemlite/helper.py imports it)
-#             run with carry [".whl", ".scratch/head.bundle"]
+#             run with carry [".whl", ".scratch/head.commit"]
 #     there:  bash scripts/device_w4a16_line.sh [measure_gemlite.py arguments: --shapes all, --lines ...]
 # It points HEAD at the carried bundle (bash scripts/device_head.sh unpack) so that the JSON names the commit,
 # installs gemlite and tqdm from .whl/ into /tmp/gemlite-site (pip install --no-index --no-deps --target: the
@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?OUT: the output folder the device tool returns}"
-if [ -f .scratch/head.bundle ]; then
+if [ -f .scratch/head.commit ] || [ -f .scratch/head.bundle ]; then
   bash scripts/device_head.sh unpack
 fi
 site=/tmp/gemlite-site

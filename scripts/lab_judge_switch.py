@@ -29,7 +29,9 @@ calls: does the worker's process, or the switch, make a short call slower?; work
 waiting on the judge's GO, already complete, before each call: does the wait on an interprocess event?); warm: none, touch (the worker reads one float of
 every 64 KiB of its work's buffers after its wait on GO, before its first stamp: their address translations,
 which another context's turn on the GPU may have evicted), code (the same operation on the first MiB: its
-code and a few pages) or flush (an L2 flush in the worker's own context, as before the split); judge_wait: queued
+code and a few pages), grid_touch (every SM reads one float of every 64 KiB: each SM's translations), twice (the
+whole work once, untimed, before the timed one) or flush (an L2 flush in the worker's own context, as before the
+split); judge_wait: queued
 (the scorer's: the judge queues its wait on DONE before it opens the gate, so it is pending while the call runs)
 or seen (the judge queues it only once its host has seen DONE complete: its span then holds that reaction, and
 gate_timed_out reads 1, but nothing of the judge's context waits during the call). Together they ask why short calls ran 1-3 us longer through the judge than alone
@@ -70,7 +72,7 @@ DEFAULTS = {
     "out": "",
 }
 GATE_SETTINGS = ("held", "timed_out", "alone", "alone_beside", "worker_alone", "worker_alone_go")
-WARM_SETTINGS = ("none", "touch", "code", "flush")
+WARM_SETTINGS = ("none", "touch", "grid_touch", "code", "twice", "flush")
 JUDGE_WAIT_SETTINGS = ("queued", "seen")
 TOUCH_STRIDE_BYTES = 64 * 2**10  # warm=touch reads one float of every 64 KiB of the work's buffers
 GATE_TIMEOUT_S = 5e-3  # scoring/judge/clock.py GATE_TIMEOUT_US
@@ -144,8 +146,18 @@ try:  # Triton is on every machine this runs on (the GPU image; CI's CPU install
     def _stamp(out_ptr, index):
         """out[index] = the GPU's global timer (ns), from a one-thread kernel on the current stream."""
         tl.store(out_ptr + index, _now_ns())
+
+    @triton.jit
+    def _grid_touch(buffer_ptr, chunks, chunk_elements, out_ptr):
+        """Every program reads one float of every chunk of the buffer: each SM's own address translations of
+        every page (warm=touch warms them from the few SMs of one strided sum)."""
+        pid = tl.program_id(0)
+        total = 0.0
+        for chunk in range(chunks):
+            total += tl.load(buffer_ptr + chunk * chunk_elements + (pid * 32) % chunk_elements)
+        tl.store(out_ptr + pid, total)
 except ImportError:  # pragma: no cover -- the summary needs none of it
-    _stamp = None
+    _stamp = _grid_touch = None
 
 
 class Work:
@@ -155,7 +167,9 @@ class Work:
     short memory-bound kernel, as fp8's decode shapes are). warm, queued before the worker's first stamp: none;
     touch (one float of every TOUCH_STRIDE_BYTES of the work's buffers: their pages' translations, a negligible
     share of their lines); code (the same operation on the first MiB: its code and a few pages); flush (the
-    judge's L2 flush again, in this context, as the design before the split flushed)."""
+    judge's L2 flush again, in this context, as the design before the split flushed); grid_touch (one float of
+    every TOUCH_STRIDE_BYTES read by every program of a grid of 2 per SM: each SM's own translations); twice (the
+    work itself once more, untimed)."""
 
     def __init__(self, device):
         import torch
@@ -229,6 +243,15 @@ class Work:
         if how == "touch":
             for buffer in buffers:
                 buffer[:: TOUCH_STRIDE_BYTES // 4].sum()
+        elif how == "grid_touch":  # every SM's translations of every 64 KiB of the buffers
+            programs = 2 * self.torch.cuda.get_device_properties(self.device).multi_processor_count
+            if not hasattr(self, "_touched"):
+                self._touched = self.torch.empty(programs, device=self.device)
+            for buffer in buffers:
+                chunk = TOUCH_STRIDE_BYTES // 4
+                _grid_touch[(programs,)](buffer, buffer.numel() // chunk, chunk, self._touched)
+        elif how == "twice":  # the whole work once before the timed one: is only its first run after a switch slow?
+            self.run(work)
         elif how == "flush":  # the judge's flush again, in this context
             self.flush_l2(1.0)
         elif how == "code" and buffers:

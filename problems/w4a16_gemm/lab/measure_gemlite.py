@@ -5,7 +5,7 @@ seen yet.
 How to call it (a lent GPU machine; gemlite is not installed there and the machine has no network):
     here:   commit, then `bash scripts/device_head.sh pack`; .whl/ holds gemlite-0.6.0.post2-py3-none-any.whl
             and tqdm-*.whl (problems/w4a16_gemm/NOTES.md, "gemlite line": how they were fetched)
-            device run with carry [".whl", ".scratch/head.bundle"]:
+            device run with carry [".whl", ".scratch/head.commit"]:
     there:  bash scripts/device_w4a16_line.sh [--shapes all] [--lines gemlite,tinygemm,house]
             (it runs `bash scripts/device_head.sh unpack` first, installs the two wheels with
             `pip install --no-index --no-deps --target`, then this script with --out $OUT/w4a16_gemlite.json)
