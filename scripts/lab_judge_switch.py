@@ -9,7 +9,7 @@ switch-in (the judge's stamp right after GO to the worker's first stamp), the ca
 last stamp to the judge's first stamp after its wait on DONE). Each stamp is a one-thread kernel (~2-3 us).
 
     python scripts/lab_judge_switch.py [calls=60] [work=sleep:100,copy:256] [reset=after,before] [refill_mb=0,256]
-                                       [before_mb=0] [cupti=off] [gate=held] [warm=none] [judge_wait=queued]
+                                       [before_mb=0] [cupti=off] [gate=held] [warm=none] [judge_wait=queued] [judge_ops=scorer]
                                        [out=DIR]
 
 work: sleep:US (torch.cuda._sleep, calibrated to US microseconds), copy:MB (a device copy of MB megabytes) or
@@ -69,16 +69,25 @@ DEFAULTS = {
     "gate": "held",
     "warm": "none",
     "judge_wait": "queued",
+    "judge_ops": "scorer",
     "out": "",
 }
 GATE_SETTINGS = ("held", "timed_out", "alone", "alone_beside", "worker_alone", "worker_alone_go")
 WARM_SETTINGS = ("none", "touch", "grid_touch", "code", "twice", "flush")
 JUDGE_WAIT_SETTINGS = ("queued", "seen")
+# What the judge's context runs on the GPU between two calls: the scorer's (its gate kernel, the refill, the
+# flush as a fill and a sum, GO); kernel_flush (no gate kernel: the flush's two kernels and GO); copy_flush (no
+# gate kernel: the flush as one device-to-device copy of twice the L2, then GO); go_only (GO alone: nothing of
+# the judge's on the SMs; the worker's warm=flush flushes). Which of them makes the worker's call slower after
+# the switch? (Without the gate the call may queue after GO: gap_us then holds the host, call_us does not.)
+JUDGE_OPS_SETTINGS = ("scorer", "kernel_flush", "copy_flush", "go_only")
 TOUCH_STRIDE_BYTES = 64 * 2**10  # warm=touch reads one float of every 64 KiB of the work's buffers
 GATE_TIMEOUT_S = 5e-3  # scoring/judge/clock.py GATE_TIMEOUT_US
 CUPTI_SETTINGS = ("off", "names", "activity")
 # What a combination is: every call of one is summarized together.
-DIMENSIONS = ("cupti", "gate", "warm", "judge_wait", "before_mb", "work", "reset", "refill_mb")
+DIMENSIONS = ("cupti", "gate", "warm", "judge_wait", "judge_ops", "before_mb", "work", "reset", "refill_mb")
+# Dimensions added after records were made, and what those records ran (their calls.jsonl lacks the key).
+EARLIER_RECORDS_RAN = {"judge_ops": "scorer"}
 
 
 def parse_options(argv: list[str]) -> dict[str, str]:
@@ -101,7 +110,7 @@ def summarize(rows: list[dict]) -> list[dict]:
     switch_out_us, gap_us and gate_timed_out)."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
-        groups.setdefault(tuple(row[key] for key in DIMENSIONS), []).append(row)
+        groups.setdefault(tuple(row.get(key, EARLIER_RECORDS_RAN.get(key)) for key in DIMENSIONS), []).append(row)
     summaries = []
     for combination, calls in groups.items():
         gaps = [c["gap_us"] for c in calls]
@@ -119,13 +128,13 @@ def summarize(rows: list[dict]) -> list[dict]:
 
 def table(summaries: list[dict]) -> str:
     head = (
-        f"{'cupti':<8} {'gate':<9} {'warm':<5} {'wait':<6} {'before':>6} {'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} "
+        f"{'cupti':<8} {'gate':<9} {'warm':<5} {'wait':<6} {'ops':<12} {'before':>6} {'work':<11} {'reset':<6} {'refill':>6} {'calls':>5} {'in us':>8} {'call us':>8} "
         f"{'out us':>8} {'gap us':>8} {'gap p90':>8} {'high':>5} {'gate':>4}"
     )
     lines = [head]
     for s in summaries:
         lines.append(
-            f"{s['cupti']:<8} {s['gate']:<9} {s['warm']:<5} {s['judge_wait']:<6} {s['before_mb']:>6} {s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} "
+            f"{s['cupti']:<8} {s['gate']:<9} {s['warm']:<5} {s['judge_wait']:<6} {s['judge_ops']:<12} {s['before_mb']:>6} {s['work']:<11} {s['reset']:<6} {s['refill_mb']:>6} {s['calls']:>5} "
             f"{s['switch_in_us']:>8} "
             f"{s['call_us']:>8} {s['switch_out_us']:>8} {s['gap_us']:>8} {s['gap_p90_us']:>8} "
             f"{s['high_mode_share']:>5} {s['gate_timed_out']:>4}"
@@ -382,12 +391,18 @@ def judge(options: dict[str, str]) -> list[dict]:
             [gate for gate in options["gate"].split(",") if not gate.startswith("alone")],
             options["warm"].split(","),
             options["judge_wait"].split(","),
+            options["judge_ops"].split(","),
             options["reset"].split(","),
             options["work"].split(","),
         )
         refills: dict[int, torch.Tensor] = {}
+        copy_flush = [torch.empty(clock.flush_bytes // 4, device=device) for _ in range(2)]
         try:
-            for refill_mb, before_mb, gate, warm, judge_wait, reset, work in grid:
+            for refill_mb, before_mb, gate, warm, judge_wait, judge_ops, reset, work in grid:
+                if judge_ops not in JUDGE_OPS_SETTINGS:
+                    raise SystemExit(
+                        f"lab_judge_switch: judge_ops={judge_ops!r}; use one or more of {', '.join(JUDGE_OPS_SETTINGS)}"
+                    )
                 if judge_wait not in JUDGE_WAIT_SETTINGS:
                     raise SystemExit(
                         f"lab_judge_switch: judge_wait={judge_wait!r}; use one or more of {', '.join(JUDGE_WAIT_SETTINGS)}"
@@ -400,14 +415,19 @@ def judge(options: dict[str, str]) -> list[dict]:
                     "gate": gate,
                     "warm": warm,
                     "judge_wait": judge_wait,
+                    "judge_ops": judge_ops,
                     "before_mb": before_mb,
                     "work": work,
                     "reset": reset,
                     "refill_mb": refill_mb,
                 }
                 for number in range(int(options["calls"]) + 5):  # the first five warm up
-                    clock.hold(lambda: refill.fill_(float(number)) if refill_mb else None)
-                    stamp[(1,)](stamps, 0)
+                    fill = lambda: refill.fill_(float(number)) if refill_mb else None  # noqa: E731
+                    if judge_ops == "scorer":
+                        clock.hold(fill)
+                        stamp[(1,)](stamps, 0)
+                    else:  # no kernel of the judge's after GO either: switch_in_us is not measured (0)
+                        hold_without_the_gate(clock, judge_ops, fill, copy_flush)
                     send(cmd_w, "call", work=work, reset=reset, before_mb=before_mb, gate=gate, warm=warm)
                     assert reader.get(60)["event"] == "queued"
                     if judge_wait == "queued":  # as the scorer: the judge's wait on DONE is pending during the call
@@ -427,7 +447,7 @@ def judge(options: dict[str, str]) -> list[dict]:
                     rows.append(
                         {
                             **combination,
-                            "switch_in_us": (done["w0"] - j0) / 1e3,
+                            "switch_in_us": (done["w0"] - j0) / 1e3 if judge_ops == "scorer" else 0.0,
                             "call_us": (done["w1"] - done["w0"]) / 1e3,
                             "switch_out_us": (j1 - done["w1"]) / 1e3,
                             "gap_us": (reading.gpu_span_ms - done["device_ms"]) * 1e3,
@@ -460,6 +480,21 @@ def judge(options: dict[str, str]) -> list[dict]:
     return rows
 
 
+def hold_without_the_gate(clock, judge_ops: str, refill, copy_flush) -> None:
+    """JudgeClock.hold less its gate kernel, with the flush as judge_ops says (JUDGE_OPS_SETTINGS)."""
+    clock._number += 1
+    clock._before_refill.record()
+    refill()
+    if judge_ops == "kernel_flush":
+        clock._fill_value = 1.0 - clock._fill_value
+        clock._flush.fill_(clock._fill_value)
+        clock._flush.sum()
+    elif judge_ops == "copy_flush":  # cudaMemcpyAsync device to device: the copy engines, if the driver so picks
+        copy_flush[0].copy_(copy_flush[1])
+    clock._go.record()
+    clock._after_go.record()
+
+
 def alone(options: dict[str, str], clock, gate: str) -> list[dict]:
     """The design before the judge/worker split, for comparison: the work in this one process, its own L2 flush
     before each call in its own context, no other context between calls. One row per call, with nothing to
@@ -480,6 +515,7 @@ def _alone_row(gate: str, warm: str, work: str, call_us: float) -> dict:
         "gate": gate,
         "warm": warm,
         "judge_wait": "none",
+        "judge_ops": "none",
         "before_mb": 0,
         "work": work,
         "reset": "none",

@@ -56,3 +56,12 @@ def test_an_unknown_option_is_refused_with_the_keys(lab):
     with pytest.raises(SystemExit, match="use key=value with keys"):
         lab.parse_options(["calls=10", "colls=3"])
     assert lab.parse_options(["calls=10"])["calls"] == "10"
+
+
+def test_calls_recorded_before_judge_ops_existed_read_as_the_scorers(lab):
+    old = [_call(290.0), _call(292.0)]  # records of 2026-11-27 before 22:20 have no judge_ops: the scorer's ops
+    new = [dict(_call(250.0), judge_ops="copy_flush"), dict(_call(252.0), judge_ops="copy_flush")]
+    summaries = {s["judge_ops"]: s for s in lab.summarize(old + new)}
+    assert set(summaries) == {"scorer", "copy_flush"}
+    assert summaries["scorer"]["gap_us"] == 291.0 and summaries["copy_flush"]["gap_us"] == 251.0
+    assert "copy_flush" in lab.table(list(summaries.values()))
