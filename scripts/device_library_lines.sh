@@ -1,6 +1,7 @@
 #!/bin/bash
 # Library lines that need packages the GPU machine lacks (it has no network), installed there and measured:
-# today FlashInfer's paged decode for paged_attention (problems/paged_attention/lab/measure_flashinfer.py).
+# today FlashInfer's paged decode, paged_attention's library line since issue 37
+# (problems/paged_attention/lab/measure_flashinfer.py).
 #
 #     here:   commit; bash scripts/device_head.sh pack                  -> .scratch/head.commit
 #             bash scripts/device_library_lines.sh pack                 -> .scratch/lib-site.tar.xz
@@ -24,7 +25,8 @@
 # There, it points HEAD at the carried bundle (device_head.sh unpack) so that the JSON names the commit,
 # prints FlashInfer's version, then runs the measurement: $OUT/flashinfer_paged.json and .md, the log and
 # environment.txt. FlashInfer's JIT builds its kernels (nvcc + ninja) into /tmp/flashinfer-ws; a warm machine
-# keeps /tmp between calls, so a second call skips the build.
+# keeps /tmp between calls, so a second call skips the build. (The scorer's sandboxed worker cannot write
+# there: the line file then drops FLASHINFER_WORKSPACE_BASE and builds into the worker's HOME.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pack=.scratch/lib-site.tar.xz

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The gemlite candidate library line of w4a16_gemm (issue 37), checked and timed on a lent GPU machine against
-# tinygemm (today's library line) and the house kernel: problems/w4a16_gemm/lab/measure_gemlite.py.
+# gemlite, the library line of w4a16_gemm since issue 37, checked and timed on a lent GPU machine against
+# tinygemm (the line before it, lab/tinygemm_line.py) and the house kernel: problems/w4a16_gemm/lab/measure_gemlite.py.
 #     here:   commit, then   bash scripts/device_head.sh pack
 #             and put the two wheels in the git-ignored .whl/ (problems/w4a16_gemm/NOTES.md, "gemlite line"):
 #             pip download gemlite==0.6.0.post2 --no-deps -d .whl   (PyPI has only the sdist: then

@@ -1,11 +1,17 @@
-"""The FlashInfer library line candidate for paged_attention (problems/paged_attention/lab/flashinfer_line.py)
-on the CPU, where FlashInfer is absent: its conversion of our block table and lengths into FlashInfer's CSR
-pages (flashinfer_pages.py, no FlashInfer import) rebuilds every sequence's K/V rows exactly; the cache is
-handed over as the same tensors; the GQA path rule; the line itself fails at import (-> not_available); and
-the CPU-testable parts of the GPU measurement script (its arguments and its table)."""
+"""paged_attention's library line, FlashInfer's paged decode (problems/paged_attention/solutions/baselines/
+library.py), on the CPU, where FlashInfer is absent: its conversion of our block table and lengths into
+FlashInfer's CSR pages (torch only, imported here with a stand-in flashinfer module) rebuilds every sequence's
+K/V rows exactly; the cache is handed over as the same tensors; the GQA path rule; a FLASHINFER_WORKSPACE_BASE
+the worker cannot write is dropped before FlashInfer reads it; the line itself fails at import without
+FlashInfer (-> not_available); and the CPU-testable parts of the GPU measurement script (its arguments and
+its table)."""
 
+import contextlib
 import importlib.util
 import math
+import os
+import sys
+import types
 
 import pytest
 import torch
@@ -15,8 +21,29 @@ from scoring.spec import find_problem
 
 PROBLEM_DIR = find_problem("paged_attention")
 LAB = PROBLEM_DIR / "lab"
+LIBRARY = PROBLEM_DIR / "solutions" / "baselines" / "library.py"
 P = load_problem(PROBLEM_DIR).module
-pages = import_file(LAB / "flashinfer_pages.py", "paged_flashinfer_pages")
+
+
+@contextlib.contextmanager
+def stand_in_flashinfer():
+    """sys.modules["flashinfer"] is a bare module for the duration (FlashInfer is not installed here, and the
+    helpers under test never call it); whatever was there before is put back."""
+    saved = sys.modules.get("flashinfer")
+    stub = types.ModuleType("flashinfer")
+    stub.__version__ = "stand-in"
+    sys.modules["flashinfer"] = stub
+    try:
+        yield stub
+    finally:
+        if saved is None:
+            sys.modules.pop("flashinfer", None)
+        else:
+            sys.modules["flashinfer"] = saved
+
+
+with stand_in_flashinfer():
+    pages = import_file(LIBRARY, "paged_library_helpers")
 PAGE = P.PAGE_SIZE
 
 
@@ -121,8 +148,41 @@ def test_tensor_cores_only_where_the_cuda_core_kernel_lacks_g():
 
 @pytest.mark.skipif(importlib.util.find_spec("flashinfer") is not None, reason="flashinfer is installed here")
 def test_the_line_fails_at_import_without_flashinfer():
-    with pytest.raises(ImportError):
-        import_file(LAB / "flashinfer_line.py", "paged_flashinfer_line_probe")
+    """The scorer turns a reference line's failed import into not_available (scoring/run.py)."""
+    with pytest.raises(ImportError, match="flashinfer"):
+        import_file(LIBRARY, "paged_flashinfer_line_probe")
+    assert "paged_flashinfer_line_probe" not in sys.modules
+
+
+def test_the_line_is_labelled_and_versioned_where_it_imports():
+    assert "FlashInfer" in pages.LABEL and "plan + run per call" in pages.LABEL
+    assert pages.library_version() == "flashinfer-python stand-in BatchDecodeWithPagedKVCacheWrapper"
+    assert pages.PAGE_SIZE == P.PAGE_SIZE
+
+
+def test_a_workspace_base_the_worker_cannot_write_is_dropped(tmp_path):
+    """The worker's sandbox leaves only its HOME and scratch writable: FlashInfer, which creates its workspace
+    at import, must not be sent to a read-only folder by an inherited FLASHINFER_WORKSPACE_BASE."""
+    writable = tmp_path / "ws" / "not-yet-made"
+    env = {"FLASHINFER_WORKSPACE_BASE": str(writable)}
+    assert pages._writable_workspace_base(env) == str(writable) and env  # creatable under tmp_path: kept
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        can_write = pages._can_write
+        if can_write(locked):  # root ignores permission bits: a read-only mount reads as locked does for others
+
+            def can_write(folder):
+                return folder != locked and pages._can_write(folder)
+
+        env = {"FLASHINFER_WORKSPACE_BASE": str(locked / "ws"), "OTHER": "1"}
+        assert pages._writable_workspace_base(env, can_write) == os.path.expanduser("~")
+        assert env == {"OTHER": "1"}  # dropped: FlashInfer falls back to the home folder (the worker's cache)
+    finally:
+        locked.chmod(0o700)
+    env = {}
+    assert pages._writable_workspace_base(env) == os.path.expanduser("~") and env == {}
 
 
 def test_measure_script_arguments_and_table():

@@ -1,5 +1,8 @@
-"""The gemlite candidate line of w4a16_gemm (problems/w4a16_gemm/lab/gemlite_line.py), on the CPU: its static
-repack (lab/gemlite_repack.py) is exact, and its measurement script's arguments and table behave.
+"""w4a16_gemm's library line, gemlite (problems/w4a16_gemm/solutions/baselines/library.py), on the CPU: its
+static repack (library.py's unpack_values and gemlite_pack_arguments, imported here with a stand-in gemlite
+module) is exact against gemlite's packing and dequantisation as lab/gemlite_repack.py reimplements them, the
+line fails at import without gemlite (-> not_available), and its measurement script's arguments and table
+behave.
 
 Exactness: for random weights drawn by the problem's own make_weights (several K and N, group size 128, bf16
 scales and integer zero points), the weight gemlite would dequantise from the repacked tensors, by a pure-torch
@@ -9,6 +12,7 @@ GemLiteLinearTriton.pack() with fma_mode=False), is bit-identical to the problem
 in fp64 and rounded to bf16. Where gemlite's source is importable (its bitpack.py needs only torch and
 triton, but gemlite's package __init__ queries CUDA), its own pack_weights_over_cols_torch is checked too."""
 
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -25,7 +29,34 @@ from scoring.spec import find_problem
 PROBLEM = load_problem(find_problem("w4a16_gemm"))
 P = PROBLEM.module
 LAB = PROBLEM.spec.directory / "lab"
+LIBRARY = PROBLEM.spec.directory / "solutions" / "baselines" / "library.py"
 REPACK = import_file(LAB / "gemlite_repack.py", "w4_gemlite_repack_test")
+
+
+@contextlib.contextmanager
+def stand_in_gemlite():
+    """sys.modules["gemlite"] is a bare module with the names library.py takes at import (gemlite is not
+    installed here, and its import queries CUDA); whatever was there before is put back."""
+    saved = sys.modules.get("gemlite")
+    stub = types.ModuleType("gemlite")
+    stub.__version__ = "stand-in"
+    stub.DType = types.SimpleNamespace(BF16="bf16", FP16="fp16")
+    stub.GemLiteLinearTriton = stub.forward_functional = None
+    stub.native_atomic_bfp16 = []
+    stub.set_native_atomic_bfp16 = stub.native_atomic_bfp16.append
+    sys.modules["gemlite"] = stub
+    try:
+        yield stub
+    finally:
+        if saved is None:
+            sys.modules.pop("gemlite", None)
+        else:
+            sys.modules["gemlite"] = saved
+
+
+with stand_in_gemlite() as _stub:
+    LINE = import_file(LIBRARY, "w4_gemlite_library_helpers")
+    ATOMICS_SET_AT_IMPORT = list(_stub.native_atomic_bfp16)
 
 # (K, N): one group, several groups, N not a multiple of 64 (the contract: N a multiple of 16).
 SIZES = [(128, 16), (256, 48), (384, 96), (1024, 64)]
@@ -36,8 +67,9 @@ def _weights(K, N, seed):
 
 
 def _repacked(weights):
-    """What gemlite's pack() stores from gemlite_pack_arguments(): packed words, (K/128, N) scales and zeros."""
-    args = REPACK.gemlite_pack_arguments(**weights)
+    """What gemlite's pack() stores from the line's gemlite_pack_arguments(): packed words, (K/128, N) scales
+    and zeros."""
+    args = LINE.gemlite_pack_arguments(**weights)
     N = weights["qweight"].shape[1]
     return (
         REPACK.pack_over_cols(args["W_q"]),
@@ -112,7 +144,7 @@ def test_gemlite_own_torch_packing_matches_the_reimplementation_where_installed(
         pytest.skip("gemlite is not installed (PYTHONPATH=<pip --target dir of .whl/gemlite-*.whl> runs this)")
     for K, N in SIZES:
         weights = _weights(K, N, seed=K * N)
-        W_q = REPACK.gemlite_pack_arguments(**weights)["W_q"]
+        W_q = LINE.gemlite_pack_arguments(**weights)["W_q"]
         theirs, elements_per_sample = bitpack.pack_weights_over_cols_torch(
             W_q, W_nbits=4, packing_bitwidth=32, transpose=True
         )
@@ -123,10 +155,18 @@ def test_gemlite_own_torch_packing_matches_the_reimplementation_where_installed(
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="on a GPU machine with gemlite the line may import")
 def test_the_line_fails_at_import_without_gemlite_or_a_gpu():
-    """The scorer records a reference line whose import fails as not_available: gemlite absent raises
-    ImportError; gemlite present on a CUDA-less torch raises at its import (it queries the device)."""
+    """The scorer records a reference line whose import fails as not_available (scoring/run.py): gemlite absent
+    raises ImportError; gemlite present on a CUDA-less torch raises at its import (it queries the device)."""
     with pytest.raises(Exception):  # noqa: B017
-        import_file(LAB / "gemlite_line.py", "w4_gemlite_line_test")
+        import_file(LIBRARY, "w4_gemlite_line_test")
+    assert "w4_gemlite_line_test" not in sys.modules
+
+
+def test_the_line_sets_fp32_atomics_at_import_and_says_so():
+    """gemlite's default native bf16 split-K atomics failed the check at decode_m1_70b_up on an H100
+    (lab/measurements/gemlite_visible_h100.json): the line turns them off before any kernel runs."""
+    assert ATOMICS_SET_AT_IMPORT == [False]
+    assert "fp32 split-K atomics" in LINE.LABEL and LINE.GROUP_SIZE == P.GROUP_SIZE
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """W4A16 specifics on the CPU: the documented packing round-trips, the house kernel's group-strided
-repack keeps every value, the byte formula counts packed weights, the library line's tinygemm
-conversion matches the reference, and ignoring the zero points is far outside the tolerance."""
+repack keeps every value, the byte formula counts packed weights, the former library line's tinygemm
+conversion (lab/tinygemm_line.py) matches the reference, and ignoring the zero points is far outside the
+tolerance."""
 
 import os
 import re
@@ -64,8 +65,10 @@ def test_outputs_are_unit_variance_and_zero_points_matter():
     assert not stats.passed and stats.normwise_err > 0.3
 
 
-def test_library_line_repacking_matches_the_reference():
-    library = import_file(SOLUTIONS / "baselines" / "library.py", "w4_library_test")
+def test_tinygemm_line_repacking_matches_the_reference():
+    """lab/tinygemm_line.py, the library line until issue 37 (now gemlite, tests/problems/test_w4a16_gemlite.py),
+    kept as lab/measure_gemlite.py's tinygemm row: its CPU path on a small shape."""
+    library = import_file(PROBLEM.spec.directory / "lab" / "tinygemm_line.py", "w4_tinygemm_line_test")
     shape = dict(M=4, N=64, K=256)
     weights, inputs = _draw(shape)
     out = library.run(library.prepare(**weights), inputs["x"])
@@ -82,8 +85,10 @@ def test_candidate_variants_match_the_reference_in_the_interpreter():
     small = dict(BLOCK_N=32, num_warps=4, num_stages=2)
     cases = [(dict(M=1, N=48, K=512), "gemv_lean", {}), (dict(M=1, N=48, K=512), "gemv_lean", dict(SPLIT_K=2))]
     for family in ("swap16", "swap16p", "swap128"):
-        cases += [(dict(M=20, N=48, K=512), family, dict(BLOCK_T=16)),
-                  (dict(M=5, N=48, K=512), family, dict(BLOCK_T=16, SPLIT_K=2))]
+        cases += [
+            (dict(M=20, N=48, K=512), family, dict(BLOCK_T=16)),
+            (dict(M=5, N=48, K=512), family, dict(BLOCK_T=16, SPLIT_K=2)),
+        ]
     for shape, family, extra in cases:
         weights, inputs = _draw(shape)
         state = variants.prepare(**weights)
@@ -171,8 +176,9 @@ def test_tma_candidates_match_the_reference_in_the_interpreter():
         ref = P.reference(weights, inputs)
         for family, extra in cases:
             for _ in range(2):
-                out = variants_tma.run_variant(state, inputs["x"], family, BLOCK_N=32, num_warps=4, num_stages=2,
-                                               BLOCK_T=16, **extra)
+                out = variants_tma.run_variant(
+                    state, inputs["x"], family, BLOCK_N=32, num_warps=4, num_stages=2, BLOCK_T=16, **extra
+                )
                 stats = compare(out, ref, PROBLEM.spec.tolerance)
                 assert stats.passed, (family, shape, extra, stats)
 
@@ -237,8 +243,12 @@ def test_tile_config_names_its_flags_and_rejects_what_the_kernel_cannot_run():
     assert "true" in overlapped.wrapper and "false" in plain.wrapper
     assert "__cluster_dims__(2, 1, 1)" in clustered.wrapper and "__cluster_dims__" not in plain.wrapper
     assert (plain.BN, plain.threads) == (128, 2 * 128 + 32)  # two consumer warpgroups and the producer warp
-    for bad in (dict(warpgroups=2, BM=24), dict(warpgroups=2, BM=64, stages=1), dict(warpgroups=2, BM=64, cluster=3),
-                dict(warpgroups=0, BM=64)):
+    for bad in (
+        dict(warpgroups=2, BM=24),
+        dict(warpgroups=2, BM=64, stages=1),
+        dict(warpgroups=2, BM=64, cluster=3),
+        dict(warpgroups=0, BM=64),
+    ):
         with pytest.raises(ValueError):
             _CUDA_HOUSE.TileConfig(**bad)
 
@@ -250,8 +260,19 @@ def test_every_dispatched_cuda_kernel_builds_for_sm90a_without_spills_or_seriali
     for _, cfg, _ in _CUDA_HOUSE.CUDA_DISPATCH:
         source = tmp_path / f"{cfg.name}.cu"
         source.write_text(_CUDA_HOUSE.CUDA_SOURCE + cfg.wrapper)
-        proc = subprocess.run([_CUDA_HOUSE.nvcc_path(), *_CUDA_HOUSE.NVCC_FLAGS, "-Xptxas", "-v", "-o",
-                               str(tmp_path / f"{cfg.name}.cubin"), str(source)], capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                _CUDA_HOUSE.nvcc_path(),
+                *_CUDA_HOUSE.NVCC_FLAGS,
+                "-Xptxas",
+                "-v",
+                "-o",
+                str(tmp_path / f"{cfg.name}.cubin"),
+                str(source),
+            ],
+            capture_output=True,
+            text=True,
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert "C7513" not in proc.stderr, f"{cfg}: {proc.stderr[-1000:]}"
         spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", proc.stderr)]

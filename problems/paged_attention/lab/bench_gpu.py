@@ -50,7 +50,7 @@ def main():
     problem = load_problem(HERE)
     sys.path.insert(0, str(HERE / "solutions" / "baselines"))
     house = import_file(HERE / "solutions" / "house.py", "pa_house")
-    library = import_file(HERE / "solutions" / "baselines" / "library.py", "pa_library")
+    library = import_file(HERE / "lab" / "sdpa_gathered_line.py", "pa_sdpa_gathered_line")  # the pre-issue-37 line
     eager = import_file(HERE / "solutions" / "baselines" / "eager.py", "pa_eager")
     hw = detect("cuda", "bf16")
     peak_tflops, peak_gbps = hw.peak.tflops["bf16"], hw.peak.bandwidth_gbps

@@ -1,5 +1,6 @@
-"""Check and time the FlashInfer library line candidate (flashinfer_line.py) beside today's SDPA line and the
-house kernel, on the GPU. Written before any GPU run: nothing here has been measured yet.
+"""Check and time the FlashInfer library line (solutions/baselines/library.py) beside the former SDPA line
+(lab/sdpa_gathered_line.py) and the house kernel, on the GPU. Measured on an H100 SXM on 2026-11-27:
+lab/measurements/flashinfer_visible_h100.json and flashinfer_all_h100.json (.md, .log).
 
     python problems/paged_attention/lab/measure_flashinfer.py [--shapes visible|held_out|all|NAME,...]
         [--lines house,sdpa,flashinfer,flashinfer_run_only,flashinfer_other_path] [--min-calls 50]
@@ -14,8 +15,9 @@ least --min-calls timed calls, median). GB/s and the fraction of the roofline us
 bytes_moved and flops (scoring.roofline). The lines:
 
   house                  solutions/house.py
-  sdpa                   solutions/baselines/library.py (today's library line)
-  flashinfer             flashinfer_line.run: plan() + run() in the call, as the contract charges it
+  sdpa                   lab/sdpa_gathered_line.py (the library line until issue 37)
+  flashinfer             solutions/baselines/library.py's run: plan() + run() in the call, as the contract
+                         charges it (the library line)
   flashinfer_run_only    plan() once before timing, run() alone timed: what a serving stack pays per layer
                          when one plan serves every layer of a decode step (not what our contract measures)
   flashinfer_other_path  the tensor-core path where the line takes the CUDA-core one (G in 1, 2, 3, 4, 8)
@@ -114,19 +116,18 @@ def main(argv=None):
     problem = load_problem(HERE)
     tol = problem.spec.tolerance
     house = import_file(HERE / "solutions" / "house.py", "pa_house", folder_importable=True)
-    sdpa = import_file(HERE / "solutions" / "baselines" / "library.py", "pa_library")
+    sdpa = import_file(HERE / "lab" / "sdpa_gathered_line.py", "pa_sdpa_gathered_line")
     wanted = args.lines.split(",")
     fi, fi_error = None, None
     try:
-        fi = import_file(HERE / "lab" / "flashinfer_line.py", "pa_flashinfer_line", folder_importable=True)
+        fi = import_file(HERE / "solutions" / "baselines" / "library.py", "pa_flashinfer_line")
     except ImportError as exc:
         fi_error = f"{type(exc).__name__}: {exc}"
-    pages = sys.modules.get("flashinfer_pages")
     device = torch.device("cuda")
     hw = detect("cuda", "bf16")
     timer = timer_for("cuda")
     record = {
-        "what": "FlashInfer library line candidate beside the SDPA line and the house kernel (lab, not a score)",
+        "what": "FlashInfer library line beside the former SDPA line and the house kernel (lab, not a score)",
         "command": [sys.executable, *sys.argv],
         "commit": _commit(),
         "hardware": hw.as_dict(),
@@ -216,7 +217,7 @@ def main(argv=None):
                 if line in wanted:
                     rows.append({"shape": shape.name, "line": line, "error": fi_error})
         else:
-            path = "tensor cores" if pages.use_tensor_cores(G, fi.TENSOR_CORES) else "CUDA cores"
+            path = "tensor cores" if fi.use_tensor_cores(G, fi.TENSOR_CORES) else "CUDA cores"
             if "flashinfer" in wanted:
                 state = fi.prepare(**cache)
                 measure("flashinfer", lambda: fi.run(state, q, table, lens), note=f"plan + run per call, {path}")

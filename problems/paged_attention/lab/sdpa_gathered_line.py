@@ -1,7 +1,9 @@
-"""Library line: torch's scaled_dot_product_attention over pages gathered into a padded dense cache.
+"""The library line until issue 37 (now a lab comparison; solutions/baselines/library.py is FlashInfer's
+paged decode): torch's scaled_dot_product_attention over pages gathered into a padded dense cache.
 
-No paged-attention library (FlashInfer, vLLM, flash-attn) is installed on the scoring machine, and SDPA
-takes dense K/V, so the pages are gathered first (a copy of every addressed K/V row, which the roofline
+It needs no paged-attention library (FlashInfer, vLLM, flash-attn), only torch. lab/measure_flashinfer.py
+times it as line `sdpa`, lab/bench_gpu.py sweeps its SDPA backends. SDPA takes dense K/V, so the pages are
+gathered first (a copy of every addressed K/V row, which the roofline
 does not count) and a boolean mask hides the padding past each sequence's length. SDPA picks its backend
 (the flash kernel takes no mask, so on an H100 the memory-efficient or cuDNN kernel runs); query heads
 share KV heads through `enable_gqa`. Measured against the alternatives in problems/paged_attention/NOTES.md.

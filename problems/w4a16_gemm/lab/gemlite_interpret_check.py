@@ -66,7 +66,7 @@ def main() -> int:
 
     gemlite.set_autotune("default")
     gemlite.set_native_atomic_bfp16(False)
-    line = import_file(LAB / "gemlite_line.py", "w4_gemlite_line_interpret")
+    line = import_file(LAB.parent / "solutions" / "baselines" / "library.py", "w4_gemlite_line_interpret")
     problem = load_problem(LAB.parent)
     print(f"gemlite {gemlite.__version__}, triton {triton.__version__} (interpreter), torch {torch.__version__}")
     ok = True

@@ -1,5 +1,6 @@
-"""The static repack of the problem's weight into gemlite's A16W4 format, in pure torch (no gemlite import),
-so that the CPU can test it (tests/problems/test_w4a16_gemlite.py). gemlite_line.py uses it in prepare().
+"""gemlite's packing and dequantisation reimplemented in pure torch (no gemlite import), so that the CPU can
+check the library line's static repack (solutions/baselines/library.py: unpack_values, gemlite_pack_arguments)
+against the problem's reference (tests/problems/test_w4a16_gemlite.py).
 
 Sources: gemlite 0.6.0.post2 (PyPI sdist, github.com/mobiusml/gemlite), Apache-2.0:
   * gemlite/core.py, GemLiteLinearTriton.pack(W_q, scales, zeros, fma_mode, ...): W_q is the unpacked
@@ -16,7 +17,7 @@ Sources: gemlite 0.6.0.post2 (PyPI sdist, github.com/mobiusml/gemlite), Apache-2
 
 So gemlite's 4-bit layout is GPTQ's qweight layout, the problem's own: the packed words gemlite builds from
 the unpacked values are the problem's qweight bit for bit (the test proves it), and mode 3's
-(q - zero) * scale is the problem's dequantisation. The repack is therefore:
+(q - zero) * scale is the problem's dequantisation. The repack (in library.py) is therefore:
   * qweight (K // 8, N) int32 -> q (N, K) uint8, unpacked and transposed, because pack() only takes unpacked
     uint8 values (it packs them again); a transient K * N bytes (2x the packed weight), freed after prepare;
     gemlite keeps its own packed copy, (K // 8, N) int32 = K * N / 2 bytes, equal to qweight;
@@ -34,20 +35,6 @@ GROUP_SIZE = 128
 W_NBITS = 4
 PACKING_BITWIDTH = 32
 ELEMENTS_PER_SAMPLE = PACKING_BITWIDTH // W_NBITS  # 8 values per int32 word
-
-
-def unpack_values(qweight: torch.Tensor) -> torch.Tensor:
-    """The problem's (K // 8, N) int32 qweight -> (N, K) uint8 values in 0..15: what gemlite's pack() takes.
-    An arithmetic shift of a negative word extends its sign above the nibble; the mask drops it."""
-    shifts = W_NBITS * torch.arange(ELEMENTS_PER_SAMPLE, device=qweight.device, dtype=torch.int32)
-    nibbles = (qweight[:, None, :] >> shifts[None, :, None]) & 0xF  # (K // 8, 8, N): k = 8 * row + nibble
-    return nibbles.reshape(-1, qweight.shape[1]).T.contiguous().to(torch.uint8)
-
-
-def gemlite_pack_arguments(qweight, scales, zeros) -> dict:
-    """What gemlite_line.py hands to GemLiteLinearTriton.pack(): W_q (N, K) uint8, scales and zeros
-    (N, K // 128) bf16 (transposed views of the problem's tensors) and fma_mode=False (W_group_mode 3)."""
-    return {"W_q": unpack_values(qweight), "scales": scales.T, "zeros": zeros.T, "fma_mode": False}
 
 
 def pack_over_cols(W_q: torch.Tensor) -> torch.Tensor:

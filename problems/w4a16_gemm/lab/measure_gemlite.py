@@ -1,6 +1,6 @@
-"""Check and time the gemlite candidate line (gemlite_line.py) against tinygemm (today's library line) and the
-house kernel on the GPU, in one run. Written for issue 37 before any GPU run: nothing it prints has been
-seen yet.
+"""Check and time gemlite (solutions/baselines/library.py, the library line since issue 37) against tinygemm
+(lab/tinygemm_line.py, the library line before it) and the house kernel on the GPU, in one run. Measured on an
+H100 SXM on 2026-11-27: lab/measurements/gemlite_visible_h100.json and .log.
 
 How to call it (a lent GPU machine; gemlite is not installed there and the machine has no network):
     here:   commit, then `bash scripts/device_head.sh pack`; .whl/ holds gemlite-0.6.0.post2-py3-none-any.whl
@@ -21,8 +21,10 @@ median), and a second check after timing (split-K kernels reuse their output and
 fraction, TFLOPS and GB/s come from the problem's flops() / bytes_moved() and scoring.hardware's peaks
 (scoring.roofline.roofline_point). A line's error (import, compile, launch) is recorded and the run goes on.
 
-Lines: gemlite (gemlite's defaults: native bf16 atomics in its split-K kernels on sm_90), gemlite_fp32_atomics
-(gemlite.set_native_atomic_bfp16(False)), tinygemm (solutions/baselines/library.py), house (solutions/house.py).
+Lines: gemlite (gemlite's defaults: native bf16 atomics in its split-K kernels on sm_90; fails the check at
+decode_m1_70b_up), gemlite_fp32_atomics (gemlite.set_native_atomic_bfp16(False): the library line as committed),
+both from solutions/baselines/library.py with gemlite's setting switched before each, tinygemm
+(lab/tinygemm_line.py), house (solutions/house.py).
 The JSON holds the hardware, versions (torch, triton, gemlite, each line's library_version()), git HEAD, the
 command line, and one row per (shape, line); the last lines printed are a table of fractions with the geomean
 over the visible shapes.
@@ -110,8 +112,9 @@ def table(rows, shape_names, visible_names, lines) -> str:
 
 @functools.cache
 def _gemlite_line():
-    """gemlite_line.py imported once: both gemlite lines share it and gemlite's global setting."""
-    return import_file(LAB / "gemlite_line.py", "w4_gemlite_line")
+    """solutions/baselines/library.py imported once: both gemlite lines share it and gemlite's global setting
+    (the file sets fp32 atomics at import; each line's setup() puts its own setting back before prepare)."""
+    return import_file(PROBLEM_DIR / "solutions" / "baselines" / "library.py", "w4_gemlite_line")
 
 
 def load_lines(names):
@@ -119,7 +122,7 @@ def load_lines(names):
     loaded = {}
     for name in names:
         if name == "tinygemm":
-            loaded[name] = (import_file(PROBLEM_DIR / "solutions" / "baselines" / "library.py", "w4_tinygemm"), None)
+            loaded[name] = (import_file(LAB / "tinygemm_line.py", "w4_tinygemm"), None)
         elif name == "house":
             loaded[name] = (import_file(PROBLEM_DIR / "solutions" / "house.py", "w4_house"), None)
         else:

@@ -1,4 +1,7 @@
-"""Library line: PyTorch's tinygemm int4 kernel, torch._weight_int4pack_mm (CPU: its _for_cpu twin).
+"""The library line until issue 37 (now a lab comparison; solutions/baselines/library.py is gemlite):
+PyTorch's tinygemm int4 kernel, torch._weight_int4pack_mm (CPU: its _for_cpu twin). It needs only torch, and
+it is the one line here with a CPU path: lab/measure_gemlite.py times it as line `tinygemm` (and smoke-tests
+itself with it on the CPU), lab/bench_gpu.py beside the house configs.
 
 Preparation (not timed in the score) converts the problem's GPTQ-style weight to tinygemm's format:
   * the 4-bit values go to torch._convert_weight_to_int4pack (on CUDA since torch 2.5: a (N, K / 2)
