@@ -36,13 +36,13 @@ def test_house_kernel_is_exact_on_adversarial_families(family, k):
     assert _check(house.run({}, **inputs), inputs).passed
 
 
-
 @pytest.mark.parametrize("family,k", [(0, 64), (1, 33), (2, 8), (3, 16), (4, 5)])
 def test_exact_across_several_chunks(family, k):
     """Small chunks force several chunks per row and the exact (tie/cluster) path in both passes."""
     inputs = _inputs(family, batch=2, n=5000, k=k, seed=1)
-    config = dict(house.pick_config(5000, k), CHUNK=max(1024, 2 * triton.next_power_of_2(k)))
+    config = house.pick_config(2, 5000, k, chunk=max(1024, 16 * triton.next_power_of_2(k)))
     assert _check(house.topk_indices(inputs["x"], k, config), inputs).passed
+
 
 def test_nan_ranks_above_inf():
     x = torch.zeros((1, 300))

@@ -4,7 +4,9 @@
 
 For every visible and held-out shape and two NaN-family shapes (one draw each): the house kernel's
 correctness under the problem's check, then median times (scoring.bench.time_calls: the scorer's timer)
-and fractions of the memory roofline for torch.topk, torch.sort and several house chunk configurations.
+and fractions of the memory roofline for torch.topk, torch.sort and house configs: its own pick_config
+(house.py's shape-derived dispatch), fixed chunks and other merge tiles (each with the merge tree pick_config
+derives for it).
 """
 
 import argparse
@@ -31,6 +33,7 @@ NAN_SHAPES = (Shape("nan_32000", "extra", {"batch": 1000, "n": 32000, "k": 20, "
               Shape("nan_argmax_64k", "extra", {"batch": 512, "n": 65536, "k": 1, "family": 4}))
 
 CHUNKS = [(4096, 4), (8192, 8), (16384, 16)]
+MERGE_TILES = [1024, 16384]  # beside house.MERGE_TILE (4096)
 
 
 def main():
@@ -49,15 +52,17 @@ def main():
         x, k = inputs["x"], inputs["k"]
         ref = problem.module.reference({}, inputs)
         roof_ms = problem.bytes_moved(p) / (hw.peak.bandwidth_gbps * 1e9) * 1e3
-        base = house.pick_config(p["n"], k)
+        sms = house.sm_count(device)
+        base = house.pick_config(p["batch"], p["n"], k, sms)
         candidates = {"torch.topk": lambda: torch.topk(x, k, dim=1).indices,
                       "torch.sort": lambda: torch.sort(x, dim=1, descending=True).indices[:, :k]}
         configs = {"house (pick_config)": base}
         for chunk, warps in CHUNKS:
-            merge_slots = triton.next_power_of_2(triton.cdiv(p["n"], chunk)) * base["CAP"]
-            if merge_slots <= 32768 and chunk <= triton.next_power_of_2(p["n"]):
-                configs[f"house CHUNK={chunk} w={warps}"] = dict(base, CHUNK=max(chunk, 2 * base["KP"]),
-                                                                num_warps=warps)
+            if chunk <= triton.next_power_of_2(p["n"]):
+                given = house.pick_config(p["batch"], p["n"], k, sms, chunk=max(chunk, 2 * base["CAP"]))
+                configs[f"house CHUNK={chunk} w={warps}"] = dict(given, num_warps=warps)
+        for tile in MERGE_TILES:
+            configs[f"house MERGE_TILE={tile}"] = house.pick_config(p["batch"], p["n"], k, sms, merge_tile=tile)
         row = {"shape": shape.name, "set": shape.shape_set, "params": p, "roofline_ms": roof_ms, "check": {},
                "timing_ms": {}}
         for name, cfg in configs.items():

@@ -1,10 +1,12 @@
-"""The issue-37 lab candidate (problems/topk/lab/house_split_rows.py) on the CPU (Triton interpreter).
+"""The house kernel (problems/topk/solutions/house.py): its dispatch and merge tree on the CPU (Triton interpreter).
 
 Correctness only, against the problem's own reference and check (problem.py: check, verify_call): every family
 (NaN included), k = 1 up to k = 64, rows split over many chunks, partial tail chunks shorter than k, rows with
 fewer than k finite entries, and merge trees of one and two levels (forced on small n with a small merge
 tile). The dispatch rule itself is tested as a formula: no shape's chunk grows past its KP's base, every merge
-program holds at most MERGE_TILE slots. Nothing here says anything about speed.
+program holds at most MERGE_TILE slots. Nothing here says anything about speed. The scorer's CPU run of the
+house (every CPU-profile shape) is test_every_problem_cpu.py::test_house_kernel_passes_every_shape_on_cpu[topk];
+the check's own semantics (ties, order, NaN) and chunk overrides are in test_topk.py.
 """
 
 import os
@@ -21,7 +23,7 @@ from scoring.problem import import_file, load_problem  # noqa: E402
 
 PROBLEM_DIR = Path(__file__).resolve().parents[2] / "problems" / "topk"
 problem = load_problem(PROBLEM_DIR)
-candidate = import_file(PROBLEM_DIR / "lab" / "house_split_rows.py", "topk_split_rows_test")
+house = import_file(PROBLEM_DIR / "solutions" / "house.py", "topk_house_dispatch_test")
 
 
 def _inputs(family, batch, n, k, seed=0):
@@ -59,31 +61,31 @@ CASES = [
 
 
 @pytest.mark.parametrize("family,batch,n,k,merge_tile", CASES)
-def test_candidate_matches_the_problem_check(family, batch, n, k, merge_tile):
+def test_house_matches_the_problem_check(family, batch, n, k, merge_tile):
     inputs = _inputs(family, batch, n, k)
-    config = candidate.pick_config(batch, n, k, sms=132, merge_tile=merge_tile)
-    if merge_tile < candidate.MERGE_TILE and n > 4096:
+    config = house.pick_config(batch, n, k, sms=132, merge_tile=merge_tile)
+    if merge_tile < house.MERGE_TILE and n > 4096:
         assert config["levels"], "the case was meant to exercise the merge tree"
-    _assert_exact(candidate.topk_indices(inputs["x"], k, config), inputs)
+    _assert_exact(house.topk_indices(inputs["x"], k, config), inputs)
 
 
 def test_two_level_tree_is_exercised():
-    assert len(candidate.pick_config(2, 20000, 64, sms=132, merge_tile=512)["levels"]) == 2
+    assert len(house.pick_config(2, 20000, 64, sms=132, merge_tile=512)["levels"]) == 2
 
 
 @pytest.mark.parametrize("family", [0, 1, 2, 3])
 def test_default_dispatch_on_the_cpu_profile_shapes(family):
     """run() as the scorer calls it, with the default rule (CPU: DEFAULT_SMS)."""
     inputs = _inputs(family, 2, 4500, 20, seed=3)
-    _assert_exact(candidate.run({}, **inputs), inputs)
+    _assert_exact(house.run({}, **inputs), inputs)
 
 
-def test_nan_ranks_above_inf():
+def test_nan_ranks_above_inf_across_chunks():
     x = torch.zeros((1, 3000))
     x[0, [10, 50, 70, 90, 2200, 2950]] = torch.tensor(
         [1.0, float("nan"), float("inf"), 3.0, float("nan"), float("inf")]
     )
-    out = candidate.run({}, x=x, k=4)
+    out = house.run({}, x=x, k=4)
     values = x.gather(1, out)[0]
     assert torch.isnan(values[:2]).all() and (values[2:] == float("inf")).all()
 
@@ -105,18 +107,32 @@ SCORED = [
 @pytest.mark.parametrize("batch,n,k", SCORED + [(1, 64, 64), (1, 300000, 64), (256, 300000, 1), (3, 5000, 17)])
 @pytest.mark.parametrize("sms", [132, 114, 8])
 def test_dispatch_rule_is_a_formula_of_the_shape(batch, n, k, sms):
-    cfg = candidate.pick_config(batch, n, k, sms=sms)
+    cfg = house.pick_config(batch, n, k, sms=sms)
     kp = triton.next_power_of_2(k)
     assert cfg["KP"] == kp and cfg["CAP"] == 8 * kp
-    assert max(1024, 16 * kp) <= cfg["CHUNK"] <= candidate.CHUNK_BY_KP[kp]  # never grown past the base
+    assert max(1024, 16 * kp) <= cfg["CHUNK"] <= house.CHUNK_BY_KP[kp]  # never grown past the base
     assert cfg["CHUNK"] // cfg["num_warps"] <= 512  # at most 16 elements per thread
     groups, stride = triton.cdiv(n, cfg["CHUNK"]), cfg["CAP"]
     for groups_in, group, in_stride, groups_out in cfg["levels"]:
         assert (groups_in, in_stride) == (groups, stride)
-        assert group * in_stride <= max(candidate.MERGE_TILE, 2 * in_stride)
+        assert group * in_stride <= max(house.MERGE_TILE, 2 * in_stride)
         groups, stride = groups_out, cfg["out_stride"]
     assert (groups, stride) == (cfg["final_groups"], cfg["final_stride"])
-    assert triton.next_power_of_2(groups) * stride <= candidate.MERGE_TILE
+    assert triton.next_power_of_2(groups) * stride <= house.MERGE_TILE
+
+
+@pytest.mark.parametrize("batch,n,k", [(2, 5000, 64), (1, 300000, 64), (32, 1048576, 64), (256, 128256, 50)])
+@pytest.mark.parametrize("chunk", [1024, 2048, 8192])
+def test_a_given_chunk_gets_its_own_merge_tree(batch, n, k, chunk):
+    """pick_config(chunk=...) (a sweep's or a test's chunk) derives the tree from that chunk, not the rule's."""
+    cfg = house.pick_config(batch, n, k, chunk=chunk)
+    assert cfg["CHUNK"] == chunk and cfg["num_warps"] == min(16, chunk // 512)
+    groups, stride = triton.cdiv(n, chunk), cfg["CAP"]
+    for groups_in, group, in_stride, groups_out in cfg["levels"]:
+        assert (groups_in, in_stride) == (groups, stride)
+        groups, stride = groups_out, cfg["out_stride"]
+    assert (groups, stride) == (cfg["final_groups"], cfg["final_stride"])
+    assert triton.next_power_of_2(groups) * stride <= house.MERGE_TILE
 
 
 def test_scored_shapes_in_problem_toml_are_the_ones_checked_here():
@@ -126,12 +142,3 @@ def test_scored_shapes_in_problem_toml_are_the_ones_checked_here():
     deck = tomllib.loads((PROBLEM_DIR / "problem.toml").read_text())["shapes"]
     listed = {(s["batch"], s["n"], s["k"]) for part in ("visible", "held_out") for s in deck[part]}
     assert listed == set(SCORED)
-
-
-def test_cpu_scoring_run_passes_every_shape(tmp_path):
-    """The scorer's own CPU run (problem.toml's CPU profile: visible, held-out and a property shape)."""
-    from tests.problems.helpers import score_on_cpu
-
-    result = score_on_cpu("topk", PROBLEM_DIR / "lab" / "house_split_rows.py", tmp_path)
-    shapes = [shape for system in result["systems"] for shape in system["shapes"]]
-    assert shapes and all(shape["check"]["passed"] for shape in shapes), [s["check"]["detail"] for s in shapes]
