@@ -64,7 +64,18 @@ def git_state() -> dict:
             return None
 
     commit = git("rev-parse", "HEAD")
-    return {"commit": commit, "dirty": bool(git("status", "--porcelain")) if commit else None}
+    if not commit:
+        return {"commit": None, "dirty": None}
+    status = git("status", "--porcelain", "--untracked-files=all") or ""
+    return {"commit": commit, "dirty": any(not _written_by_a_run(line) for line in status.splitlines())}
+
+
+def _written_by_a_run(status_line: str) -> bool:
+    """A new, untracked file under results/: what an earlier run in the same checkout wrote (a deck scores one
+    problem after another into results/, where the line cache reads). Not a change to the scorer: before
+    2026-11-27 22:30 every run after the first of a deck said dirty=true for it. A changed or deleted tracked
+    result still makes the checkout dirty (the line cache reuses what committed results say)."""
+    return status_line.startswith("?? results/")
 
 
 def _display_path(path: Path) -> str:
