@@ -148,16 +148,25 @@ def parse_args(argv: list[str]) -> tuple[bool, list[str]]:
     return dry_run, paths
 
 
-def main(argv: list[str]) -> int:
+def parse_command(argv: list[str], usage: str) -> tuple[bool, list[Path]] | int:
+    """(dry_run, the JSON files named), or the exit status where there is nothing to do: 0 after printing
+    `usage` for help, 2 after a usage error."""
     if any(a in ("help", "-h", "--help") for a in argv):
-        print(__doc__.strip())
+        print(usage.strip())
         return 0
     try:
         dry_run, paths = parse_args(argv)
-        files = json_files(paths)
+        return dry_run, json_files(paths)
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+
+
+def main(argv: list[str]) -> int:
+    command = parse_command(argv, __doc__)
+    if isinstance(command, int):
+        return command
+    dry_run, files = command
     changed, tokens, failed = 0, 0, 0
     for path in files:
         try:

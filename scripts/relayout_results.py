@@ -25,13 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from scoring.result import SCHEMA, result_text
-from scripts.migrate_results_to_strict_json import (
-    UsageError,
-    _replace_file,
-    json_files,
-    loads_strict,
-    parse_args,
-)
+from scripts.migrate_results_to_strict_json import _replace_file, loads_strict, parse_command
 
 
 def _pairs_in_order(pairs: list) -> list:
@@ -58,15 +52,10 @@ def relayout_file(path: Path, dry_run: bool = False) -> int | None:
 
 
 def main(argv: list[str]) -> int:
-    if any(a in ("help", "-h", "--help") for a in argv):
-        print(__doc__.strip())
-        return 0
-    try:
-        dry_run, paths = parse_args(argv)
-        files = json_files(paths)
-    except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    command = parse_command(argv, __doc__)
+    if isinstance(command, int):
+        return command
+    dry_run, files = command
     rewritten, saved_bytes, failed = 0, 0, 0
     for path in files:
         try:

@@ -1,6 +1,9 @@
 """Helpers for running whole scoring runs from tests on the CPU profile, quickly."""
 
 import ast
+import contextlib
+import sys
+import types
 from pathlib import Path
 
 from scoring.config import RunConfig
@@ -27,3 +30,21 @@ def expected_statuses(solution: Path) -> dict:
 
 def wrong_solutions(problem_dir: Path) -> list[Path]:
     return sorted(p for p in (problem_dir / "solutions" / "wrong").glob("*.py") if not p.name.startswith("_"))
+
+
+@contextlib.contextmanager
+def stand_in_module(name: str, **attributes):
+    """sys.modules[name] is a bare module holding `attributes` for the duration (a library line's package that
+    is not installed here, whose torch-only helpers are tested without it); whatever was there is put back."""
+    saved = sys.modules.get(name)
+    stub = types.ModuleType(name)
+    for attribute, value in attributes.items():
+        setattr(stub, attribute, value)
+    sys.modules[name] = stub
+    try:
+        yield stub
+    finally:
+        if saved is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = saved

@@ -6,18 +6,17 @@ the worker cannot write is dropped before FlashInfer reads it; the line itself f
 FlashInfer (-> not_available); and the CPU-testable parts of the GPU measurement script (its arguments and
 its table)."""
 
-import contextlib
 import importlib.util
 import math
 import os
 import sys
-import types
 
 import pytest
 import torch
 
 from scoring.problem import import_file, load_problem
 from scoring.spec import find_problem
+from tests.problems.helpers import stand_in_module
 
 PROBLEM_DIR = find_problem("paged_attention")
 LAB = PROBLEM_DIR / "lab"
@@ -25,21 +24,9 @@ LIBRARY = PROBLEM_DIR / "solutions" / "baselines" / "library.py"
 P = load_problem(PROBLEM_DIR).module
 
 
-@contextlib.contextmanager
 def stand_in_flashinfer():
-    """sys.modules["flashinfer"] is a bare module for the duration (FlashInfer is not installed here, and the
-    helpers under test never call it); whatever was there before is put back."""
-    saved = sys.modules.get("flashinfer")
-    stub = types.ModuleType("flashinfer")
-    stub.__version__ = "stand-in"
-    sys.modules["flashinfer"] = stub
-    try:
-        yield stub
-    finally:
-        if saved is None:
-            sys.modules.pop("flashinfer", None)
-        else:
-            sys.modules["flashinfer"] = saved
+    """FlashInfer is not installed here, and the helpers under test never call it."""
+    return stand_in_module("flashinfer", __version__="stand-in")
 
 
 with stand_in_flashinfer():

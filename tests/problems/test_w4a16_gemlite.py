@@ -12,7 +12,6 @@ GemLiteLinearTriton.pack() with fma_mode=False), is bit-identical to the problem
 in fp64 and rounded to bf16. Where gemlite's source is importable (its bitpack.py needs only torch and
 triton, but gemlite's package __init__ queries CUDA), its own pack_weights_over_cols_torch is checked too."""
 
-import contextlib
 import importlib
 import importlib.util
 import os
@@ -25,6 +24,7 @@ import torch
 
 from scoring.problem import import_file, load_problem
 from scoring.spec import find_problem
+from tests.problems.helpers import stand_in_module
 
 PROBLEM = load_problem(find_problem("w4a16_gemm"))
 P = PROBLEM.module
@@ -33,25 +33,19 @@ LIBRARY = PROBLEM.spec.directory / "solutions" / "baselines" / "library.py"
 REPACK = import_file(LAB / "gemlite_repack.py", "w4_gemlite_repack_test")
 
 
-@contextlib.contextmanager
 def stand_in_gemlite():
-    """sys.modules["gemlite"] is a bare module with the names library.py takes at import (gemlite is not
-    installed here, and its import queries CUDA); whatever was there before is put back."""
-    saved = sys.modules.get("gemlite")
-    stub = types.ModuleType("gemlite")
-    stub.__version__ = "stand-in"
-    stub.DType = types.SimpleNamespace(BF16="bf16", FP16="fp16")
-    stub.GemLiteLinearTriton = stub.forward_functional = None
-    stub.native_atomic_bfp16 = []
-    stub.set_native_atomic_bfp16 = stub.native_atomic_bfp16.append
-    sys.modules["gemlite"] = stub
-    try:
-        yield stub
-    finally:
-        if saved is None:
-            sys.modules.pop("gemlite", None)
-        else:
-            sys.modules["gemlite"] = saved
+    """The names library.py takes from gemlite at import (gemlite is not installed here, and its import queries
+    CUDA); set_native_atomic_bfp16 records its arguments in native_atomic_bfp16."""
+    calls = []
+    return stand_in_module(
+        "gemlite",
+        __version__="stand-in",
+        DType=types.SimpleNamespace(BF16="bf16", FP16="fp16"),
+        GemLiteLinearTriton=None,
+        forward_functional=None,
+        native_atomic_bfp16=calls,
+        set_native_atomic_bfp16=calls.append,
+    )
 
 
 with stand_in_gemlite() as _stub:
