@@ -6,7 +6,10 @@ started with `--profile-from-start off` profiles those two calls' kernels only:
 
     ncu --profile-from-start off --clock-control none --section SpeedOfLight --section ComputeWorkloadAnalysis \
         --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
-        python problems/fp8_gemm/lab/profile_vs_cublaslt.py [shape=square_8192]
+        python problems/fp8_gemm/lab/profile_vs_cublaslt.py [shape=square_8192] [solution=PATH]
+
+`solution=` (default problems/fp8_gemm/solutions/house.py, relative to the repository) profiles another file with
+the house's interface in the house's place, e.g. the warp-specialised candidate lab/house_warp_specialized.py.
 
 `--clock-control none`: ncu otherwise locks the GPU's clocks to base for the profile, and the lent machines'
 clocks are not to be changed (and the scorer's times are at the clocks the GPU runs at). Without ncu around it
@@ -28,14 +31,18 @@ PROBLEM = REPO / "problems" / "fp8_gemm"
 
 
 def main(argv: list[str]) -> None:
-    shape_name = dict(arg.split("=", 1) for arg in argv).get("shape", "square_8192")
+    options = dict(arg.split("=", 1) for arg in argv)
+    shape_name = options.get("shape", "square_8192")
+    solution = REPO / options.get("solution", "problems/fp8_gemm/solutions/house.py")
+    if not solution.is_file():
+        raise SystemExit(f"profile_vs_cublaslt: solution={solution} is not a file (a path relative to {REPO})")
     spec = load_spec(PROBLEM)
     shapes = [s for s in spec.shapes_for("gpu").select("all", 0) if s.name == shape_name]
     if not shapes:
         raise SystemExit(f"profile_vs_cublaslt: no shape {shape_name!r} in {PROBLEM / 'problem.toml'}")
     params = dict(shapes[0].params)
     problem = import_file(PROBLEM / "problem.py", "fp8_problem")
-    house = import_file(PROBLEM / "solutions" / "house.py", "fp8_house")
+    house = import_file(solution, "fp8_house")
     library = import_file(PROBLEM / "solutions" / "baselines" / "library.py", "fp8_library")
     device = torch.device("cuda")
     gen = torch.Generator(device=device).manual_seed(0)
