@@ -24,6 +24,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from scoring.kernel_name_table import tabulated
 from scoring.roofline import MAX_PLAUSIBLE_FRACTION, geomean, roofline_point
 
 SCHEMA = "ceiling.result/1"
@@ -140,7 +141,8 @@ def write_result(result: dict, out_dir: Path) -> Path:
     fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as f:
-            f.write(result_text(finite_or_null(result)) + "\n")
+            # Each system's kernel names once, its shapes indexing them (scoring/kernel_name_table.py).
+            f.write(result_text(finite_or_null(tabulated(result))) + "\n")
             f.flush()
             os.fsync(f.fileno())
         os.link(tmp, path)  # atomic, and fails instead of replacing if the name appeared meanwhile

@@ -425,6 +425,10 @@ class System:
     cached_from: str = documented("a reused reference line: the result file it was copied from")
     audits: list[Audit] = documented("the counter audits and their outcomes")
     failure: Failure | None = documented("why the system did not pass; null when it did")
+    kernel_names: list[str] = documented(
+        "every distinct kernel name its shapes recorded, demangled, first seen first; a shape's "
+        "`kernel_record.kernel_name_ids` index it (scoring/kernel_name_table.py)"
+    )
     shapes: list[Shape] = documented("every shape the system ran", required=True)
 
 

@@ -1,14 +1,17 @@
-"""Rewrite result files in the scorer's current layout (scoring/result.py `result_text`): same JSON, fewer bytes.
+"""Rewrite result files in the scorer's current layout (scoring/result.py `write_result`): same content, fewer bytes.
 
     python scripts/relayout_results.py [dry_run=true] PATH [PATH ...]
 
 Until 2026-11-27 the scorer wrote every value on its own line (`json.dump(..., indent=1)`); it now writes a
 shape's fields each on one compact line (ONE_LINE_DEPTH), since their per-call arrays are most of a result's
-bytes and every GPU call carries the tracked tree within a 64 MiB limit. A PATH is a JSON file or a folder
+bytes and every GPU call carries the tracked tree within a 64 MiB limit. Since 2026-11-28 it also writes each
+system's kernel names once, in a table its shapes index (scoring/kernel_name_table.py): written per shape they
+were two fifths of the committed results' bytes. A PATH is a JSON file or a folder
 searched recursively for `*.json` (hidden ones skipped); only files of schema `ceiling.result/1` are touched,
 and strict JSON only (run scripts/migrate_results_to_strict_json.py first on a file with NaN tokens).
 
-A file is rewritten only after its new text parses to exactly the same value (keys in the same order); it is
+A file is rewritten only after its new text, its kernel names expanded again, is exactly the old value with its
+names expanded (keys in the same order); it is
 written to a temporary file beside it, fsynced and renamed over it (mode kept), so a file is never lost or left
 half written. Prints one line per rewritten file and a summary with the bytes saved; dry_run=true prints the
 same and writes nothing. Exit status: 0 done, 1 a file could not be read or rewritten (named, the others still
@@ -24,12 +27,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from scoring.kernel_name_table import expanded, tabulated
 from scoring.result import SCHEMA, result_text
 from scripts.migrate_results_to_strict_json import _replace_file, loads_strict, parse_command
 
 
-def _pairs_in_order(pairs: list) -> list:
-    return pairs  # object_pairs_hook: keep an object's keys and their order, so a reordering is a difference
+def _content(text: str) -> str:
+    """A result's content with its kernel names per shape, as text: json.dumps keeps key order, so a reordering
+    is a difference."""
+    return json.dumps(expanded(json.loads(text)))
 
 
 def relayout_file(path: Path, dry_run: bool = False) -> int | None:
@@ -41,11 +47,11 @@ def relayout_file(path: Path, dry_run: bool = False) -> int | None:
         raise ValueError(f"is not strict JSON ({error}): left as it is") from None
     if not isinstance(value, dict) or value.get("schema") != SCHEMA:
         return None
-    new_text = result_text(value) + "\n"
+    new_text = result_text(tabulated(value)) + "\n"
     if new_text == text:
         return None
-    if json.loads(new_text, object_pairs_hook=_pairs_in_order) != json.loads(text, object_pairs_hook=_pairs_in_order):
-        raise ValueError("the new layout does not parse to the same value: left as it is")
+    if _content(new_text) != _content(text):
+        raise ValueError("the new layout does not hold the same content: left as it is")
     if not dry_run:
         _replace_file(path, new_text)
     return len(text.encode()) - len(new_text.encode())

@@ -10,6 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from scoring.failure_class import LABELS as FAILURE_CLASSES
+from scoring.kernel_name_table import expanded
 from scoring.result import STATUS_SEVERITY, finite_or_null, geomean_score, result_text, write_result
 from scoring.result_checks import check_result
 from scoring.result_schema import SCHEMA_PATH, schema_issues
@@ -274,6 +275,19 @@ def test_the_relayout_keeps_every_value_and_touches_only_results(tmp_path):
     assert "rewrote 1 of 2 file(s)" in done.stdout
     again = subprocess.run([sys.executable, str(RELAYOUT), str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert "rewrote 0 of 2 file(s)" in again.stdout  # already in the layout
+
+
+def test_the_relayout_stores_each_systems_kernel_names_once_and_keeps_what_they_say(tmp_path):
+    names = ["void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_nn_align8>(Params)"]
+    shapes = [{"name": n, "kernel_record": {"kernel_names": names, "read_s": 0.1}} for n in ("a", "b", "c")]
+    result = {"schema": "ceiling.result/1", "run_id": "r", "systems": [{"role": "library", "shapes": shapes}]}
+    (tmp_path / "r.json").write_text(result_text(result) + "\n")
+    done = subprocess.run([sys.executable, str(RELAYOUT), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "rewrote 1 of 1 file(s)" in done.stdout, done.stderr
+    new = json.loads((tmp_path / "r.json").read_text())
+    assert new["systems"][0]["kernel_names"] == names
+    assert [s["kernel_record"] for s in new["systems"][0]["shapes"]] == [{"kernel_name_ids": [0], "read_s": 0.1}] * 3
+    assert expanded(new) == result
 
 
 def test_the_relayout_leaves_a_file_with_nan_tokens_as_it_is(tmp_path):
