@@ -42,7 +42,7 @@ def _kernel_facts(compiled) -> dict:
             "spilled_registers": getattr(compiled, "n_spills", None), "shared_bytes": compiled.metadata.shared}
 
 
-def bench_shape(shape, problem, house, candidate, variants, budget_s, peaks, device) -> list[dict]:
+def bench_shape(shape, problem, house, candidate, variants, budget_s, peaks, device, rule_lines=True) -> list[dict]:
     params = dict(shape.params)
     gen = torch.Generator(device=device).manual_seed(1)
     weights = problem.module.make_weights(params, gen, device)
@@ -70,9 +70,10 @@ def bench_shape(shape, problem, house, candidate, variants, budget_s, peaks, dev
         rows.append(row)
         print(_format_row(row), flush=True)
 
-    record("cublaslt", lambda: torch._scaled_mm(a, b.T, scale_a=a_scale, scale_b=b_scale, out_dtype=torch.bfloat16))
-    record("house", lambda: house.run(house_state, a, a_scale))
-    record("candidate-rule", lambda: candidate.run(candidate_state, a, a_scale))
+    if rule_lines:
+        record("cublaslt", lambda: torch._scaled_mm(a, b.T, scale_a=a_scale, scale_b=b_scale, out_dtype=torch.bfloat16))
+        record("house", lambda: house.run(house_state, a, a_scale))
+        record("candidate-rule", lambda: candidate.run(candidate_state, a, a_scale))
     if params["M"] > 256 or device.type == "cpu":  # the CPU smoke run takes every variant on every shape
         for name in variants:
             config = candidate.VARIANTS[name]
@@ -120,6 +121,9 @@ def main():
     parser.add_argument("--out", default="", help="JSON file for every row (default: none)")
     parser.add_argument("--shapes", default="visible", choices=["visible", "all"], help="default: visible")
     parser.add_argument("--variants", default="", help="comma-separated VARIANTS names (default: all)")
+    parser.add_argument("--no-rule", action="store_true",
+                        help="only the variants: no cuBLASLt, house or candidate-rule rows (one variant per process, "
+                        "under `timeout`, finds which one hangs: the first GPU run stalled after the house's row)")
     parser.add_argument("--budget-s", type=float, default=2.0, help="timing budget per line (default: 2.0)")
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                         help="default: cuda; cpu (with TRITON_INTERPRET=1) runs the CPU profile's shapes, a smoke test")
@@ -138,7 +142,8 @@ def main():
     shapes = deck.visible + (deck.held_out if args.shapes == "all" else ())
     rows = []
     for shape in shapes:
-        rows += bench_shape(shape, problem, house, candidate, variants, args.budget_s, peaks, device)
+        rows += bench_shape(shape, problem, house, candidate, variants, args.budget_s, peaks, device,
+                            rule_lines=not args.no_rule)
         if args.out:  # after every shape, so that a run cut short (a hung kernel, a timeout) keeps what it measured
             Path(args.out).write_text(json.dumps({"hardware": hw.as_dict(), "torch": torch.__version__,
                                                   "triton": __import__("triton").__version__,
