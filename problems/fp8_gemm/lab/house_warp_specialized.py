@@ -20,8 +20,9 @@ promotion adds are there), with no spills. Facts about the pass that shape this 
 - 128-row-wide consumers (128x256 tiles) spill (two 64x256 fp32 accumulators with promotion), as with 8 warps.
 Decode and small-M shapes keep the house's configurations and kernel path (WARP_SPECIALIZE off, host TMA store).
 
-Variants for the sweep are named in VARIANTS; LARGE_VARIANT picks the one run() uses for M > 256. Nothing here is
-measured yet (problems/fp8_gemm/lab/bench_ws.py is the measurement; NOTES.md says what to look for).
+Variants for the sweep are named in VARIANTS; LARGE_VARIANT picks the one run() uses for M > 256. Measured on an
+H100 SXM on 2026-11-28 (NOTES.md, "Warp-specialised candidate"): every ws variant tried hangs on its first launch
+(killed after 40 s and after 8 minutes); the plain controls run. Kept as the record of what was tried.
 """
 
 import torch
