@@ -194,6 +194,87 @@ def test_dispatch_rule_on_the_scored_shapes(variant, sms):
         assert cfg["final_warps"] <= 16 and cfg["threshold_warps"] <= 16
 
 
+SHORT_VARIANTS = sorted(v for v in candidate.VARIANTS if "SHORT_N_MAX" in candidate.VARIANTS[v])
+
+
+def _run_short(inputs, variant="buf16_short", **overrides):
+    """The fused short-row kernel, forced (SHORT=True) whatever the batch."""
+    x, k = inputs["x"], inputs["k"]
+    config = candidate.pick_config(x.shape[0], x.shape[1], k, 132, variant, SHORT=True, **overrides)
+    assert config["short"]
+    return candidate.topk_indices(x, k, config)
+
+
+@pytest.mark.parametrize("family,batch,n,k", CASES + [(2, 2, 8192, 40), (0, 2, 16384, 64), (4, 2, 8192, 64)])
+def test_short_path_matches_the_problem_check(family, batch, n, k):
+    """Every case of the default dispatch again through the fused short-row kernel (every family, NaN,
+    fewer than k finite entries, integer ties, k == n, rows shorter than a group tile, a single element)."""
+    inputs = _inputs(family, batch, n, k)
+    _assert_exact(_run_short(inputs), inputs)
+
+
+@pytest.mark.parametrize("k", list(range(1, 65)))
+def test_short_path_every_k_from_1_to_64(k):
+    family = (k + 2) % 5
+    inputs = _inputs(family, 2, 3000 + 37 * k, k, seed=100 + k)  # n not a multiple of SEG or G
+    _assert_exact(_run_short(inputs), inputs)
+
+
+@pytest.mark.parametrize("variant", SHORT_VARIANTS)
+@pytest.mark.parametrize("family,n,k", [(0, 9000, 40), (1, 32768, 64), (2, 8192, 40), (3, 32000, 20), (4, 12000, 33)])
+def test_short_variants_take_their_own_dispatch_and_stay_exact(variant, family, n, k):
+    """Few SMs, so a batch of 3 reaches SHORT_ROWS_PER_SM SMs: the variant's own rule picks the path."""
+    inputs = _inputs(family, 3, n, k, seed=family + 20)
+    config = candidate.pick_config(3, n, k, 1, variant)
+    assert config["short"] == (n <= candidate.VARIANTS[variant]["SHORT_N_MAX"])
+    _assert_exact(candidate.topk_indices(inputs["x"], k, config), inputs)
+
+
+@pytest.mark.parametrize("k", [1, 5, 40, 64])
+def test_short_path_on_sorted_and_adversarial_rows(k):
+    """Ascending and descending rows (every chosen group full of winners), the winners in one group
+    stride, all equal, all -inf but one, and every value NaN: exact, with no overflow path to fall to."""
+    n = 8192
+    asc = torch.arange(n, dtype=torch.float32)
+    strided = torch.zeros(n)
+    strided[5::1024] = torch.arange(1.0, 9.0)  # all 8 winners in group 5
+    one = torch.full((n,), float("-inf"))
+    one[77] = 1.0
+    x = torch.stack([asc, asc.flip(0), strided, torch.full((n,), 3.0), one, torch.full((n,), float("nan"))])
+    inputs = {"x": x.contiguous(), "k": k}
+    _assert_exact(_run_short(inputs), inputs)
+
+
+def test_short_path_negative_zero_and_infinities():
+    x = torch.tensor([[0.0, -0.0, float("inf"), -float("inf"), 1.0, -1.0, float("inf"), 0.0] * 16])
+    for k in (1, 3, 8, 64):
+        inputs = {"x": x.contiguous(), "k": k}
+        _assert_exact(_run_short(inputs), inputs)
+
+
+@pytest.mark.parametrize("variant", sorted(candidate.VARIANTS))
+@pytest.mark.parametrize("sms", [78, 114, 132])
+def test_short_dispatch_rule_on_the_scored_shapes(variant, sms):
+    """The short-row rule as a formula of (batch, n, k, SMs): groups cover the row, SEG minimal, and the
+    path taken exactly when the variant's bounds allow; never for the variants without a short path."""
+    const = candidate.VARIANTS[variant]
+    for name, p in SCORED:
+        batch, n, k = p["batch"], p["n"], p["k"]
+        cfg = candidate.pick_config(batch, n, k, sms, variant)
+        seg, g = cfg["SHORT_SEG"], cfg["SHORT_G"]
+        assert seg & (seg - 1) == 0 and g & (g - 1) == 0 and g * seg >= n, name
+        assert seg == 8 or triton.cdiv(n, seg // 2) > const.get("SHORT_G_MAX", 1024), name
+        expected = (
+            n <= const.get("SHORT_N_MAX", 0)
+            and batch >= const.get("SHORT_ROWS_PER_SM", 0) * sms
+            and cfg["KP"] * seg <= const.get("SHORT_M_MAX", 0)
+        )
+        assert cfg["short"] == expected, name
+    if variant == "buf16_short":
+        taken = [name for name, p in SCORED if candidate.pick_config(p["batch"], p["n"], p["k"], 132, variant)["short"]]
+        assert taken == ["clustered_8k"]
+
+
 def test_interface_matches_the_house():
     house = import_file(PROBLEM_DIR / "solutions" / "house.py", "topk_house_interface_test")
     for name in ("run", "topk_indices", "pick_config", "sm_count"):

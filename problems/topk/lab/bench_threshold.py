@@ -1,17 +1,20 @@
 """The sampled-threshold candidate (house_threshold.py) against the house on the GPU (issue 37; a tuning aid).
 
     python problems/topk/lab/bench_threshold.py [--out FILE.json] [--shapes all|visible|held_out|NAME,...]
-        [--variants buf32,buf16,...] [--budget-s 1.0] [--deadline-s 270] [--no-breakdown] [--no-nan]
+        [--variants buf32,buf16,...] [--budget-s 1.0] [--deadline-s 180] [--no-breakdown] [--no-nan]
+        [--stages-variant buf16_short] [--no-house]
 
 Per shape (one draw, seed 7 as bench_topk.py): every line is checked with problem.py's check (and its
 per-call verify_call), then timed with the scorer's timer (scoring.bench.median_ms: L2 flush, launch gate,
 CUDA events) as a fraction of the memory roofline (problem.bytes_moved over the datasheet bandwidth). Lines:
 the house (solutions/house.py), every variant of the candidate, and `x.amax(1)` (one read of the input, not
-a top-k: the ceiling a one-read kernel could reach). A line that fails its check is timed anyway and marked.
-With the breakdown on, the default variant's four kernels are also timed one by one (sample, threshold,
-filter, final; each alone, so the launch gaps between them are not in their sum). The two NaN-family
+a top-k: the ceiling a one-read kernel could reach; NaN shapes have none). A line that fails its check is
+timed anyway and marked. With the breakdown on, the kernels of --stages-variant's dispatch (default
+buf16_short) are also timed one by one (sample, threshold, filter, final; each alone, so the launch gaps
+between them are not in their sum; a shape on the short-row path has one kernel, `short`) and printed as
+each shape ends; --no-house drops the house line. The JSON (--out) is rewritten after every shape. The two NaN-family
 shapes of bench_topk.py are checked (not timed, not in the geomeans) unless --no-nan. Timing stops at
---deadline-s (whatever is left is recorded as skipped) so the script ends inside a 300 s call. The last
+--deadline-s (whatever is left is recorded as skipped) so the script ends inside ~200 s. The last
 lines printed are the table: per shape each line's us and fraction; per line the geomean over visible,
 held-out and all shapes, and held-out / visible.
 """
@@ -62,9 +65,13 @@ def main():
     parser.add_argument("--shapes", default="all", help="all, visible, held_out, or shape names joined by commas")
     parser.add_argument("--variants", default="", help="candidate variants joined by commas (default: all)")
     parser.add_argument("--budget-s", type=float, default=1.0, help="timing budget per line and shape")
-    parser.add_argument("--deadline-s", type=float, default=270.0, help="no timing starts after this many seconds")
+    parser.add_argument("--deadline-s", type=float, default=180.0, help="no timing starts after this many seconds")
     parser.add_argument("--no-breakdown", action="store_true", help="skip the per-kernel timing")
     parser.add_argument("--no-nan", action="store_true", help="skip the NaN-family checks")
+    parser.add_argument("--no-house", action="store_true", help="skip the house line")
+    parser.add_argument(
+        "--stages-variant", default="buf16_short", help="the variant whose kernels the breakdown times one by one"
+    )
     parser.add_argument("--device", default="cuda", help="cuda, or cpu (with TRITON_INTERPRET=1: a dry run)")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -77,7 +84,7 @@ def main():
     house = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", "house")
     candidate = import_file(HERE / "house_threshold.py", "house_threshold")
     variants = args.variants.split(",") if args.variants else list(candidate.VARIANTS)
-    unknown = [v for v in variants if v not in candidate.VARIANTS]
+    unknown = [v for v in variants + [args.stages_variant] if v not in candidate.VARIANTS]
     if unknown:
         raise SystemExit(f"unknown variants {unknown}; known: {sorted(candidate.VARIANTS)}")
     device = torch.device(args.device)
@@ -87,10 +94,49 @@ def main():
     sms = candidate.sm_count(device)
     shapes = pick_shapes(problem, args.shapes, device.type)
     extra = [] if args.no_nan or device.type != "cuda" else list(NAN_SHAPES)
-    line_names = ["house"] + [f"thr:{v}" for v in variants] + ["amax (1 read)"]
+    line_names = ([] if args.no_house else ["house"]) + [f"thr:{v}" for v in variants] + ["amax (1 read)"]
 
     def out_of_time():
         return time.perf_counter() - started > args.deadline_s
+
+    def summarize(rows):
+        summary = {}
+        scored = [r for r in rows if r["set"] != "extra"]
+        for name in line_names:
+
+            def fractions(rs, name=name):
+                return [r["lines"][name]["fraction"] for r in rs if "fraction" in r["lines"].get(name, {})]
+
+            per_set = {}
+            for which in ("visible", "held_out"):
+                in_set = [r for r in scored if r["set"] == which]
+                fr = fractions(in_set)
+                per_set[which] = geomean(fr) if fr and len(fr) == len(in_set) else float("nan")
+            every = fractions(scored)
+            summary[name] = {
+                "visible": per_set["visible"],
+                "held_out": per_set["held_out"],
+                "all": geomean(every) if every and len(every) == len(scored) else float("nan"),
+                "score": math.sqrt(per_set["visible"] * per_set["held_out"]),
+                "held_out_over_visible": per_set["held_out"] / per_set["visible"],
+                "all_passed": all(r["lines"].get(name, {}).get("passed") is not False for r in rows),
+            }
+        return summary
+
+    def write_json(rows):
+        result = {
+            "hardware": hw.as_dict(),
+            "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
+            "torch": torch.__version__,
+            "triton": triton.__version__,
+            "argv": sys.argv[1:],
+            "elapsed_s": time.perf_counter() - started,
+            "rows": rows,
+            "summary": summarize(rows),
+        }
+        if args.out:
+            Path(args.out).write_text(json.dumps(result, indent=1, default=str))
+        return result
 
     rows = []
     for shape in shapes + extra:
@@ -100,7 +146,7 @@ def main():
         x, k = inputs["x"], inputs["k"]
         ref = problem.module.reference({}, inputs)
         roof_ms = problem.bytes_moved(p) / (bandwidth_gbps * 1e9) * 1e3
-        lines = {"house": lambda x=x, k=k: house.topk_indices(x, k)}
+        lines = {} if args.no_house else {"house": lambda x=x, k=k: house.topk_indices(x, k)}
         configs = {}
         for v in variants:
             configs[f"thr:{v}"] = candidate.pick_config(p["batch"], p["n"], k, sms, v)
@@ -136,56 +182,37 @@ def main():
                 ms = median_ms(fn, device=device, budget_s=args.budget_s)
                 entry.update(median_ms=ms, fraction=roof_ms / ms)
             if not args.no_breakdown and not out_of_time():
-                stages = candidate.launch_stages(x, k, configs[f"thr:{variants[0]}"])
-                for stage in ("sample", "threshold", "filter", "final"):
+                stage_cfg = candidate.pick_config(p["batch"], p["n"], k, sms, args.stages_variant)
+                stages = candidate.launch_stages(x, k, stage_cfg)
+                for stage in stages["order"]:
                     stages[stage]()  # in order once, so each stage times on its real inputs
                 # Read before timing: repeated filter calls keep adding to the counters (the threshold kernel
                 # zeroes them), which only makes later filter calls skip their stores.
-                counted = stages["info"][:, 2]
-                row["candidates_per_row"] = {
-                    "mean": float(counted.float().mean()),
-                    "max": int(counted.max()),
-                    "gt_slots": configs[f"thr:{variants[0]}"]["GT_SLOTS"],
-                    "tie_mode_rows": int(stages["info"][:, 1].sum()),
-                }
-                row["breakdown_variant"] = variants[0]
+                if stages["info"] is not None:
+                    counted = stages["info"][:, 2]
+                    row["candidates_per_row"] = {
+                        "mean": float(counted.float().mean()),
+                        "max": int(counted.max()),
+                        "gt_slots": stage_cfg["GT_SLOTS"],
+                        "tie_mode_rows": int(stages["info"][:, 1].sum()),
+                    }
+                row["breakdown_variant"] = args.stages_variant
                 row["breakdown_ms"] = {
                     stage: median_ms(stages[stage], device=device, budget_s=args.budget_s / 2)
-                    for stage in ("sample", "threshold", "filter", "final")
+                    for stage in stages["order"]
                 }
+                parts = "  ".join(f"{stage}={ms * 1e3:.1f}" for stage, ms in row["breakdown_ms"].items())
+                total = sum(row["breakdown_ms"].values()) * 1e3
+                print(f"    stages {args.stages_variant} (us): {parts}  sum={total:.1f}", flush=True)
         rows.append(row)
         fails = [name for name, e in row["lines"].items() if e.get("passed") is False]
         timed = "  ".join(f"{name}={e['fraction']:.3f}" for name, e in row["lines"].items() if "fraction" in e)
         print(f"[{time.perf_counter() - started:6.1f}s] {shape.name:<20} {timed}  fails={fails}", flush=True)
 
-    summary = {}
-    for name in line_names:
-        per_set = {}
-        for which in ("visible", "held_out"):
-            fr = [r["lines"][name]["fraction"] for r in rows if r["set"] == which and "fraction" in r["lines"][name]]
-            expected = sum(1 for r in rows if r["set"] == which)
-            per_set[which] = geomean(fr) if fr and len(fr) == expected else float("nan")
-        every = [r["lines"][name]["fraction"] for r in rows if r["set"] != "extra" and "fraction" in r["lines"][name]]
-        summary[name] = {
-            "visible": per_set["visible"],
-            "held_out": per_set["held_out"],
-            "all": geomean(every) if len(every) == sum(1 for r in rows if r["set"] != "extra") else float("nan"),
-            "score": math.sqrt(per_set["visible"] * per_set["held_out"]),
-            "held_out_over_visible": per_set["held_out"] / per_set["visible"],
-            "all_passed": all(r["lines"][name].get("passed") is not False for r in rows),
-        }
-    result = {
-        "hardware": hw.as_dict(),
-        "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
-        "torch": torch.__version__,
-        "triton": triton.__version__,
-        "argv": sys.argv[1:],
-        "elapsed_s": time.perf_counter() - started,
-        "rows": rows,
-        "summary": summary,
-    }
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=1, default=str))
+        write_json(rows)
+
+    result = write_json(rows)
+    summary = result["summary"]
 
     # The table, last: per shape "us fraction" per line, then the geomeans.
     width = 16
@@ -196,7 +223,7 @@ def main():
             continue
         cells = []
         for name in line_names:
-            e = r["lines"][name]
+            e = r["lines"].get(name, {})
             mark = "" if e.get("passed") is not False else "!"
             cells.append(f"{e['median_ms'] * 1e3:.0f}us {e['fraction']:.3f}{mark}" if "fraction" in e else "skipped")
         print(f"{r['shape'][:21]:<22}" + "".join(f"{c:>{width}}" for c in cells))

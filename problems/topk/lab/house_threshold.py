@@ -56,6 +56,19 @@ argmax_64k; CHUNK 4096 x 16 warps everywhere. The other variants move one consta
 (half / double the buffer, so F halves / doubles), buf32_e16 / buf32_e4 (16 / 4 elements per thread in the
 filter), full_row (F = 1: the whole row sampled, two full reads).
 
+Short rows (variants buf16_short, buf16_short_w8, buf16_short64k: buf16 plus this path): when
+n <= SHORT_N_MAX (16384; 65536 for buf16_short64k), batch >= SHORT_ROWS_PER_SM SMs (2; 3) and KP SEG <=
+SHORT_M_MAX (4096), one kernel, `_short_rows`, one program per row (SHORT_WARPS warps: 4, 8 for _w8), replaces
+the four: SEG = the smallest power of two >= 8 with ceil(n / SEG) <= 1024, G = next_pow2(ceil(n / SEG))
+strided groups (column j + s G, s < SEG), read in [R, G] tiles (R = 4096 / G rows, at most SEG) with a running
+maximum per group; the k groups with the largest maxima (bisection over G keys), then the exact top k of their
+k SEG elements (bisection from tau, re-read from L2), ranked into the output. No atomics, no overflow, no tie
+fill, one launch and one read of the row from HBM. Why: on 2048 rows of 8192 (clustered_8k) the four-kernel
+path pays per-row fixed work in two one-program-per-row kernels (bisections over 1024 maxima and BUF slots,
+the latter with 8-16 warps and the fallback's registers), four launches and global round trips (~136 us
+against a 20 us roofline); the fused program's two bisections run over 1024 and KP SEG = 512 keys in 4 warps,
+with several programs per SM to hide them behind other rows' loads.
+
 Exact on every family: random, integer ties (tie mode: tau = 7, no key above it, k ties from the row), clustered
 (the 4k winners pass whatever the sample saw), -inf padding (tau = -inf in tie mode when the sample holds
 fewer than k finite groups: finite keys above it, -inf ties fill the rest), NaN (NaN keys above every tau;
@@ -147,6 +160,13 @@ VARIANTS = {
         ELEMS_PER_THREAD=8,
     ),
 }
+# Short-row variants: buf16 for long rows, the fused one-program-per-row kernel (`_short_rows`) where
+# n <= SHORT_N_MAX and batch >= SHORT_ROWS_PER_SM SMs (enough rows to fill the GPU, one program each).
+_BUF16 = VARIANTS["buf16"]
+_SHORT = dict(SHORT_G_MAX=1024, SHORT_SEG_MIN=8, SHORT_M_MAX=4096, SHORT_LOAD=4096)
+VARIANTS["buf16_short"] = dict(_BUF16, SHORT_N_MAX=16384, SHORT_ROWS_PER_SM=2, SHORT_WARPS=4, **_SHORT)
+VARIANTS["buf16_short_w8"] = dict(_BUF16, SHORT_N_MAX=16384, SHORT_ROWS_PER_SM=2, SHORT_WARPS=8, **_SHORT)
+VARIANTS["buf16_short64k"] = dict(_BUF16, SHORT_N_MAX=65536, SHORT_ROWS_PER_SM=3, SHORT_WARPS=4, **_SHORT)
 DEFAULT_VARIANT = "buf32"
 
 
@@ -373,6 +393,66 @@ def _final(
     tl.store(out_ptr + row * k + rank, winners & 0x7FFFFFFF, mask=r < k)
 
 
+@triton.jit
+def _short_rows(
+    x_ptr, scratch_ptr, out_ptr, n, k, G: tl.constexpr, SEG: tl.constexpr, R: tl.constexpr, KP: tl.constexpr
+):
+    """The short-row path, one program per row, no atomics: the row read once (from HBM), the maxima of its
+    G strided groups (group j = columns j + s G, s < SEG), the k groups with the largest maxima (ties by
+    group index), then the exact top k of those k SEG elements (re-read from L2), sorted into the output.
+
+    Exact whatever the data: let tau be the k-th largest group maximum. Every key > tau lies in a group whose
+    maximum is > tau, and all of those are chosen; the k chosen groups hold k keys >= tau. So the row's k-th
+    largest key is >= tau, every key above it is a candidate, and the candidates' top k is a valid top k of
+    the row. No tie mode, no tie fill, no overflow (at most KP SEG candidates). Rows with fewer than k
+    groups take every group: the whole row."""
+    row = tl.program_id(0)
+    row_ptr = x_ptr + row.to(tl.int64) * n
+    g = tl.arange(0, G)
+    gm = tl.full([G], INT32_MIN, tl.int32)
+    for s0 in tl.static_range(0, SEG, R):
+        offs = (s0 + tl.arange(0, R))[:, None] * G + g[None, :]
+        inside = offs < n
+        keys = tl.where(inside, _order_keys(tl.load(row_ptr + offs, mask=inside, other=0.0)), INT32_MIN)
+        gm = tl.maximum(gm, tl.max(keys, axis=0))
+    valid = gm != INT32_MIN
+    groups = tl.sum(valid.to(tl.int32), axis=0)
+    lo = tl.min(tl.where(valid, gm, INT32_MAX), axis=0).to(tl.int64)
+    hi = tl.max(gm, axis=0).to(tl.int64) + 1
+    # Fewer than k groups: count(> lo) < k ends the bisection at lo, and every group is chosen.
+    tau = _kth_largest_key(gm, valid, k, lo, hi)
+    chosen = _select_exactly_k(gm, valid, k, tau)
+    slot = tl.cumsum(chosen.to(tl.int32), axis=0) - 1
+    chosen_count = tl.sum(chosen.to(tl.int32), axis=0)
+    scratch = scratch_ptr + row * KP
+    tl.store(scratch + slot, g.to(tl.int64), mask=chosen)
+    tl.debug_barrier()
+    M: tl.constexpr = KP * SEG
+    m = tl.arange(0, M)
+    cslot = m % KP
+    in_slot = cslot < chosen_count
+    gid = tl.load(scratch + cslot, mask=in_slot, other=0).to(tl.int32)
+    cols = gid + (m // KP) * G
+    cvalid = in_slot & (cols < n)
+    ckeys = tl.where(cvalid, _order_keys(tl.load(row_ptr + cols, mask=cvalid, other=0.0)), INT32_MIN)
+    # Lower bound with >= k candidate keys at or above it: tau when k groups were chosen, else the
+    # smallest candidate (the candidates are then the whole row, n >= k of them).
+    cmin = tl.min(tl.where(cvalid, ckeys, INT32_MAX), axis=0)
+    clo = tl.where(groups >= k, tau, cmin).to(tl.int64)
+    chi = tl.max(ckeys, axis=0).to(tl.int64) + 1
+    threshold = _kth_largest_key(ckeys, cvalid, k, clo, chi)
+    win = _select_exactly_k(ckeys, cvalid, k, threshold)
+    position = tl.cumsum(win.to(tl.int32), axis=0) - 1
+    packed = (ckeys.to(tl.int64) << 32) | cols.to(tl.int64)
+    tl.debug_barrier()  # every thread has read its group ids before the slots take the winners
+    tl.store(scratch + position, packed, mask=win)
+    tl.debug_barrier()
+    r = tl.arange(0, KP)
+    winners = tl.load(scratch + r, mask=r < k, other=INT64_MIN)
+    rank = tl.sum((winners[None, :] > winners[:, None]).to(tl.int32), axis=1)
+    tl.store(out_ptr + row * k + rank, winners & 0x7FFFFFFF, mask=r < k)
+
+
 @functools.lru_cache(maxsize=None)
 def sm_count(device) -> int:
     device = torch.device(device)
@@ -387,6 +467,31 @@ def _pow2_at_most(value: float) -> int:
     while 2 * p <= value:
         p *= 2
     return p
+
+
+def _short_config(batch: int, n: int, kp: int, sms: int, const: dict, overrides: dict) -> dict:
+    """The short-row rule: SEG = the smallest power of two >= SHORT_SEG_MIN with n / SEG <= SHORT_G_MAX,
+    G = next_pow2(ceil(n / SEG)) groups, R = SHORT_LOAD / G rows of the [SEG, G] view per load; the path is
+    taken when n <= SHORT_N_MAX, batch >= SHORT_ROWS_PER_SM SMs and KP SEG <= SHORT_M_MAX (or when the
+    override SHORT forces it, for a test)."""
+    seg = const.get("SHORT_SEG_MIN", 8)
+    while triton.cdiv(n, seg) > const.get("SHORT_G_MAX", 1024):
+        seg *= 2
+    seg = overrides.get("SHORT_SEG", seg)
+    groups = triton.next_power_of_2(triton.cdiv(n, seg))
+    rows_per_load = max(1, min(seg, const.get("SHORT_LOAD", 4096) // groups))
+    taken = (
+        n <= const.get("SHORT_N_MAX", 0)
+        and batch >= const.get("SHORT_ROWS_PER_SM", 0) * sms
+        and kp * seg <= const.get("SHORT_M_MAX", 0)
+    )
+    return dict(
+        short=bool(overrides.get("SHORT", taken)),
+        SHORT_SEG=seg,
+        SHORT_G=groups,
+        SHORT_R=rows_per_load,
+        short_warps=const.get("SHORT_WARPS", 4),
+    )
 
 
 def pick_config(
@@ -411,8 +516,10 @@ def pick_config(
     while chunk > 1024 and batch * triton.cdiv(n, chunk) < WAVES * sms:
         chunk //= 2
     chunk = overrides.get("CHUNK", chunk)
+    short = _short_config(batch, n, kp, sms, const, overrides)
     return dict(
         variant=variant,
+        **short,
         KP=kp,
         BUF=buf,
         GT_SLOTS=gt_slots,
@@ -439,6 +546,25 @@ def launch_stages(x: torch.Tensor, k: int, config: dict | None = None, variant: 
     cfg = config or pick_config(batch, n, k, sm_count(x.device), variant)
     kp, buf = cfg["KP"], cfg["BUF"]
     device = x.device
+    if cfg.get("short"):
+        scratch = torch.empty(batch * kp, dtype=torch.int64, device=device)
+        out = torch.empty((batch, k), dtype=torch.int64, device=device)
+
+        def fused():
+            _short_rows[(batch,)](
+                x,
+                scratch,
+                out,
+                n,
+                k,
+                G=cfg["SHORT_G"],
+                SEG=cfg["SHORT_SEG"],
+                R=cfg["SHORT_R"],
+                KP=kp,
+                num_warps=cfg["short_warps"],
+            )
+
+        return dict(order=("short",), short=fused, out=out, info=None, maxima=None, config=cfg)
     maxima = torch.empty(batch * cfg["maxima_per_row"], dtype=torch.int32, device=device)
     info = torch.empty(batch * INFO_FIELDS.value, dtype=torch.int32, device=device)
     cand_key = torch.empty(batch * buf, dtype=torch.int32, device=device)
@@ -489,6 +615,7 @@ def launch_stages(x: torch.Tensor, k: int, config: dict | None = None, variant: 
         )
 
     return dict(
+        order=("sample", "threshold", "filter", "final"),
         sample=sample,
         threshold=threshold,
         filter=filter_,
@@ -506,7 +633,7 @@ def topk_indices(
     """The (batch, k) int64 indices; `state_out`, when given, receives the per-row (tau, tie mode, candidates
     counted, spare) table, the sample maxima and the config, for tests and the lab's replay."""
     stages = launch_stages(x, k, config, variant)
-    for name in ("sample", "threshold", "filter", "final"):
+    for name in stages["order"]:
         stages[name]()
     if state_out is not None:
         state_out.update(info=stages["info"], maxima=stages["maxima"], config=stages["config"])
