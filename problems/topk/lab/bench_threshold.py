@@ -82,7 +82,7 @@ def main():
 
     problem = load_problem(REPO / "problems" / "topk")
     house = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", "house")
-    candidate = import_file(HERE / "house_threshold.py", "house_threshold")
+    candidate = import_file(REPO / "problems" / "topk" / "solutions" / "house.py", "house_threshold")
     variants = args.variants.split(",") if args.variants else list(candidate.VARIANTS)
     unknown = [v for v in variants + [args.stages_variant] if v not in candidate.VARIANTS]
     if unknown:

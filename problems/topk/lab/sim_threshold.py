@@ -58,7 +58,7 @@ def main():
     parser.add_argument("shapes", nargs="*")
     args = parser.parse_args()
     problem = load_problem(REPO / "problems" / "topk")
-    module = import_file(HERE / "house_threshold.py", "house_threshold_sim")
+    module = import_file(HERE.parent / "solutions" / "house.py", "house_threshold_sim")
     variants = args.variants.split(",") if args.variants else list(module.VARIANTS)
     shapes = problem.spec.gpu_shapes.visible + problem.spec.gpu_shapes.held_out
     print(
