@@ -84,3 +84,29 @@ def test_the_solutions_budget_does_not_key_a_line_but_the_lines_does(tmp_path):
     other_line_budget, _ = score(tmp_path, line_budget_s=0.15)
     assert "cached_from" not in other_line_budget["systems"][1]
     assert other_line_budget["systems"][1]["line_key"]["timing"]["budget_s"] == 0.15
+
+
+def test_every_committed_reused_line_names_a_committed_result_that_measured_it():
+    """A reused line's provenance is its `cached_from` file: that file must be in the repository (a deck's new
+    result files are untracked while it runs, and the cache reads them), and it must hold the measured system
+    with the same line key, so anyone can check the line where it was measured."""
+    from tests.scoring.test_result_schema import REPO, committed_results
+
+    by_name = {path.relative_to(REPO / "results").as_posix(): data for path, data in committed_results()}
+    reused = 0
+    for name, data in by_name.items():
+        for system in data["systems"][1:]:
+            source = system.get("cached_from")
+            if not source:
+                continue
+            reused += 1
+            assert source in by_name, (
+                f"results/{name}: {system['role']} line cached from results/{source}, not committed"
+            )
+            measured = [
+                s
+                for s in by_name[source]["systems"][1:]
+                if s.get("line_key_sha256") == system.get("line_key_sha256") and not s.get("cached_from")
+            ]
+            assert measured, f"results/{name}: results/{source} holds no measured line with its line_key_sha256"
+    assert reused > 100
