@@ -39,42 +39,58 @@ EPILOGUE_NAMES = {EPILOGUE_HOST_TMA: "host_tma", EPILOGUE_DEVICE_TMA: "device_tm
 
 
 @triton.jit
+def _fp8_gemm_tile(a_desc, b_desc, c_desc, c_out, c_ptr, scale, tile, tiles_m, tiles_n, k_steps, M, N,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                   PROMOTE_K: tl.constexpr, K_LOOP_WARP_SPECIALIZE: tl.constexpr, EPILOGUE: tl.constexpr):
+    """One output tile: the K loop (warp-specialised itself on the non-persistent kernel) and the epilogue."""
+    tiles_per_band = GROUP_M * tiles_n
+    band = tile // tiles_per_band
+    first_m = band * GROUP_M
+    band_height = min(tiles_m - first_m, GROUP_M)
+    tile_m = first_m + (tile % tiles_per_band) % band_height
+    tile_n = (tile % tiles_per_band) // band_height
+    offset_m = tile_m * BLOCK_M
+    offset_n = tile_n * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k_step in tl.range(0, k_steps, warp_specialize=K_LOOP_WARP_SPECIALIZE):
+        a = a_desc.load([offset_m, k_step * BLOCK_K])
+        b = b_desc.load([offset_n, k_step * BLOCK_K])
+        acc = tl.dot(a, b.T, acc, max_num_imprecise_acc=PROMOTE_K)
+    c_tile = (acc * scale).to(tl.bfloat16)
+    if EPILOGUE == 0:
+        c_desc.store([offset_m, offset_n], c_tile)
+    elif EPILOGUE == 1:
+        c_out.store([offset_m, offset_n], c_tile)
+    else:
+        rows = offset_m + tl.arange(0, BLOCK_M)
+        cols = offset_n + tl.arange(0, BLOCK_N)
+        tl.store(c_ptr + rows.to(tl.int64)[:, None] * N + cols[None, :], c_tile,
+                 mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@triton.jit
 def _fp8_gemm_ws_kernel(a_desc, b_desc, c_desc, c_ptr, a_scale_ptr, b_scale_ptr, M, N, K,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                         GROUP_M: tl.constexpr, PROMOTE_K: tl.constexpr, NUM_PROGRAMS: tl.constexpr,
-                        WARP_SPECIALIZE: tl.constexpr, EPILOGUE: tl.constexpr):
+                        WARP_SPECIALIZE: tl.constexpr, EPILOGUE: tl.constexpr, PERSISTENT: tl.constexpr = True):
     scale = tl.load(a_scale_ptr) * tl.load(b_scale_ptr)
+    c_out = c_desc
     if EPILOGUE == 1:
         c_out = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
     k_steps = tl.cdiv(K, BLOCK_K)
-    tiles_per_band = GROUP_M * tiles_n
-    # warp_specialize on the persistent loop: the producer runs ahead across tiles, so the next tile's first
-    # stages load while the consumers run this tile's epilogue.
-    for tile in tl.range(tl.program_id(0), tiles_m * tiles_n, NUM_PROGRAMS, warp_specialize=WARP_SPECIALIZE):
-        band = tile // tiles_per_band
-        first_m = band * GROUP_M
-        band_height = min(tiles_m - first_m, GROUP_M)
-        tile_m = first_m + (tile % tiles_per_band) % band_height
-        tile_n = (tile % tiles_per_band) // band_height
-        offset_m = tile_m * BLOCK_M
-        offset_n = tile_n * BLOCK_N
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for k_step in range(k_steps):
-            a = a_desc.load([offset_m, k_step * BLOCK_K])
-            b = b_desc.load([offset_n, k_step * BLOCK_K])
-            acc = tl.dot(a, b.T, acc, max_num_imprecise_acc=PROMOTE_K)
-        c_tile = (acc * scale).to(tl.bfloat16)
-        if EPILOGUE == 0:
-            c_desc.store([offset_m, offset_n], c_tile)
-        elif EPILOGUE == 1:
-            c_out.store([offset_m, offset_n], c_tile)
-        else:
-            rows = offset_m + tl.arange(0, BLOCK_M)
-            cols = offset_n + tl.arange(0, BLOCK_N)
-            tl.store(c_ptr + rows.to(tl.int64)[:, None] * N + cols[None, :], c_tile,
-                     mask=(rows[:, None] < M) & (cols[None, :] < N))
+    if PERSISTENT:
+        # warp_specialize on the persistent loop: the producer runs ahead across tiles, so the next tile's first
+        # stages load while the consumers run this tile's epilogue. (Hangs on the H100 with Triton 3.6: NOTES.md.)
+        for tile in tl.range(tl.program_id(0), tiles_m * tiles_n, NUM_PROGRAMS, warp_specialize=WARP_SPECIALIZE):
+            _fp8_gemm_tile(a_desc, b_desc, c_desc, c_out, c_ptr, scale, tile, tiles_m, tiles_n, k_steps, M, N,
+                           BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, PROMOTE_K, False, EPILOGUE)
+    else:
+        # One tile per program, the K loop warp-specialised (the simpler form of Triton's pass: no producer
+        # running ahead across tiles), tried after the persistent form hung.
+        _fp8_gemm_tile(a_desc, b_desc, c_desc, c_out, c_ptr, scale, tl.program_id(0), tiles_m, tiles_n, k_steps,
+                       M, N, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, PROMOTE_K, WARP_SPECIALIZE, EPILOGUE)
 
 
 def _ws(BLOCK_M, BLOCK_N, BLOCK_K, num_stages, EPILOGUE=EPILOGUE_POINTER, GROUP_M=8):
@@ -99,6 +115,9 @@ VARIANTS = {
     # the 128x256 question, answered at compile time already (consumers spill); kept to confirm on the GPU
     "ws_128x256x64_s4_ptr": _ws(128, 256, 64, 4),
     "ws_256x128x128_s3_ptr_g16": _ws(256, 128, 128, 3, GROUP_M=16),
+    # non-persistent (one tile per program, the K loop warp-specialised), after the persistent ones hung
+    "ws_tile_256x128x128_s3_ptr": dict(_ws(256, 128, 128, 3), PERSISTENT=False),
+    "ws_tile_128x128x128_s4_ptr": dict(_ws(128, 128, 128, 4), PERSISTENT=False),
     # controls: the house's kernel with the pointer epilogue (isolates the epilogue change), and the house itself
     "plain_256x128x128_s3_ptr": dict(_ws(256, 128, 128, 3), num_warps=8, WARP_SPECIALIZE=False),
     "plain_256x128x128_s3_host_tma": dict(_ws(256, 128, 128, 3), num_warps=8, WARP_SPECIALIZE=False,
@@ -163,7 +182,7 @@ def fp8_gemm(a: torch.Tensor, b: torch.Tensor, a_scale: torch.Tensor, b_scale: t
     if cfg["EPILOGUE"] == EPILOGUE_DEVICE_TMA and a.device.type == "cuda":
         triton.set_allocator(_workspace)
     num_tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
-    programs = min(num_tiles, _sm_count(a.device))
+    programs = min(num_tiles, _sm_count(a.device)) if cfg.get("PERSISTENT", True) else num_tiles
     compiled = _fp8_gemm_ws_kernel[(programs,)](a_desc, b_desc, c_desc, c, a_scale, b_scale, M, N, K,
                                                 NUM_PROGRAMS=programs, **cfg)
     return c, compiled
