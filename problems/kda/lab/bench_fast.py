@@ -1,11 +1,14 @@
-"""Issue 37: time house_fast.py's variants against the house kernel and fla's chunk_kda (GPU, one call).
+"""Issue 37: time house_fast.py's (or house_split.py's) variants against the house kernel and fla's chunk_kda (GPU, one call).
 
     PYTHONPATH=<fla-core> python problems/kda/lab/bench_fast.py [--out FILE.json] [--shapes visible|all]
-        [--variants A,B,...] [--budget-s 1.5] [--deadline-s 400] [--device cuda|cpu]
+        [--module fast|split] [--variants A,B,...] [--budget-s 1.5] [--deadline-s 400] [--device cuda|cpu]
+
+--module picks the candidate file: fast (default) is lab/house_fast.py (round 1), split is lab/house_split.py
+(round 2); both expose VARIANTS, DEFAULT_VARIANT and kda_forward(..., config=).
 
 Per shape, in this order: fla's chunk_kda (when `import fla` works; otherwise the row says so and ratios are
 to nothing), the house (solutions/house.py, run() as the scorer calls it), then every variant of
-house_fast.VARIANTS through house_fast.kda_forward. Each line is first checked against the problem's fp64
+the module's VARIANTS through its kda_forward. Each line is first checked against the problem's fp64
 reference with the problem's tolerance (scoring.checking.compare); a line that fails (or raises) is reported
 and not timed. Timing is scoring.bench.median_ms (the scorer's timer: L2 flush, launch gate), --budget-s per
 line. fla autotunes on every new shape (40-60 s): with the default four visible shapes the whole call stays
@@ -33,6 +36,7 @@ from scoring.problem import import_file, load_problem  # noqa: E402
 
 PROBLEM = REPO / "problems" / "kda"
 START_S = time.monotonic()
+MODULES = {"fast": "house_fast.py", "split": "house_split.py"}  # --module -> candidate file in lab/
 
 
 def fla_chunk_kda():
@@ -79,7 +83,7 @@ def bench_shape(shape, problem, lines, budget_s, deadline_s, device, rows, write
 
 
 def _format_row(r: dict) -> str:
-    head = f"{r['shape']:<16} {r['line']:<22}"
+    head = f"{r['shape']:<16} {r['line']:<28}"
     if "ms" not in r:
         return f"{head} ERROR {r.get('error', '')[:110]}"
     return (
@@ -93,7 +97,7 @@ def summary(rows: list[dict]) -> list[str]:
     shapes = list(dict.fromkeys(r["shape"] for r in rows))
     lines = list(dict.fromkeys(r["line"] for r in rows))
     ms = {(r["shape"], r["line"]): r["ms"] for r in rows if "ms" in r}
-    out = [f"{'line':<22} " + " ".join(f"{s[:16]:>16}" for s in shapes) + f" {'geomean vs fla':>15} {'vs house':>9}"]
+    out = [f"{'line':<28} " + " ".join(f"{s[:16]:>16}" for s in shapes) + f" {'geomean vs fla':>15} {'vs house':>9}"]
     for line in lines:
         cells, logs, house_logs = [], [], []
         for s in shapes:
@@ -109,7 +113,7 @@ def summary(rows: list[dict]) -> list[str]:
             cells.append(f"{t:8.3f} {'x%.3f' % ratio if ratio else '':>7}")
         geo = f"x{math.exp(sum(logs) / len(logs)):.3f}" if logs else "-"
         vs_house = f"x{math.exp(sum(house_logs) / len(house_logs)):.3f}" if house_logs else "-"
-        out.append(f"{line:<22} " + " ".join(cells) + f" {geo:>15} {vs_house:>9}")
+        out.append(f"{line:<28} " + " ".join(cells) + f" {geo:>15} {vs_house:>9}")
     return out
 
 
@@ -117,7 +121,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="", help="JSON file for every row (default: none)")
     parser.add_argument("--shapes", default="visible", choices=["visible", "all"], help="default: visible")
-    parser.add_argument("--variants", default="", help="comma-separated house_fast.VARIANTS names (default: all)")
+    parser.add_argument(
+        "--module", default="fast", choices=list(MODULES), help="candidate file: fast (default) or split"
+    )
+    parser.add_argument("--variants", default="", help="comma-separated VARIANTS names of --module (default: all)")
     parser.add_argument("--budget-s", type=float, default=1.5, help="timing budget per line (default: 1.5)")
     parser.add_argument(
         "--deadline-s",
@@ -135,11 +142,11 @@ def main():
     args = parser.parse_args()
     problem = load_problem(PROBLEM)
     house = import_file(PROBLEM / "solutions" / "house.py", "kda_house")
-    fast = import_file(PROBLEM / "lab" / "house_fast.py", "kda_house_fast")
+    fast = import_file(PROBLEM / "lab" / MODULES[args.module], f"kda_house_{args.module}")
     variants = [v for v in args.variants.split(",") if v] or list(fast.VARIANTS)
     unknown = [v for v in variants if v not in fast.VARIANTS]
     if unknown:
-        raise SystemExit(f"bench_fast: no variant {unknown} in house_fast.VARIANTS ({list(fast.VARIANTS)})")
+        raise SystemExit(f"bench_fast: no variant {unknown} in {MODULES[args.module]} VARIANTS ({list(fast.VARIANTS)})")
     device = torch.device(args.device)
     chunk_kda, fla_version = (None, "left out (--no-fla)") if args.no_fla else fla_chunk_kda()
     print(f"fla: {fla_version if chunk_kda else 'not available: ' + fla_version}", flush=True)
@@ -157,6 +164,7 @@ def main():
         "torch": torch.__version__,
         "triton": __import__("triton").__version__,
         "fla": fla_version,
+        "module": MODULES[args.module],
         "default_variant": fast.DEFAULT_VARIANT,
         "variants": {name: fast.VARIANTS[name] for name in variants},
         "budget_s": args.budget_s,

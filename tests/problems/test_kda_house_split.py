@@ -1,0 +1,95 @@
+"""The round-2 candidate house KDA kernel (problems/kda/lab/house_split.py, issue 37) on the CPU, in Triton's interpreter.
+
+Every variant of VARIANTS against the problem's fp64 reference with its tolerance (scoring.checking.compare):
+partial last chunks (T not a multiple of 64), several heads and batches, K over more than one slice of the
+pairs kernel's block_k, V != K, and the strongest decay the inputs allow (g = G_MIN on every step, where a
+chunk's cumulative decay reaches e^-320 and a careless factorisation overflows). The interpreter runs each
+program's arithmetic in fp32 (the GPU's bf16 intermediates are not exercised) and ignores warps, stages and TMA
+pipelining: this checks the algebra, the masks and the descriptors' bounds, not speed (lab/bench_fast.py
+--module split, GPU).
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+
+from scoring.checking import compare  # noqa: E402  (after TRITON_INTERPRET)
+from scoring.problem import import_file, load_problem  # noqa: E402
+
+PROBLEM_DIR = Path(__file__).resolve().parents[2] / "problems" / "kda"
+problem = load_problem(PROBLEM_DIR)
+candidate = import_file(PROBLEM_DIR / "lab" / "house_split.py", "kda_house_split_test")
+
+
+def _inputs(shape: dict, seed: int, gate: float | None = None) -> dict:
+    gen = torch.Generator().manual_seed(seed)
+    inputs = problem.module.make_inputs(shape, problem.module.make_weights(shape, gen, "cpu"), gen, "cpu")
+    if gate is not None:
+        inputs["g"] = torch.full_like(inputs["g"], gate)
+    return inputs
+
+
+def _assert_matches_reference(out: torch.Tensor, inputs: dict) -> None:
+    B, T, H, _ = inputs["q"].shape
+    assert out.shape == (B, T, H, inputs["v"].shape[-1]) and out.dtype == torch.bfloat16
+    stats = compare(out, problem.module.reference({}, inputs), problem.spec.tolerance)
+    assert stats.passed, stats.detail
+
+
+# T = 100: one full chunk and a partial one; K = 64 is two slices of block_k = 32; V = 32 != K.
+VARIANT_SHAPE = dict(B=2, T=100, H=2, K=64, V=32)
+
+
+@pytest.mark.parametrize("variant", sorted(candidate.VARIANTS))
+def test_every_variant_matches_the_reference(variant):
+    inputs = _inputs(VARIANT_SHAPE, seed=1)
+    _assert_matches_reference(candidate.kda_forward(**inputs, config=candidate.VARIANTS[variant]), inputs)
+
+
+@pytest.mark.parametrize(
+    "variant", ["split-solve-wu", "split3", "split3-blocked", "split-solve-wu-joint-qk", "pairs-solve", "house-inter"]
+)
+@pytest.mark.parametrize("gate", [None, problem.module.G_MIN, 0.0], ids=["drawn", "strongest_decay", "no_decay"])
+@pytest.mark.parametrize(
+    "shape",
+    [dict(B=1, T=1, H=1, K=32, V=32), dict(B=1, T=64, H=3, K=32, V=64), dict(B=2, T=150, H=2, K=64, V=16)],
+    ids=lambda s: "b{B}_t{T}_h{H}_k{K}_v{V}".format(**s),
+)
+def test_edge_shapes_and_decays(variant, gate, shape):
+    """Two configurations outside VARIANTS are checked here as well: "pairs-solve" (the solve fused into an
+    unsplit pairs kernel) and "house-inter" (the house's pointer-based kernel 2 instead of the TMA one)."""
+    inputs = _inputs(shape, seed=shape["T"], gate=gate)
+    if variant == "pairs-solve":
+        config = dict(candidate.BASE, pipeline="pairs-solve", split_qk=False)
+    elif variant == "house-inter":
+        config = dict(candidate.BASE, inter="house")
+    else:
+        config = dict(candidate.VARIANTS[variant])
+    config["block_k_wu"] = 16  # V = 16: the W/U slices must divide V
+    _assert_matches_reference(candidate.kda_forward(**inputs, config=config), inputs)
+
+
+def test_run_uses_the_default_variant_and_the_environment_picks_another(monkeypatch):
+    """run() is what the scorer calls (the house's signature); KDA_SPLIT_VARIANT selects a variant by name."""
+    inputs = _inputs(dict(B=1, T=70, H=2, K=32, V=32), seed=3)
+    _assert_matches_reference(candidate.run(None, **inputs), inputs)
+    monkeypatch.setenv(candidate.VARIANT_ENV, "split3-bf16")
+    _assert_matches_reference(candidate.run(None, **inputs), inputs)
+
+
+def test_the_block_v_rule_fills_the_gpu():
+    assert candidate.pick_block_v(16, 128) == 16  # b1_t32k_h16: 8 blocks of 16 -> 128 programs (the house: 64)
+    assert candidate.pick_block_v(64, 128) == 64  # b2_t16k_h32: 128 programs at 64 wide
+    assert candidate.pick_block_v(48, 128) == 32
+
+
+def test_a_wrong_kernel_would_fail_these_checks():
+    """The comparison is not vacuous: with beta = 0 (no delta-rule writes) the output is ~0 and fails."""
+    inputs = _inputs(VARIANT_SHAPE, seed=1)
+    broken = dict(inputs, beta=torch.zeros_like(inputs["beta"]))
+    stats = compare(candidate.kda_forward(**broken), problem.module.reference({}, inputs), problem.spec.tolerance)
+    assert not stats.passed
