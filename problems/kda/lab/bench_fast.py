@@ -1,9 +1,9 @@
-"""Issue 37: time house_fast.py's (or house_split.py's) variants against the house kernel and fla's chunk_kda (GPU, one call).
+"""Issue 37: time house_fast.py's (or the house's own) variants against the house kernel and fla's chunk_kda (GPU, one call).
 
     PYTHONPATH=<fla-core> python problems/kda/lab/bench_fast.py [--out FILE.json] [--shapes visible|all]
         [--module fast|split] [--variants A,B,...] [--budget-s 1.5] [--deadline-s 400] [--device cuda|cpu]
 
---module picks the candidate file: fast (default) is lab/house_fast.py (round 1), split is lab/house_split.py
+--module picks the candidate file: fast (default) is lab/house_fast.py (round 1), split is solutions/house.py (round 2, the house since 2026-11-28)
 (round 2); both expose VARIANTS, DEFAULT_VARIANT and kda_forward(..., config=).
 
 Per shape, in this order: fla's chunk_kda (when `import fla` works; otherwise the row says so and ratios are
@@ -36,7 +36,10 @@ from scoring.problem import import_file, load_problem  # noqa: E402
 
 PROBLEM = REPO / "problems" / "kda"
 START_S = time.monotonic()
-MODULES = {"fast": "house_fast.py", "split": "house_split.py"}  # --module -> candidate file in lab/
+MODULES = {
+    "fast": "lab/house_fast.py",
+    "split": "solutions/house.py",
+}  # --module -> file in problems/kda/ (split: the house since 2026-11-28)
 
 
 def fla_chunk_kda():
@@ -142,7 +145,7 @@ def main():
     args = parser.parse_args()
     problem = load_problem(PROBLEM)
     house = import_file(PROBLEM / "solutions" / "house.py", "kda_house")
-    fast = import_file(PROBLEM / "lab" / MODULES[args.module], f"kda_house_{args.module}")
+    fast = import_file(PROBLEM / MODULES[args.module], f"kda_house_{args.module}")
     variants = [v for v in args.variants.split(",") if v] or list(fast.VARIANTS)
     unknown = [v for v in variants if v not in fast.VARIANTS]
     if unknown:

@@ -1,4 +1,4 @@
-"""Compile house_split.py's kernels for sm_90 without a GPU, and report what ptxas made of each.
+"""Compile the house's kernels (solutions/house.py, formerly lab/house_split.py) for sm_90 without a GPU, and report what ptxas made of each.
 
     python problems/kda/lab/compile_split_sm90.py [VARIANT ...]
 
@@ -45,7 +45,7 @@ def split_kernels(config: dict) -> dict:
     """(kernel label -> (kernel, signature, constants, warps, stages, maxnreg)) for one variant, as kda_forward launches."""
     import triton.language as tl
 
-    split = _import(LAB / "house_split.py", "kda_house_split_compile")
+    split = _import(LAB.parent / "solutions" / "house.py", "kda_house_split_compile")
     cfg = dict(split.BASE, **config)
     pipeline, x_ptr = cfg["pipeline"], PTR_X[cfg["x_dtype"]]
     block_k, block_k_wu = min(cfg["block_k"], K), min(cfg["block_k_wu"], K, V)
@@ -135,10 +135,10 @@ def main(argv: list[str]) -> None:
         print(__doc__)
         return
     os.environ.pop("TRITON_INTERPRET", None)
-    variants = _import(LAB / "house_split.py", "kda_house_split_names").VARIANTS
+    variants = _import(LAB.parent / "solutions" / "house.py", "kda_house_split_names").VARIANTS
     unknown = [name for name in argv if name not in variants]
     if unknown:
-        raise SystemExit(f"compile_split_sm90: no variant {unknown} in house_split.VARIANTS ({list(variants)})")
+        raise SystemExit(f"compile_split_sm90: no variant {unknown} in the house's VARIANTS ({list(variants)})")
     print(
         f"{'variant':<28} {'kernel':<34} {'regs':>4} {'stack B':>7} {'shared B':>8} {'CTA/SM':>6} {'HGMMA':>5} "
         f"{'HMMA':>5} {'EX2':>5}"

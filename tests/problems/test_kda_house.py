@@ -1,4 +1,4 @@
-"""The round-2 candidate house KDA kernel (problems/kda/lab/house_split.py, issue 37) on the CPU, in Triton's interpreter.
+"""The house KDA kernel (problems/kda/solutions/house.py, issue 37's round-2 candidate) on the CPU, in Triton's interpreter.
 
 Every variant of VARIANTS against the problem's fp64 reference with its tolerance (scoring.checking.compare):
 partial last chunks (T not a multiple of 64), several heads and batches, K over more than one slice of the
@@ -22,7 +22,7 @@ from scoring.problem import import_file, load_problem  # noqa: E402
 
 PROBLEM_DIR = Path(__file__).resolve().parents[2] / "problems" / "kda"
 problem = load_problem(PROBLEM_DIR)
-candidate = import_file(PROBLEM_DIR / "lab" / "house_split.py", "kda_house_split_test")
+candidate = import_file(PROBLEM_DIR / "solutions" / "house.py", "kda_house_test")
 
 
 def _inputs(shape: dict, seed: int, gate: float | None = None) -> dict:
@@ -73,12 +73,15 @@ def test_edge_shapes_and_decays(variant, gate, shape):
     _assert_matches_reference(candidate.kda_forward(**inputs, config=config), inputs)
 
 
-def test_run_uses_the_default_variant_and_the_environment_picks_another(monkeypatch):
-    """run() is what the scorer calls (the house's signature); KDA_SPLIT_VARIANT selects a variant by name."""
+def test_run_is_the_default_variant_whatever_the_environment(monkeypatch):
+    """run() is what the scorer calls (the house's signature): always DEFAULT_VARIANT, never an env var."""
     inputs = _inputs(dict(B=1, T=70, H=2, K=32, V=32), seed=3)
+    monkeypatch.setenv("KDA_SPLIT_VARIANT", "split3-bf16")  # the lab's former switch: no longer read
+    calls = []
+    real = candidate.kda_forward
+    monkeypatch.setattr(candidate, "kda_forward", lambda *a, **kw: calls.append(a[-1]) or real(*a, **kw))
     _assert_matches_reference(candidate.run(None, **inputs), inputs)
-    monkeypatch.setenv(candidate.VARIANT_ENV, "split3-bf16")
-    _assert_matches_reference(candidate.run(None, **inputs), inputs)
+    assert calls == [candidate.VARIANTS[candidate.DEFAULT_VARIANT]]
 
 
 def test_the_block_v_rule_fills_the_gpu():
