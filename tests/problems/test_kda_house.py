@@ -10,7 +10,6 @@ pipelining: this checks the algebra, the masks and the descriptors' bounds, not 
 """
 
 import os
-from pathlib import Path
 
 import pytest
 import torch
@@ -18,26 +17,12 @@ import torch
 os.environ.setdefault("TRITON_INTERPRET", "1")
 
 from scoring.checking import compare  # noqa: E402  (after TRITON_INTERPRET)
-from scoring.problem import import_file, load_problem  # noqa: E402
+from scoring.problem import import_file  # noqa: E402
+from tests.problems.kda_checks import PROBLEM_DIR, problem  # noqa: E402
+from tests.problems.kda_checks import assert_matches_reference as _assert_matches_reference  # noqa: E402
+from tests.problems.kda_checks import kda_inputs as _inputs  # noqa: E402
 
-PROBLEM_DIR = Path(__file__).resolve().parents[2] / "problems" / "kda"
-problem = load_problem(PROBLEM_DIR)
 candidate = import_file(PROBLEM_DIR / "solutions" / "house.py", "kda_house_test")
-
-
-def _inputs(shape: dict, seed: int, gate: float | None = None) -> dict:
-    gen = torch.Generator().manual_seed(seed)
-    inputs = problem.module.make_inputs(shape, problem.module.make_weights(shape, gen, "cpu"), gen, "cpu")
-    if gate is not None:
-        inputs["g"] = torch.full_like(inputs["g"], gate)
-    return inputs
-
-
-def _assert_matches_reference(out: torch.Tensor, inputs: dict) -> None:
-    B, T, H, _ = inputs["q"].shape
-    assert out.shape == (B, T, H, inputs["v"].shape[-1]) and out.dtype == torch.bfloat16
-    stats = compare(out, problem.module.reference({}, inputs), problem.spec.tolerance)
-    assert stats.passed, stats.detail
 
 
 # T = 100: one full chunk and a partial one; K = 64 is two slices of block_k = 32; V = 32 != K.
