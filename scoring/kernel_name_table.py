@@ -49,12 +49,14 @@ def _with_record_field(shape: dict, drop: str, key: str, value: list) -> dict:
 
 
 def _tabulated_system(system: dict) -> dict:
+    if not isinstance(system.get("shapes"), list):
+        return system  # nothing indexes a table (a line that was not available has no shapes)
     table = system.get(TABLE_KEY) if isinstance(system.get(TABLE_KEY), list) else []
     names_in_order: list = []
     index: dict = {}
     shapes = []
     any_named = False
-    for shape in system.get("shapes", []):
+    for shape in system["shapes"]:
         names = _shape_names(shape, table) if isinstance(shape, dict) else None
         if names is None:
             shapes.append(shape)
@@ -75,8 +77,6 @@ def _tabulated_system(system: dict) -> dict:
             out["shapes"] = shapes
         elif key != TABLE_KEY:
             out[key] = value
-    if "shapes" not in system:
-        out[TABLE_KEY] = names_in_order
     return out
 
 
