@@ -1,19 +1,19 @@
-"""The sampled-threshold candidate (house_threshold.py) against the house on the GPU (issue 37; a tuning aid).
+"""The house top-k's dispatch variants (VARIANTS in solutions/house.py) against each other on the GPU (a tuning aid).
 
     python problems/topk/lab/bench_threshold.py [--out FILE.json] [--shapes all|visible|held_out|NAME,...]
         [--variants buf32,buf16,...] [--budget-s 1.0] [--deadline-s 180] [--no-breakdown] [--no-nan]
         [--stages-variant buf16_short] [--no-house]
 
-Per shape (one draw, seed 7 as bench_topk.py): every line is checked with problem.py's check (and its
+Per shape (one draw, seed 7, as the former bench_topk.py drew): every line is checked with problem.py's check (and its
 per-call verify_call), then timed with the scorer's timer (scoring.bench.median_ms: L2 flush, launch gate,
 CUDA events) as a fraction of the memory roofline (problem.bytes_moved over the datasheet bandwidth). Lines:
-the house (solutions/house.py), every variant of the candidate, and `x.amax(1)` (one read of the input, not
+the house (solutions/house.py as the scorer calls it: its DEFAULT_VARIANT), every variant named, and `x.amax(1)` (one read of the input, not
 a top-k: the ceiling a one-read kernel could reach; NaN shapes have none). A line that fails its check is
 timed anyway and marked. With the breakdown on, the kernels of --stages-variant's dispatch (default
-buf16_short) are also timed one by one (sample, threshold, filter, final; each alone, so the launch gaps
-between them are not in their sum; a shape on the short-row path has one kernel, `short`) and printed as
-each shape ends; --no-house drops the house line. The JSON (--out) is rewritten after every shape. The two NaN-family
-shapes of bench_topk.py are checked (not timed, not in the geomeans) unless --no-nan. Timing stops at
+buf16_short) are also timed (sample, threshold, filter, final: each as the time of the call's prefix ending
+with it less the prefix before, every prefix run whole, so a launch gap counts in the stage after it; a shape
+on the short-row path has one kernel, `short`) and printed as each shape ends; --no-house drops the house line. The JSON (--out) is rewritten after every shape. The two NaN-family
+shapes (as the former bench_topk.py had them) are checked (not timed, not in the geomeans) unless --no-nan. Timing stops at
 --deadline-s (whatever is left is recorded as skipped) so the script ends inside ~200 s. The last
 lines printed are the table: per shape each line's us and fraction; per line the geomean over visible,
 held-out and all shapes, and held-out / visible.
@@ -69,9 +69,7 @@ def main():
     parser.add_argument("--no-breakdown", action="store_true", help="skip the per-kernel timing")
     parser.add_argument("--no-nan", action="store_true", help="skip the NaN-family checks")
     parser.add_argument("--no-house", action="store_true", help="skip the house line")
-    parser.add_argument(
-        "--stages-variant", default="buf16_short", help="the variant whose kernels the breakdown times one by one"
-    )
+    parser.add_argument("--stages-variant", default="buf16_short", help="the variant whose kernels the breakdown times")
     parser.add_argument("--device", default="cuda", help="cuda, or cpu (with TRITON_INTERPRET=1: a dry run)")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -197,9 +195,22 @@ def main():
                         "tie_mode_rows": int(stages["info"][:, 1].sum()),
                     }
                 row["breakdown_variant"] = args.stages_variant
+                # Each stage's time as the difference of two prefixes of the call (sample; sample + threshold;
+                # ...), every prefix run whole: a stage timed alone in a loop is not the stage in the call
+                # (filter calls repeated without the threshold kernel's reset fill the slots, and every later
+                # `final` then takes the whole-row fallback: 1.8-22 ms in the 2026-11-28 record, against a
+                # 58-112 us call).
+                order = stages["order"]
+                prefix_ms = [
+                    median_ms(
+                        lambda upto=i: [stages[stage]() for stage in order[: upto + 1]],
+                        device=device,
+                        budget_s=args.budget_s / 2,
+                    )
+                    for i in range(len(order))
+                ]
                 row["breakdown_ms"] = {
-                    stage: median_ms(stages[stage], device=device, budget_s=args.budget_s / 2)
-                    for stage in stages["order"]
+                    stage: prefix_ms[i] - (prefix_ms[i - 1] if i else 0.0) for i, stage in enumerate(order)
                 }
                 parts = "  ".join(f"{stage}={ms * 1e3:.1f}" for stage, ms in row["breakdown_ms"].items())
                 total = sum(row["breakdown_ms"].values()) * 1e3
