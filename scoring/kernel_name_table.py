@@ -82,16 +82,17 @@ def _tabulated_system(system: dict) -> dict:
 
 def _expanded_system(system: dict) -> dict:
     table = system.get(TABLE_KEY) if isinstance(system.get(TABLE_KEY), list) else []
-    shapes = []
-    for shape in system.get("shapes", []):
-        record = shape.get("kernel_record") if isinstance(shape, dict) else None
-        if isinstance(record, dict) and isinstance(record.get(IDS_KEY), list):
-            shape = _with_record_field(shape, IDS_KEY, NAMES_KEY, _shape_names(shape, table))
-        shapes.append(shape)
     out = {key: value for key, value in system.items() if key != TABLE_KEY}
-    if "shapes" in system:
-        out["shapes"] = shapes
+    if isinstance(system.get("shapes"), list):  # as in _tabulated_system: no shapes list, nothing indexes a table
+        out["shapes"] = [_expanded_shape(shape, table) for shape in system["shapes"]]
     return out
+
+
+def _expanded_shape(shape, table: list):
+    record = shape.get("kernel_record") if isinstance(shape, dict) else None
+    if isinstance(record, dict) and isinstance(record.get(IDS_KEY), list):
+        return _with_record_field(shape, IDS_KEY, NAMES_KEY, _shape_names(shape, table))
+    return shape
 
 
 def tabulated(result: dict) -> dict:

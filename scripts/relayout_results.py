@@ -32,10 +32,10 @@ from scoring.result import SCHEMA, result_text
 from scripts.migrate_results_to_strict_json import _replace_file, loads_strict, parse_command
 
 
-def _content(text: str) -> str:
+def _content(value: dict) -> str:
     """A result's content with its kernel names per shape, as text: json.dumps keeps key order, so a reordering
     is a difference."""
-    return json.dumps(expanded(json.loads(text)))
+    return json.dumps(expanded(value))
 
 
 def relayout_file(path: Path, dry_run: bool = False) -> int | None:
@@ -50,7 +50,7 @@ def relayout_file(path: Path, dry_run: bool = False) -> int | None:
     new_text = result_text(tabulated(value)) + "\n"
     if new_text == text:
         return None
-    if _content(new_text) != _content(text):
+    if _content(json.loads(new_text)) != _content(value):  # the old text is parsed once, above
         raise ValueError("the new layout does not hold the same content: left as it is")
     if not dry_run:
         _replace_file(path, new_text)
